@@ -1,0 +1,272 @@
+//! Literal coercion: a raw literal token becomes a kernel [`Scalar`] of its column's type, or a
+//! clear error. delta_kernel does not coerce (pitfall 14): `trip_distance > 5` must reach it as
+//! a double. Every coercion here is lossless; a literal that would need rounding is rejected
+//! instead, because a rounded bound can drop a matching file.
+
+use std::cmp::Ordering;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime};
+use delta_kernel::expressions::{DecimalData, Scalar};
+use delta_kernel::schema::{DataType, DecimalType, PrimitiveType};
+
+use crate::ast::{Literal, TypedLiteralKind};
+use crate::error::ExplainError;
+use crate::schema::ColumnInfo;
+
+/// A decimal number held exactly: `mantissa * 10^-scale`, normalized so that the mantissa has
+/// no trailing zero digits (so equal numbers have equal representations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExactNumber {
+    pub mantissa: i128,
+    pub scale: i32,
+}
+
+impl ExactNumber {
+    /// Parses `[+-]digits[.digits][e[+-]digits]`. `None` for anything else or on overflow.
+    pub fn parse(text: &str) -> Option<Self> {
+        let text = text.trim();
+        let (negative, rest) = match text.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, text.strip_prefix('+').unwrap_or(text)),
+        };
+        let (body, exponent) = match rest.find(['e', 'E']) {
+            Some(i) => (&rest[..i], rest[i + 1..].parse::<i32>().ok()?),
+            None => (rest, 0),
+        };
+        let (int_part, frac_part) = match body.split_once('.') {
+            Some((i, f)) => (i, f),
+            None => (body, ""),
+        };
+        if int_part.is_empty() && frac_part.is_empty() {
+            return None;
+        }
+        if !int_part.chars().chain(frac_part.chars()).all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let mut mantissa: i128 = 0;
+        for c in int_part.chars().chain(frac_part.chars()) {
+            mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(c.to_digit(10)?))?;
+        }
+        if negative {
+            mantissa = -mantissa;
+        }
+        let scale = i32::try_from(frac_part.len()).ok()?.checked_sub(exponent)?;
+        Some(Self { mantissa, scale }.normalized())
+    }
+
+    fn normalized(mut self) -> Self {
+        if self.mantissa == 0 {
+            return Self { mantissa: 0, scale: 0 };
+        }
+        while self.mantissa % 10 == 0 {
+            self.mantissa /= 10;
+            self.scale -= 1;
+        }
+        self
+    }
+
+    /// The value as an integer, if it is one and fits.
+    pub fn to_i128(self) -> Option<i128> {
+        if self.scale <= 0 {
+            self.mantissa.checked_mul(10i128.checked_pow(u32::try_from(-self.scale).ok()?)?)
+        } else {
+            None
+        }
+    }
+
+    /// The unscaled value at `scale`, if representable without losing digits.
+    pub fn rescaled(self, scale: u8) -> Option<i128> {
+        let shift = i32::from(scale) - self.scale;
+        if shift < 0 {
+            return None;
+        }
+        self.mantissa.checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)
+    }
+}
+
+impl Ord for ExactNumber {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let scale = self.scale.max(other.scale);
+        let widen = |n: &ExactNumber| -> Option<i128> {
+            n.mantissa.checked_mul(10i128.checked_pow(u32::try_from(scale - n.scale).ok()?)?)
+        };
+        match (widen(self), widen(other)) {
+            (Some(a), Some(b)) => a.cmp(&b),
+            // Out of i128 range at a common scale: fall back to float comparison, which is
+            // exact enough to order numbers this far apart.
+            _ => {
+                let f = |n: &ExactNumber| n.mantissa as f64 * 10f64.powi(-n.scale);
+                f(self).total_cmp(&f(other))
+            }
+        }
+    }
+}
+
+impl PartialOrd for ExactNumber {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Coerces `literal` to the type of `column`.
+pub fn coerce(literal: &Literal, column: &ColumnInfo) -> Result<Scalar, ExplainError> {
+    let fail = |reason: String| ExplainError::InvalidLiteral {
+        column: column.column.dotted(),
+        column_type: column.data_type.to_string(),
+        reason,
+    };
+    let primitive = match &column.data_type {
+        DataType::Primitive(p) => p,
+        other => return Err(fail(format!("a {other} column cannot be compared with a literal"))),
+    };
+    if matches!(literal, Literal::Null) {
+        return Ok(Scalar::Null(column.data_type.clone()));
+    }
+    match primitive {
+        PrimitiveType::Byte | PrimitiveType::Short | PrimitiveType::Integer | PrimitiveType::Long => {
+            let n = number(literal).ok_or_else(|| fail(format!("{literal} is not a number")))?;
+            let v = n.to_i128().ok_or_else(|| {
+                fail(format!("{literal} is not an integer (rejected rather than rounded)"))
+            })?;
+            let out_of_range = || fail(format!("{literal} is out of range"));
+            Ok(match primitive {
+                PrimitiveType::Byte => Scalar::Byte(i8::try_from(v).map_err(|_| out_of_range())?),
+                PrimitiveType::Short => Scalar::Short(i16::try_from(v).map_err(|_| out_of_range())?),
+                PrimitiveType::Integer => Scalar::Integer(i32::try_from(v).map_err(|_| out_of_range())?),
+                _ => Scalar::Long(i64::try_from(v).map_err(|_| out_of_range())?),
+            })
+        }
+        PrimitiveType::Float | PrimitiveType::Double => {
+            let value = float_value(literal).ok_or_else(|| fail(format!("{literal} is not a number")))?;
+            if *primitive == PrimitiveType::Double {
+                return Ok(Scalar::Double(value));
+            }
+            // Engines compare a float column with a decimal literal by widening the column to
+            // double; narrowing the literal instead changes the answer unless it is exact.
+            let narrowed = value as f32;
+            if f64::from(narrowed).to_bits() == value.to_bits() || value.is_nan() {
+                Ok(Scalar::Float(narrowed))
+            } else {
+                Err(fail(format!(
+                    "{literal} has no exact float representation (nearest {narrowed}); rejected rather than rounded"
+                )))
+            }
+        }
+        PrimitiveType::Decimal(dt) => decimal(literal, *dt).map_err(fail),
+        PrimitiveType::String => match literal {
+            Literal::String(s) => Ok(Scalar::String(s.clone())),
+            other => Err(fail(format!("{other} is not a quoted string"))),
+        },
+        PrimitiveType::Boolean => match literal {
+            Literal::Boolean(b) => Ok(Scalar::Boolean(*b)),
+            other => Err(fail(format!("{other} is not TRUE or FALSE"))),
+        },
+        PrimitiveType::Date => match literal {
+            Literal::String(s) | Literal::Typed { kind: TypedLiteralKind::Date, text: s } => {
+                parse_date(s).map(Scalar::Date).ok_or_else(|| fail(format!("'{s}' is not a date (YYYY-MM-DD)")))
+            }
+            other => Err(fail(format!("{other} is not a date"))),
+        },
+        PrimitiveType::Timestamp | PrimitiveType::TimestampNtz => {
+            let ntz = *primitive == PrimitiveType::TimestampNtz;
+            let text = match literal {
+                Literal::String(s) | Literal::Typed { text: s, .. } => s,
+                other => return Err(fail(format!("{other} is not a timestamp"))),
+            };
+            let parsed = parse_timestamp(text).map_err(|e| fail(format!("'{text}': {e}")))?;
+            match (parsed, ntz) {
+                (ParsedTimestamp::Local(micros), false) => Ok(Scalar::Timestamp(micros)),
+                (ParsedTimestamp::Utc(micros), false) => Ok(Scalar::Timestamp(micros)),
+                (ParsedTimestamp::Local(micros), true) => Ok(Scalar::TimestampNtz(micros)),
+                (ParsedTimestamp::Utc(_), true) => Err(fail(format!(
+                    "'{text}' carries a time zone offset, which is ambiguous against a timestamp without time zone"
+                ))),
+            }
+        }
+        other => Err(fail(format!("{other} columns are not supported in predicates"))),
+    }
+}
+
+fn number(literal: &Literal) -> Option<ExactNumber> {
+    match literal {
+        Literal::Number(n) => ExactNumber::parse(n),
+        _ => None,
+    }
+}
+
+/// A float literal: a number token, or one of the quoted special values `'NaN'`,
+/// `'Infinity'`, `'-Infinity'` (as Spark casts them).
+fn float_value(literal: &Literal) -> Option<f64> {
+    match literal {
+        Literal::Number(n) => n.parse::<f64>().ok().filter(|v| v.is_finite()),
+        Literal::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "nan" => Some(f64::NAN),
+            "infinity" | "inf" | "+infinity" | "+inf" => Some(f64::INFINITY),
+            "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn decimal(literal: &Literal, dt: DecimalType) -> Result<Scalar, String> {
+    let n = number(literal).ok_or_else(|| format!("{literal} is not a number"))?;
+    let bits = n.rescaled(dt.scale()).ok_or_else(|| {
+        format!("{literal} has more fractional digits than the column's scale {} (rejected rather than rounded)", dt.scale())
+    })?;
+    DecimalData::try_new(bits, dt)
+        .map(Scalar::Decimal)
+        .map_err(|_| format!("{literal} does not fit precision {}", dt.precision()))
+}
+
+/// Days since 1970-01-01 of a strict `YYYY-MM-DD`.
+pub fn parse_date(text: &str) -> Option<i32> {
+    let date = NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()?;
+    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1)?;
+    i32::try_from(date.signed_duration_since(epoch).num_days()).ok()
+}
+
+/// A parsed timestamp literal: with an explicit offset (normalized to UTC) or without one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParsedTimestamp {
+    Utc(i64),
+    Local(i64),
+}
+
+/// Parses `YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]][Z|±HH:MM]`. Without an offset the wall-clock
+/// value is returned as `Local`: against a TIMESTAMP column it is read as UTC (the kernel's
+/// rule for timestamps without zone, docs/semantics.md). Sub-microsecond digits are rejected
+/// (they would need rounding).
+pub fn parse_timestamp(text: &str) -> Result<ParsedTimestamp, String> {
+    let text = text.trim();
+    let micros_of = |naive: NaiveDateTime| -> Result<i64, String> {
+        if naive.and_utc().timestamp_subsec_nanos() % 1000 != 0 {
+            return Err("has sub-microsecond digits (rejected rather than rounded)".into());
+        }
+        Ok(naive.and_utc().timestamp_micros())
+    };
+    for fmt in ["%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%d %H:%M:%S%.f%:z", "%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S%.f%#z"] {
+        if let Ok(dt) = DateTime::parse_from_str(text, fmt) {
+            return micros_of(dt.naive_utc()).map(ParsedTimestamp::Utc);
+        }
+    }
+    if let Some(stripped) = text.strip_suffix('Z').or_else(|| text.strip_suffix('z')) {
+        return match parse_naive(stripped) {
+            Some(naive) => micros_of(naive).map(ParsedTimestamp::Utc),
+            None => Err("is not a timestamp".into()),
+        };
+    }
+    match parse_naive(text) {
+        Some(naive) => micros_of(naive).map(ParsedTimestamp::Local),
+        None => Err("is not a timestamp (YYYY-MM-DD[ HH:MM:SS[.ffffff]][Z|±HH:MM])".into()),
+    }
+}
+
+fn parse_naive(text: &str) -> Option<NaiveDateTime> {
+    for fmt in ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M"] {
+        if let Ok(v) = NaiveDateTime::parse_from_str(text, fmt) {
+            return Some(v);
+        }
+    }
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok().map(|d| d.and_time(NaiveTime::MIN))
+}

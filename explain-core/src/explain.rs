@@ -1,0 +1,170 @@
+//! The pipeline: SQL -> owned AST -> normalized AST -> classification -> kernel predicates per
+//! phase -> three nested survivor sets (baseline, partition-only, full), all from one replay.
+
+use crate::ast::Predicate;
+use crate::classify::{classify, Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP};
+use crate::error::ExplainError;
+use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
+use crate::nnf::{Leaf, Nnf};
+use crate::normalize::normalize;
+use crate::partition_eval::evaluate;
+use crate::replay::ReplayedTable;
+use crate::sql::parse_predicate;
+
+pub const PARTITION_PHASE: &str = "Partition pruning";
+pub const DATA_SKIPPING_PHASE: &str = "Data skipping";
+
+/// A predicate compiled against one table's columns.
+#[derive(Clone, Debug)]
+pub struct CompiledPredicate {
+    pub text: String,
+    pub parsed: Predicate,
+    pub normalized: Nnf,
+    pub classification: Classification,
+}
+
+impl CompiledPredicate {
+    pub fn compile(text: &str, table: &ReplayedTable) -> Result<Self, ExplainError> {
+        let parsed = parse_predicate(text)?;
+        let normalized = normalize(&parsed, table.columns())?;
+        check_literals(&normalized, table.columns())?;
+        let classification = classify(&normalized, table.columns());
+        Ok(Self { text: text.to_string(), parsed, normalized, classification })
+    }
+}
+
+/// One pruning phase and what it did.
+#[derive(Clone, Debug)]
+pub struct Phase {
+    pub name: &'static str,
+    /// The fragment credited to this phase, as honoured (unsupported leaves weakened to TRUE).
+    pub predicate: Nnf,
+    /// Leaves that were stripped from the credited fragment (each keeps all files).
+    pub stripped: Vec<Leaf>,
+    /// The predicate of the kernel scan behind this phase, as the kernel renders it.
+    pub kernel_predicate: Option<String>,
+    pub input_files: usize,
+    pub output_files: usize,
+    pub confidence: Confidence,
+}
+
+/// The explanation of one predicate on one snapshot.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub predicate: Option<CompiledPredicate>,
+    pub phases: Vec<Phase>,
+    /// Per live file (same order as `ReplayedTable::files`): survived partition pruning.
+    pub after_partition: Vec<bool>,
+    /// Per live file: survived every phase (the final survivor set).
+    pub kept: Vec<bool>,
+    pub notes: Vec<Note>,
+    pub confidence: Confidence,
+}
+
+impl Explanation {
+    pub fn total_files(&self) -> usize {
+        self.kept.len()
+    }
+
+    pub fn final_files(&self) -> usize {
+        self.kept.iter().filter(|k| **k).count()
+    }
+
+    /// The phase that eliminated file `i`, `None` when it is kept.
+    pub fn pruned_by(&self, i: usize) -> Option<&'static str> {
+        if self.kept[i] {
+            None
+        } else if !self.after_partition[i] {
+            Some(PARTITION_PHASE)
+        } else {
+            Some(DATA_SKIPPING_PHASE)
+        }
+    }
+}
+
+/// Explains `predicate` (none: just the baseline) on a replayed table.
+pub fn explain(table: &ReplayedTable, predicate: Option<&str>) -> Result<Explanation, ExplainError> {
+    let total = table.files().len();
+    let Some(text) = predicate else {
+        return Ok(Explanation {
+            predicate: None,
+            phases: Vec::new(),
+            after_partition: vec![true; total],
+            kept: vec![true; total],
+            notes: Vec::new(),
+            confidence: Confidence::Exact,
+        });
+    };
+    let compiled = CompiledPredicate::compile(text, table)?;
+    let classes = &compiled.classification;
+    let columns = table.columns();
+    let mut notes = classes.notes.clone();
+    let mut phases = Vec::new();
+
+    // Phase 1: the kernel prunes on the partition-safe fragment; the partition evaluator
+    // decides the partition-exact fragment per file. A file survives if both keep it.
+    let partition_safe = classes.conjunction(&[Bucket::PartitionSafe]);
+    let partition_exact = classes.conjunction(&[Bucket::PartitionExact]);
+    let partition_kernel = to_kernel(&partition_safe, columns)?;
+    let mut after_partition = table.survivors(partition_kernel.clone())?;
+    let mut undecided = 0usize;
+    if partition_exact != Nnf::Const(true) {
+        for (i, file) in table.files().iter().enumerate() {
+            let truth = evaluate(&partition_exact, &file.partition_values, columns);
+            if !truth.may_be_true() {
+                after_partition[i] = false;
+            } else if !truth.is_decided() && after_partition[i] {
+                undecided += 1;
+            }
+        }
+    }
+    if undecided > 0 {
+        notes.push(Note {
+            code: PARTITION_EVAL_GAP,
+            message: format!(
+                "{undecided} file(s) kept because their partition values could not be evaluated against `{partition_exact}`"
+            ),
+        });
+    }
+    let has_partition_phase =
+        !classes.in_bucket(Bucket::PartitionSafe).is_empty() || !classes.in_bucket(Bucket::PartitionExact).is_empty();
+    let partition_count = after_partition.iter().filter(|k| **k).count();
+    if has_partition_phase {
+        phases.push(Phase {
+            name: PARTITION_PHASE,
+            predicate: classes.conjunction(&[Bucket::PartitionSafe, Bucket::PartitionExact]),
+            stripped: Vec::new(),
+            kernel_predicate: partition_kernel.as_ref().map(|p| p.to_string()),
+            input_files: total,
+            output_files: partition_count,
+            confidence: if undecided > 0 { Confidence::Conservative } else { Confidence::Exact },
+        });
+    }
+
+    // Phase 2: the full predicate, with what the kernel cannot evaluate weakened to TRUE
+    // (sound by monotonicity, see nnf.rs), intersected with phase 1 (both sets are sound, so
+    // their intersection is).
+    let can_eval: &dyn Fn(&Leaf) -> bool = &kernel_can_evaluate;
+    let (full_kernel_nnf, _) = classes
+        .conjunction(&[Bucket::PartitionSafe, Bucket::StatsSafe, Bucket::Unsplittable])
+        .weaken(can_eval);
+    let full_kernel = to_kernel(&full_kernel_nnf, columns)?;
+    let full_scan = table.survivors(full_kernel.clone())?;
+    let kept: Vec<bool> = full_scan.iter().zip(&after_partition).map(|(a, b)| *a && *b).collect();
+    let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
+    if credited != Nnf::Const(true) {
+        let (honoured, stripped) = credited.weaken(can_eval);
+        let has_unsplittable = !classes.in_bucket(Bucket::Unsplittable).is_empty();
+        phases.push(Phase {
+            name: DATA_SKIPPING_PHASE,
+            predicate: honoured,
+            stripped,
+            kernel_predicate: full_kernel.as_ref().map(|p| p.to_string()),
+            input_files: partition_count,
+            output_files: kept.iter().filter(|k| **k).count(),
+            confidence: if has_unsplittable { Confidence::Incomplete } else { Confidence::Conservative },
+        });
+    }
+    let confidence = phases.iter().map(|p| p.confidence).max().unwrap_or(Confidence::Exact);
+    Ok(Explanation { predicate: Some(compiled), phases, after_partition, kept, notes, confidence })
+}

@@ -1,0 +1,25 @@
+//! delta-explain: explains Delta Lake file pruning for a SQL WHERE predicate.
+//!
+//! The pipeline, one module an idea:
+//! [`sql`] (the only sqlparser user) -> [`ast`] -> [`normalize`] into [`nnf`] ->
+//! [`classify`] -> [`lower`] to delta_kernel predicates ([`coerce`] types the literals) and
+//! [`partition_eval`] over partition values -> [`replay`] (one snapshot, one log replay, the
+//! phase scans) -> [`explain`] (the nested survivor sets) -> [`report`].
+
+pub mod ast;
+pub mod classify;
+pub mod cli;
+pub mod coerce;
+pub mod error;
+pub mod explain;
+pub mod like;
+pub mod lower;
+pub mod nnf;
+pub mod normalize;
+pub mod partition_eval;
+pub mod replay;
+pub mod report;
+pub mod schema;
+pub mod sql;
+
+pub use error::ExplainError;

@@ -1,0 +1,51 @@
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use explain_core::cli::{run, Args};
+
+fn main() -> ExitCode {
+    // A panic is a bug; even then the user gets one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        eprintln!("delta-explain: internal error: {msg}");
+    }));
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // One line: clap's first line without its own prefix.
+            let rendered = e.to_string();
+            let first = rendered.lines().next().unwrap_or("invalid arguments");
+            eprintln!("delta-explain: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = std::panic::catch_unwind(|| run(&args));
+    match outcome {
+        Ok(Ok(outcome)) => {
+            let mut stdout = std::io::stdout().lock();
+            // A reader that closed the pipe early (`| head`) is not an error of ours.
+            if let Err(e) = stdout.write_all(outcome.stdout.as_bytes()).and_then(|_| stdout.flush()) {
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    eprintln!("delta-explain: cannot write the report: {e}");
+                    return ExitCode::from(3);
+                }
+            }
+            ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1))
+        }
+        Ok(Err(e)) => {
+            eprintln!("delta-explain: {e}");
+            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(3))
+        }
+        Err(_) => ExitCode::from(3),
+    }
+}

@@ -1,0 +1,246 @@
+//! Normalization: owned AST -> [`Nnf`]. Every rule preserves the set of rows for which the
+//! predicate is TRUE under SQL three-valued logic; none changes which files can match.
+//!
+//! | original | normalized | why it is exact |
+//! |---|---|---|
+//! | `NOT (a AND b)` | `NOT a OR NOT b` | De Morgan holds in Kleene logic |
+//! | `NOT NOT a` | `a` | involution holds in Kleene logic |
+//! | `NOT x < 5` | `x >= 5` | both NULL iff `x` is NULL; total order otherwise |
+//! | `5 < x` | `x > 5` | commuting the operands |
+//! | `x BETWEEN a AND b` | `x >= a AND x <= b` | the SQL definition of BETWEEN |
+//! | `x NOT BETWEEN a AND b` | `x < a OR x > b` | De Morgan of the above |
+//! | `x IN (a)` | `x = a` | one-element IN is equality |
+//! | `x IN (a, NULL)` | `x = a` | `x = a OR NULL` is TRUE exactly when `x = a` is |
+//! | `x NOT IN (a, NULL)` | `FALSE` | `x != a AND NULL` is never TRUE |
+//! | `s LIKE 'abc'` | `s = 'abc'` | no wildcard: LIKE is equality |
+//! | `s LIKE 'ab%'` | `s >= 'ab' AND s < 'ac'` | prefix range, see [`crate::like::successor`] |
+//! | `s LIKE '%'` | `s IS NOT NULL` | matches every non-NULL string |
+//! | `x = NULL` | `FALSE` | NULL folds to FALSE in a negation-free tree (see [`crate::nnf`]) |
+//! | `(a AND b) OR (a AND c)` | `a AND (b OR c)` | distributivity holds in Kleene logic |
+//! | `a OR (a AND b)` | `a` | absorption holds in Kleene logic |
+//!
+//! No CNF or DNF expansion: the tree never grows beyond the input's size plus the BETWEEN and
+//! LIKE ranges.
+
+use crate::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate};
+use crate::error::ExplainError;
+use crate::like::{self, PatternShape};
+use crate::nnf::{Leaf, Nnf};
+use crate::schema::TableColumns;
+
+/// Normalizes a predicate against the table's columns (which resolve names and tell string
+/// columns, where the LIKE rewrites apply, from the others).
+pub fn normalize(pred: &Predicate, columns: &TableColumns) -> Result<Nnf, ExplainError> {
+    let pushed = push_not(pred, false, columns)?;
+    Ok(factor(pushed))
+}
+
+/// Pushes negation to the leaves: `negated` says whether an odd number of NOTs encloses
+/// `pred`. Junctions are rebuilt through [`Nnf::and`] / [`Nnf::or`], which flatten and fold.
+fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<Nnf, ExplainError> {
+    let resolve = |c: &ColumnRef| columns.resolve(c).map(|info| info.column);
+    Ok(match pred {
+        Predicate::And(items) | Predicate::Or(items) => {
+            let parts = items
+                .iter()
+                .map(|p| push_not(p, negated, columns))
+                .collect::<Result<Vec<_>, _>>()?;
+            // NOT (a AND b) = NOT a OR NOT b, and dually.
+            let is_and = matches!(pred, Predicate::And(_)) != negated;
+            if is_and { Nnf::and(parts) } else { Nnf::or(parts) }
+        }
+        Predicate::Not(inner) => push_not(inner, !negated, columns)?,
+        Predicate::Compare { left, op, right } => {
+            let op = if negated { op.negated() } else { *op };
+            match (left, right) {
+                (Operand::Column(c), Operand::Literal(l)) => compare(resolve(c)?, op, l),
+                (Operand::Literal(l), Operand::Column(c)) => compare(resolve(c)?, op.commuted(), l),
+                (Operand::Literal(a), Operand::Literal(b)) => Nnf::Const(fold_literals(a, op, b)?),
+                (Operand::Column(_), Operand::Column(_)) => {
+                    // The converter never builds this (column-vs-column is unsupported); keep
+                    // it unsupported rather than assume.
+                    unsupported(pred, negated, columns)?
+                }
+            }
+        }
+        Predicate::IsNull { column, negated: n } => {
+            Nnf::Leaf(Leaf::IsNull { column: resolve(column)?, negated: *n != negated })
+        }
+        Predicate::InList { column, list, negated: n } => {
+            in_list(resolve(column)?, list, *n != negated)
+        }
+        Predicate::Between { column, low, high, negated: n } => {
+            let column = resolve(column)?;
+            if *n != negated {
+                Nnf::or([compare(column.clone(), CmpOp::Lt, low), compare(column, CmpOp::Gt, high)])
+            } else {
+                Nnf::and([compare(column.clone(), CmpOp::GtEq, low), compare(column, CmpOp::LtEq, high)])
+            }
+        }
+        Predicate::Like { column, pattern, escape, negated: n } => {
+            let info = columns.resolve(column)?;
+            let is_string = info.is_string();
+            like_leaf(info.column, is_string, pattern, *escape, *n != negated)?
+        }
+        Predicate::BoolColumn(column) => {
+            let info = columns.resolve(column)?;
+            if !matches!(info.primitive(), Some(delta_kernel::schema::PrimitiveType::Boolean)) {
+                return Err(ExplainError::InvalidPredicate(format!(
+                    "column `{}` ({}) is not boolean and cannot stand alone as a predicate",
+                    info.column,
+                    info.data_type
+                )));
+            }
+            Nnf::Leaf(Leaf::Bool { column: info.column, value: !negated })
+        }
+        Predicate::Constant(Literal::Boolean(b)) => Nnf::Const(*b != negated),
+        // NOT NULL is NULL: either way the constant folds to FALSE (module docs of nnf).
+        Predicate::Constant(_) => Nnf::Const(false),
+        Predicate::Unsupported { .. } => unsupported(pred, negated, columns)?,
+    })
+}
+
+fn unsupported(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<Nnf, ExplainError> {
+    let resolved = pred
+        .columns()
+        .iter()
+        .map(|c| columns.resolve(c).map(|i| i.column))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Nnf::Leaf(Leaf::Unsupported { sql: pred.to_string(), columns: resolved, negated }))
+}
+
+/// `column op literal`; a NULL literal makes the comparison NULL, folded to FALSE.
+fn compare(column: ColumnRef, op: CmpOp, literal: &Literal) -> Nnf {
+    match literal {
+        Literal::Null => Nnf::Const(false),
+        l => Nnf::Leaf(Leaf::Cmp { column, op, literal: l.clone() }),
+    }
+}
+
+fn in_list(column: ColumnRef, list: &[Literal], negated: bool) -> Nnf {
+    let has_null = list.contains(&Literal::Null);
+    let mut values: Vec<Literal> = Vec::new();
+    for l in list.iter().filter(|l| **l != Literal::Null) {
+        if !values.contains(l) {
+            values.push(l.clone());
+        }
+    }
+    if negated && has_null {
+        // x NOT IN (.., NULL) = (x != ..) AND NULL: never TRUE.
+        return Nnf::Const(false);
+    }
+    let op = if negated { CmpOp::NotEq } else { CmpOp::Eq };
+    match values.len() {
+        // x IN (NULL) is NULL.
+        0 => Nnf::Const(false),
+        1 => compare(column, op, &values[0]),
+        _ => Nnf::Leaf(Leaf::In { column, list: values, negated }),
+    }
+}
+
+fn like_leaf(
+    column: ColumnRef,
+    is_string: bool,
+    pattern: &str,
+    escape: Option<char>,
+    negated: bool,
+) -> Result<Nnf, ExplainError> {
+    let tokens = like::tokenize(pattern, escape)?;
+    let general = || Nnf::Leaf(Leaf::Like { column: column.clone(), pattern: pattern.to_string(), escape, negated });
+    if !is_string {
+        // LIKE on a non-string column implies a cast to string whose format we do not model.
+        return Ok(general());
+    }
+    let string = |s: &str| Literal::String(s.to_string());
+    Ok(match like::shape(&tokens) {
+        PatternShape::Exact(s) => {
+            let op = if negated { CmpOp::NotEq } else { CmpOp::Eq };
+            Nnf::Leaf(Leaf::Cmp { column, op, literal: string(&s) })
+        }
+        PatternShape::Prefix(p) if p.is_empty() => {
+            if negated {
+                // NOT (s LIKE '%') is NULL or FALSE: never TRUE.
+                Nnf::Const(false)
+            } else {
+                Nnf::Leaf(Leaf::IsNull { column, negated: true })
+            }
+        }
+        PatternShape::Prefix(p) => {
+            let lower = Leaf::Cmp {
+                column: column.clone(),
+                op: if negated { CmpOp::Lt } else { CmpOp::GtEq },
+                literal: string(&p),
+            };
+            match like::successor(&p) {
+                Some(upper) => {
+                    let upper = Nnf::Leaf(Leaf::Cmp {
+                        column,
+                        op: if negated { CmpOp::GtEq } else { CmpOp::Lt },
+                        literal: string(&upper),
+                    });
+                    if negated { Nnf::or([Nnf::Leaf(lower), upper]) } else { Nnf::and([Nnf::Leaf(lower), upper]) }
+                }
+                None => Nnf::Leaf(lower),
+            }
+        }
+        PatternShape::General => general(),
+    })
+}
+
+/// Folds a comparison of two literals. Only literals of one plain kind compare; anything else
+/// (a number against a string, say) has engine-specific casts and is rejected.
+fn fold_literals(a: &Literal, op: CmpOp, b: &Literal) -> Result<bool, ExplainError> {
+    use std::cmp::Ordering;
+    let ordering: Option<Ordering> = match (a, b) {
+        (Literal::Null, _) | (_, Literal::Null) => return Ok(false),
+        (Literal::Number(x), Literal::Number(y)) => {
+            match (crate::coerce::ExactNumber::parse(x), crate::coerce::ExactNumber::parse(y)) {
+                (Some(x), Some(y)) => Some(x.cmp(&y)),
+                _ => None,
+            }
+        }
+        (Literal::String(x), Literal::String(y)) => Some(x.cmp(y)),
+        (Literal::Boolean(x), Literal::Boolean(y)) => Some(x.cmp(y)),
+        _ => None,
+    };
+    let ordering = ordering.ok_or_else(|| {
+        ExplainError::InvalidPredicate(format!("cannot compare the literals {a} and {b}"))
+    })?;
+    Ok(match op {
+        CmpOp::Eq => ordering.is_eq(),
+        CmpOp::NotEq => ordering.is_ne(),
+        CmpOp::Lt => ordering.is_lt(),
+        CmpOp::LtEq => ordering.is_le(),
+        CmpOp::Gt => ordering.is_gt(),
+        CmpOp::GtEq => ordering.is_ge(),
+    })
+}
+
+/// Factors conjuncts common to every branch of an OR out of it, bottom-up:
+/// `(a AND b) OR (a AND c)` -> `a AND (b OR c)`; a branch made only of common conjuncts
+/// absorbs the rest: `a OR (a AND b)` -> `a`.
+fn factor(pred: Nnf) -> Nnf {
+    match pred {
+        Nnf::And(items) => Nnf::and(items.into_iter().map(factor).collect::<Vec<_>>()),
+        Nnf::Or(items) => {
+            let branches: Vec<Nnf> = items.into_iter().map(factor).collect();
+            let conjuncts_of = |b: &Nnf| -> Vec<Nnf> { b.conjuncts().into_iter().cloned().collect() };
+            let first = conjuncts_of(&branches[0]);
+            let common: Vec<Nnf> = first
+                .into_iter()
+                .filter(|c| branches[1..].iter().all(|b| conjuncts_of(b).contains(c)))
+                .collect();
+            if common.is_empty() {
+                return Nnf::or(branches);
+            }
+            let rests: Vec<Nnf> = branches
+                .iter()
+                .map(|b| Nnf::and(conjuncts_of(b).into_iter().filter(|c| !common.contains(c)).collect::<Vec<_>>()))
+                .collect();
+            // A rest of TRUE makes the remaining OR TRUE (absorption).
+            let remaining = factor(Nnf::or(rests));
+            Nnf::and(common.into_iter().chain([remaining]).collect::<Vec<_>>())
+        }
+        other => other,
+    }
+}

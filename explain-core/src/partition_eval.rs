@@ -1,0 +1,193 @@
+//! The partition-literal evaluator: the third interpreter of the normalized predicate. It
+//! decides a predicate over one file's typed partition values, including fragments the kernel
+//! cannot express (a substring LIKE, a long IN list).
+//!
+//! The result is the set of truth values the predicate may take for the rows of the file.
+//! Partition columns are constant within a file, so a fragment over partition columns alone
+//! has a single value per file; anything else (a data column, an unsupported expression, a
+//! partition value that does not parse) may be any of TRUE, FALSE, NULL. Junctions combine the
+//! sets value by value under Kleene logic, so the result is exact wherever it is a single
+//! value, and a file can be pruned exactly when TRUE is not in the set.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::fmt;
+
+use delta_kernel::expressions::Scalar;
+use delta_kernel::schema::PrimitiveType;
+
+use crate::ast::CmpOp;
+use crate::coerce::coerce;
+use crate::like;
+use crate::nnf::{Leaf, Nnf};
+use crate::schema::{ColumnInfo, TableColumns};
+
+/// A set of three-valued truth values.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Truths(u8);
+
+impl Truths {
+    pub const TRUE: Truths = Truths(1);
+    pub const FALSE: Truths = Truths(2);
+    pub const NULL: Truths = Truths(4);
+    /// Could be anything: the evaluator cannot decide.
+    pub const UNKNOWN: Truths = Truths(7);
+
+    pub fn of(b: Option<bool>) -> Truths {
+        match b {
+            Some(true) => Truths::TRUE,
+            Some(false) => Truths::FALSE,
+            None => Truths::NULL,
+        }
+    }
+
+    /// Whether some row of the file may satisfy the predicate: the file must be kept.
+    pub fn may_be_true(self) -> bool {
+        self.0 & Truths::TRUE.0 != 0
+    }
+
+    pub fn is_decided(self) -> bool {
+        self.0.count_ones() == 1
+    }
+
+    fn values(self) -> impl Iterator<Item = Option<bool>> {
+        [(1u8, Some(true)), (2, Some(false)), (4, None)]
+            .into_iter()
+            .filter(move |(bit, _)| self.0 & bit != 0)
+            .map(|(_, v)| v)
+    }
+
+    fn combine(self, other: Truths, op: fn(Option<bool>, Option<bool>) -> Option<bool>) -> Truths {
+        let mut out = 0u8;
+        for a in self.values() {
+            for b in other.values() {
+                out |= Truths::of(op(a, b)).0;
+            }
+        }
+        Truths(out)
+    }
+}
+
+impl fmt::Debug for Truths {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match *self {
+            Truths::TRUE => "TRUE",
+            Truths::FALSE => "FALSE",
+            Truths::NULL => "NULL",
+            _ => "UNKNOWN",
+        })
+    }
+}
+
+fn kleene_and(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+fn kleene_or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
+/// One file's partition values, raw from the log: key (physical name) -> value, `None` for a
+/// JSON null.
+pub type RawPartitionValues = HashMap<String, Option<String>>;
+
+/// Types a raw partition value. Empty strings follow delta_kernel's read path (and Spark): the
+/// empty string on a string column, NULL on every other type (docs/semantics.md). `None`
+/// when the value does not parse as its column's type.
+pub fn typed_partition_value(raw: Option<&str>, column: &ColumnInfo) -> Option<Scalar> {
+    let primitive = column.primitive()?;
+    match raw {
+        None => Some(Scalar::Null(column.data_type.clone())),
+        Some("") if *primitive == PrimitiveType::String => Some(Scalar::String(String::new())),
+        Some(text) => primitive.parse_scalar(text).ok(),
+    }
+}
+
+/// Evaluates `pred` over a file's partition values.
+pub fn evaluate(pred: &Nnf, values: &RawPartitionValues, columns: &TableColumns) -> Truths {
+    match pred {
+        Nnf::Const(b) => Truths::of(Some(*b)),
+        Nnf::And(items) => items
+            .iter()
+            .map(|i| evaluate(i, values, columns))
+            .fold(Truths::TRUE, |acc, t| acc.combine(t, kleene_and)),
+        Nnf::Or(items) => items
+            .iter()
+            .map(|i| evaluate(i, values, columns))
+            .fold(Truths::FALSE, |acc, t| acc.combine(t, kleene_or)),
+        Nnf::Leaf(leaf) => evaluate_leaf(leaf, values, columns).map_or(Truths::UNKNOWN, Truths::of),
+    }
+}
+
+/// `None`: undecidable here (not a partition column, unsupported, unparsable value).
+fn evaluate_leaf(leaf: &Leaf, values: &RawPartitionValues, columns: &TableColumns) -> Option<Option<bool>> {
+    let column = columns.resolve(leaf.column()?).ok()?;
+    if !column.is_partition {
+        return None;
+    }
+    let raw = values.get(&column.partition_key)?;
+    let value = typed_partition_value(raw.as_deref(), &column)?;
+    if matches!(leaf, Leaf::IsNull { .. }) {
+        let Leaf::IsNull { negated, .. } = leaf else { return None };
+        return Some(Some(value.is_null() != *negated));
+    }
+    if value.is_null() {
+        // Every remaining leaf is NULL on a NULL input.
+        return Some(None);
+    }
+    Some(Some(match leaf {
+        Leaf::Cmp { op, literal, .. } => {
+            let lit = coerce(literal, &column).ok()?;
+            apply(*op, compare(&value, &lit)?)
+        }
+        Leaf::In { list, negated, .. } => {
+            let mut found = false;
+            for l in list {
+                if compare(&value, &coerce(l, &column).ok()?)? == Ordering::Equal {
+                    found = true;
+                }
+            }
+            found != *negated
+        }
+        Leaf::Like { pattern, escape, negated, .. } => {
+            let Scalar::String(s) = &value else { return None };
+            let tokens = like::tokenize(pattern, *escape).ok()?;
+            like::matches(&tokens, s) != *negated
+        }
+        Leaf::Bool { value: wanted, .. } => {
+            let Scalar::Boolean(b) = value else { return None };
+            b == *wanted
+        }
+        Leaf::IsNull { .. } | Leaf::Unsupported { .. } => return None,
+    }))
+}
+
+fn apply(op: CmpOp, ord: Ordering) -> bool {
+    match op {
+        CmpOp::Eq => ord.is_eq(),
+        CmpOp::NotEq => ord.is_ne(),
+        CmpOp::Lt => ord.is_lt(),
+        CmpOp::LtEq => ord.is_le(),
+        CmpOp::Gt => ord.is_gt(),
+        CmpOp::GtEq => ord.is_ge(),
+    }
+}
+
+/// Compares two non-null scalars of one type. Floats compare in IEEE total order (NaN above
+/// every number, -0.0 below +0.0), the order Arrow and DataFusion use (docs/semantics.md).
+pub fn compare(a: &Scalar, b: &Scalar) -> Option<Ordering> {
+    match (a, b) {
+        (Scalar::Float(x), Scalar::Float(y)) => Some(x.total_cmp(y)),
+        (Scalar::Double(x), Scalar::Double(y)) => Some(x.total_cmp(y)),
+        (Scalar::Decimal(x), Scalar::Decimal(y)) if x.scale() == y.scale() => Some(x.bits().cmp(&y.bits())),
+        _ => a.logical_partial_cmp(b),
+    }
+}

@@ -1,0 +1,248 @@
+//! One snapshot, one log replay, many scans.
+//!
+//! [`ReplayedTable::open`] resolves the snapshot and replays its log once with a
+//! predicate-less kernel scan, keeping the reconciled add rows (path, size, stats,
+//! partition values, deletion vector) in memory. Every phase scan then re-runs the kernel's
+//! partition pruning and data skipping over those cached rows through
+//! `Scan::scan_metadata_from` at the same version: no second replay, no second source of
+//! truth that could disagree with the first.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use delta_kernel::arrow::array::{Array, AsArray, MapArray, RecordBatch, StructArray};
+use delta_kernel::arrow::datatypes::Int64Type;
+use delta_kernel::engine::arrow_data::ArrowEngineData;
+use delta_kernel::scan::StatsOptions;
+use delta_kernel::{Engine, EngineData, PredicateRef, Snapshot, SnapshotRef};
+use delta_kernel_default_engine::storage::store_from_url;
+use delta_kernel_default_engine::DefaultEngineBuilder;
+use url::Url;
+
+use crate::error::ExplainError;
+use crate::partition_eval::RawPartitionValues;
+use crate::schema::TableColumns;
+
+/// One live file of the snapshot, as the log describes it.
+#[derive(Clone, Debug)]
+pub struct LiveFile {
+    /// Path relative to the table root, as in the log.
+    pub path: String,
+    pub size_bytes: i64,
+    /// The raw `stats` JSON of the add action (synthesized from `stats_parsed` where a
+    /// checkpoint carries only that), `None` when the writer recorded none.
+    pub stats_json: Option<String>,
+    pub partition_values: RawPartitionValues,
+    pub has_deletion_vector: bool,
+}
+
+/// A replayed snapshot: the live files and the cached scan rows behind them.
+pub struct ReplayedTable {
+    location: String,
+    engine: Arc<dyn Engine>,
+    snapshot: SnapshotRef,
+    columns: TableColumns,
+    files: Vec<LiveFile>,
+    index_of: HashMap<String, usize>,
+    /// The base scan's rows with the selection vector applied: the replayed add metadata.
+    cached_rows: Vec<RecordBatch>,
+}
+
+impl ReplayedTable {
+    /// Opens `location` (a directory path or a URL) at `version` (latest when `None`) and
+    /// replays its log once.
+    pub fn open(location: &str, version: Option<u64>) -> Result<Self, ExplainError> {
+        let table_err = |reason: String| ExplainError::Table {
+            table: location.to_string(),
+            reason: one_line(&reason),
+        };
+        let url = table_url(location).map_err(table_err)?;
+        let store = store_from_url(&url).map_err(|e| table_err(e.to_string()))?;
+        let engine: Arc<dyn Engine> = Arc::new(DefaultEngineBuilder::new(store).build());
+        let mut builder = Snapshot::builder_for(url.as_str());
+        if let Some(v) = version {
+            builder = builder.at_version(v);
+        }
+        let snapshot = builder.build(engine.as_ref()).map_err(|e| table_err(e.to_string()))?;
+        let config = snapshot.table_configuration();
+        let columns = TableColumns::new(
+            snapshot.schema().as_ref().clone(),
+            config.metadata().partition_columns().to_vec(),
+        );
+
+        let base = snapshot
+            .clone()
+            .scan_builder()
+            .with_stats(StatsOptions::json_only())
+            .build()
+            .map_err(|e| table_err(e.to_string()))?;
+        let mut cached_rows = Vec::new();
+        for meta in base.scan_metadata(engine.as_ref()).map_err(|e| table_err(e.to_string()))? {
+            let meta = meta.map_err(|e| table_err(e.to_string()))?;
+            let selected = meta.scan_files.apply_selection_vector().map_err(|e| table_err(e.to_string()))?;
+            let batch: RecordBatch = ArrowEngineData::try_from_engine_data(selected)
+                .map_err(|e| table_err(e.to_string()))?
+                .record_batch()
+                .clone();
+            if batch.num_rows() > 0 {
+                cached_rows.push(batch);
+            }
+        }
+        let mut files = Vec::new();
+        for batch in &cached_rows {
+            files.extend(live_files(batch).map_err(table_err)?);
+        }
+        let index_of = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect();
+        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows })
+    }
+
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    pub fn version(&self) -> u64 {
+        self.snapshot.version()
+    }
+
+    pub fn columns(&self) -> &TableColumns {
+        &self.columns
+    }
+
+    pub fn files(&self) -> &[LiveFile] {
+        &self.files
+    }
+
+    pub fn snapshot(&self) -> &SnapshotRef {
+        &self.snapshot
+    }
+
+    /// Runs one kernel scan with `predicate` over the cached rows and returns, per live file,
+    /// whether it survives. `None` keeps every file.
+    pub fn survivors(&self, predicate: Option<PredicateRef>) -> Result<Vec<bool>, ExplainError> {
+        let Some(predicate) = predicate else {
+            return Ok(vec![true; self.files.len()]);
+        };
+        let scan_err = |e: delta_kernel::KernelError| ExplainError::Table {
+            table: self.location.clone(),
+            reason: one_line(&format!("kernel scan with `{predicate}` failed: {e}")),
+        };
+        let scan = self
+            .snapshot
+            .clone()
+            .scan_builder()
+            .with_predicate(predicate.clone())
+            .with_stats(StatsOptions::json_only())
+            .build()
+            .map_err(scan_err)?;
+        let rows: Vec<Box<dyn EngineData>> = self
+            .cached_rows
+            .iter()
+            .map(|b| Box::new(ArrowEngineData::new(b.clone())) as Box<dyn EngineData>)
+            .collect();
+        let mut kept = vec![false; self.files.len()];
+        for meta in scan
+            .scan_metadata_from(self.engine.as_ref(), self.version(), rows, Some(predicate.clone()))
+            .map_err(scan_err)?
+        {
+            let meta = meta.map_err(scan_err)?;
+            let selected = meta.scan_files.apply_selection_vector().map_err(scan_err)?;
+            let batch = ArrowEngineData::try_from_engine_data(selected).map_err(scan_err)?;
+            let paths = batch
+                .record_batch()
+                .column_by_name("path")
+                .and_then(|c| c.as_string_opt::<i32>())
+                .ok_or_else(|| ExplainError::Table {
+                    table: self.location.clone(),
+                    reason: "kernel scan rows have no path column".into(),
+                })?;
+            for path in paths.iter().flatten() {
+                match self.index_of.get(path) {
+                    Some(&i) => kept[i] = true,
+                    None => {
+                        return Err(ExplainError::Table {
+                            table: self.location.clone(),
+                            reason: format!("a phase scan returned `{path}`, which the replay did not list"),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(kept)
+    }
+}
+
+/// A directory path becomes a `file://` URL; anything with a scheme is taken as a URL.
+fn table_url(location: &str) -> Result<Url, String> {
+    if let Ok(url) = Url::parse(location)
+        && url.scheme().len() > 1
+    {
+        let mut url = url;
+        if !url.path().ends_with('/') {
+            url.set_path(&format!("{}/", url.path()));
+        }
+        return Ok(url);
+    }
+    let path = std::path::Path::new(location);
+    let canonical = path
+        .canonicalize()
+        .map_err(|e| format!("{e}"))?;
+    if !canonical.is_dir() {
+        return Err("not a directory".into());
+    }
+    if !canonical.join("_delta_log").is_dir() {
+        return Err("not a Delta table (no _delta_log directory)".into());
+    }
+    Url::from_directory_path(&canonical).map_err(|_| "cannot form a file URL".into())
+}
+
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`).
+fn live_files(batch: &RecordBatch) -> Result<Vec<LiveFile>, String> {
+    let missing = |name: &str| format!("scan rows lack the `{name}` column");
+    let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| missing("path"))?;
+    let sizes = batch
+        .column_by_name("size")
+        .and_then(|c| c.as_primitive_opt::<Int64Type>())
+        .ok_or_else(|| missing("size"))?;
+    let stats = batch.column_by_name("stats").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| missing("stats"))?;
+    let dvs = batch.column_by_name("deletionVector").and_then(|c| c.as_struct_opt()).ok_or_else(|| missing("deletionVector"))?;
+    let dv_storage = dvs.column_by_name("storageType");
+    let constants: &StructArray = batch
+        .column_by_name("fileConstantValues")
+        .and_then(|c| c.as_struct_opt())
+        .ok_or_else(|| missing("fileConstantValues"))?;
+    let partition_maps: &MapArray = constants
+        .column_by_name("partitionValues")
+        .and_then(|c| c.as_map_opt())
+        .ok_or_else(|| missing("fileConstantValues.partitionValues"))?;
+
+    let mut out = Vec::with_capacity(batch.num_rows());
+    for row in 0..batch.num_rows() {
+        if paths.is_null(row) {
+            continue;
+        }
+        let mut partition_values = RawPartitionValues::new();
+        if partition_maps.is_valid(row) {
+            let entries = partition_maps.value(row);
+            let keys = entries.column(0).as_string_opt::<i32>().ok_or_else(|| missing("partitionValues keys"))?;
+            let values = entries.column(1).as_string_opt::<i32>().ok_or_else(|| missing("partitionValues values"))?;
+            for i in 0..entries.len() {
+                let value = values.is_valid(i).then(|| values.value(i).to_string());
+                partition_values.insert(keys.value(i).to_string(), value);
+            }
+        }
+        let has_deletion_vector =
+            dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
+        out.push(LiveFile {
+            path: paths.value(row).to_string(),
+            size_bytes: if sizes.is_valid(row) { sizes.value(row) } else { 0 },
+            stats_json: stats.is_valid(row).then(|| stats.value(row).to_string()),
+            partition_values,
+            has_deletion_vector,
+        });
+    }
+    Ok(out)
+}

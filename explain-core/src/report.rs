@@ -1,0 +1,247 @@
+//! The report users see: a JSON document (a superset of the delta-explain 0.4 report, see
+//! docs/report.schema.json) and the text page rendered from the same document, so the two
+//! can never disagree.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::classify::{Bucket, Confidence, Note};
+use crate::explain::Explanation;
+use crate::nnf::Leaf;
+use crate::replay::ReplayedTable;
+
+/// The version of the JSON document's shape.
+pub const SCHEMA_VERSION: &str = "0.5.0";
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub schema_version: &'static str,
+    pub tool_version: &'static str,
+    pub elapsed_ms: u64,
+    pub table: String,
+    pub version: u64,
+    pub predicate: Option<String>,
+    /// The normalized predicate (negations pushed down, ranges, factoring).
+    pub normalized_predicate: Option<String>,
+    pub total_files: usize,
+    pub final_files: usize,
+    pub total_pruning_pct: f64,
+    pub analysis: Option<Analysis>,
+    pub table_features: TableFeatures,
+    pub stats: StatsCoverage,
+    pub phases: Vec<PhaseReport>,
+    pub assertions: Vec<serde_json::Value>,
+    pub result: Option<&'static str>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    pub partition_safe: Vec<String>,
+    pub partition_exact: Vec<String>,
+    pub stats_safe: Vec<String>,
+    pub unsplittable: Vec<String>,
+    pub confidence: Confidence,
+    pub notes: Vec<Note>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TableFeatures {
+    pub deletion_vectors: DeletionVectors,
+    pub column_mapping_mode: String,
+    pub partition_columns: Vec<String>,
+    pub notes: Vec<Note>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DeletionVectors {
+    pub files_with_deletion_vectors: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StatsCoverage {
+    /// `exact` (every file has stats), `partial`, or `absent` (none has).
+    pub mode: &'static str,
+    pub files_with_stats: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseReport {
+    pub name: &'static str,
+    pub input_files: usize,
+    pub output_files: usize,
+    pub pruned_files: usize,
+    pub pruning_pct: f64,
+    pub confidence: Confidence,
+    /// The fragment credited to this phase, as honoured.
+    pub predicate: String,
+    /// Fragments stripped from it because they keep all files.
+    pub stripped: Vec<String>,
+    /// The kernel scan predicate behind the phase.
+    pub kernel_predicate: Option<String>,
+}
+
+fn pct(removed: usize, of: usize) -> f64 {
+    if of == 0 { 0.0 } else { (removed as f64 * 10000.0 / of as f64).round() / 100.0 }
+}
+
+impl Report {
+    pub fn build(table: &ReplayedTable, explanation: &Explanation, elapsed_ms: u64) -> Report {
+        let files = table.files();
+        let total = explanation.total_files();
+        let final_files = explanation.final_files();
+        let analysis = explanation.predicate.as_ref().map(|p| {
+            let bucket = |b: Bucket| p.classification.in_bucket(b).iter().map(|n| n.to_string()).collect();
+            Analysis {
+                partition_safe: bucket(Bucket::PartitionSafe),
+                partition_exact: bucket(Bucket::PartitionExact),
+                stats_safe: bucket(Bucket::StatsSafe),
+                unsplittable: bucket(Bucket::Unsplittable),
+                confidence: explanation.confidence,
+                notes: explanation.notes.clone(),
+            }
+        });
+        let with_stats = files.iter().filter(|f| f.stats_json.is_some()).count();
+        let mode = match with_stats {
+            0 if !files.is_empty() => "absent",
+            n if n == files.len() => "exact",
+            _ => "partial",
+        };
+        let config = table.snapshot().table_configuration();
+        let column_mapping_mode = format!("{:?}", config.column_mapping_mode()).to_ascii_lowercase();
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION"),
+            elapsed_ms,
+            table: table.location().to_string(),
+            version: table.version(),
+            predicate: explanation.predicate.as_ref().map(|p| p.text.clone()),
+            normalized_predicate: explanation.predicate.as_ref().map(|p| p.normalized.to_string()),
+            total_files: total,
+            final_files,
+            total_pruning_pct: pct(total - final_files, total),
+            analysis,
+            table_features: TableFeatures {
+                deletion_vectors: DeletionVectors {
+                    files_with_deletion_vectors: files.iter().filter(|f| f.has_deletion_vector).count(),
+                },
+                column_mapping_mode,
+                partition_columns: table.columns().partition_columns().to_vec(),
+                notes: Vec::new(),
+            },
+            stats: StatsCoverage { mode, files_with_stats: with_stats },
+            phases: explanation
+                .phases
+                .iter()
+                .map(|p| PhaseReport {
+                    name: p.name,
+                    input_files: p.input_files,
+                    output_files: p.output_files,
+                    pruned_files: p.input_files - p.output_files,
+                    pruning_pct: pct(p.input_files - p.output_files, p.input_files),
+                    confidence: p.confidence,
+                    predicate: p.predicate.to_string(),
+                    stripped: p.stripped.iter().map(Leaf::to_string).collect(),
+                    kernel_predicate: p.kernel_predicate.clone(),
+                })
+                .collect(),
+            assertions: Vec::new(),
+            result: None,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        // Serializing plain data structures cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// The human page.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = self.write_text(&mut out);
+        out
+    }
+
+    fn write_text(&self, out: &mut String) -> std::fmt::Result {
+        writeln!(out, "Delta table: {}", self.table)?;
+        writeln!(out, "Version:     {}", self.version)?;
+        writeln!(out, "Predicate:   {}", self.predicate.as_deref().unwrap_or("-"))?;
+        if let (Some(given), Some(normalized)) = (&self.predicate, &self.normalized_predicate) {
+            if given.trim() != normalized {
+                writeln!(out, "Normalized:  {normalized}")?;
+            }
+        }
+        if let Some(a) = &self.analysis {
+            writeln!(out)?;
+            writeln!(out, "Predicate analysis:")?;
+            let list = |items: &[String]| if items.is_empty() { "-".to_string() } else { items.join("; ") };
+            writeln!(out, "  partition-safe:  {}", list(&a.partition_safe))?;
+            writeln!(out, "  partition-exact: {}", list(&a.partition_exact))?;
+            writeln!(out, "  stats-safe:      {}", list(&a.stats_safe))?;
+            writeln!(out, "  unsplittable:    {}", list(&a.unsplittable))?;
+            writeln!(out, "  confidence:      {}", a.confidence.label())?;
+            for n in &a.notes {
+                writeln!(out, "  note [{}]: {}", n.code, n.message)?;
+            }
+        }
+        writeln!(out)?;
+        writeln!(out, "Files in snapshot: {}", self.total_files)?;
+        for (i, p) in self.phases.iter().enumerate() {
+            writeln!(out)?;
+            let title = if p.name == crate::explain::DATA_SKIPPING_PHASE {
+                "Data skipping (min/max statistics)"
+            } else {
+                p.name
+            };
+            writeln!(out, "Phase {}: {} [{}]", i + 1, title, p.confidence.label())?;
+            writeln!(out, "  predicate:       {}", render_honoured(&p.predicate, &p.stripped))?;
+            writeln!(
+                out,
+                "  files remaining: {}  (-{}, {} pruned)",
+                p.output_files,
+                p.pruned_files,
+                format_pct(p.pruning_pct)
+            )?;
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Total reduction: {} -> {} files ({} pruned)",
+            self.total_files,
+            self.final_files,
+            format_pct(self.total_pruning_pct)
+        )?;
+        let mut features: BTreeMap<&str, String> = BTreeMap::new();
+        if self.table_features.deletion_vectors.files_with_deletion_vectors > 0 {
+            features.insert(
+                "deletion vectors",
+                format!("{} file(s)", self.table_features.deletion_vectors.files_with_deletion_vectors),
+            );
+        }
+        if self.table_features.column_mapping_mode != "none" {
+            features.insert("column mapping", self.table_features.column_mapping_mode.clone());
+        }
+        if self.stats.mode != "exact" {
+            features.insert("statistics", format!("{} ({} of {} files)", self.stats.mode, self.stats.files_with_stats, self.total_files));
+        }
+        for (k, v) in features {
+            writeln!(out, "Table: {k}: {v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `trip_distance > 8 (+1 unsupported fragment, keeps all files)`.
+pub fn render_honoured(predicate: &str, stripped: &[String]) -> String {
+    let base = if predicate == "TRUE" && !stripped.is_empty() { "none" } else { predicate };
+    match stripped.len() {
+        0 => base.to_string(),
+        1 => format!("{base} (+1 unsupported fragment, keeps all files)"),
+        n => format!("{base} (+{n} unsupported fragments, keep all files)"),
+    }
+}
+
+fn format_pct(p: f64) -> String {
+    if (p - p.round()).abs() < 1e-9 { format!("{}%", p.round() as i64) } else { format!("{p:.1}%") }
+}

@@ -1,0 +1,129 @@
+//! The table's columns as the predicate compiler sees them: name resolution, types, which
+//! columns are partition columns, and their physical names under column mapping.
+
+use delta_kernel::schema::{ColumnMetadataKey, DataType, MetadataValue, PrimitiveType, StructType};
+
+use crate::ast::ColumnRef;
+use crate::error::ExplainError;
+
+/// A resolved column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnInfo {
+    /// The column's logical path with the schema's spelling (case) of each part.
+    pub column: ColumnRef,
+    pub data_type: DataType,
+    pub is_partition: bool,
+    /// The key of this column in a file's `partitionValues` map: the physical name under
+    /// column mapping, else the logical name (pitfall 18).
+    pub partition_key: String,
+}
+
+impl ColumnInfo {
+    pub fn primitive(&self) -> Option<&PrimitiveType> {
+        match &self.data_type {
+            DataType::Primitive(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(self.primitive(), Some(PrimitiveType::String))
+    }
+
+    pub fn is_float(&self) -> bool {
+        matches!(self.primitive(), Some(PrimitiveType::Float | PrimitiveType::Double))
+    }
+}
+
+/// The columns of one table snapshot.
+#[derive(Clone, Debug)]
+pub struct TableColumns {
+    schema: StructType,
+    partition_columns: Vec<String>,
+}
+
+impl TableColumns {
+    pub fn new(schema: StructType, partition_columns: Vec<String>) -> Self {
+        Self { schema, partition_columns }
+    }
+
+    pub fn partition_columns(&self) -> &[String] {
+        &self.partition_columns
+    }
+
+    pub fn schema(&self) -> &StructType {
+        &self.schema
+    }
+
+    /// Resolves a column reference. Each part matches a field of the same name exactly, or else
+    /// the single field whose name matches ignoring ASCII case (Spark's default resolution);
+    /// two case-insensitive matches are ambiguous and rejected rather than guessed.
+    pub fn resolve(&self, column: &ColumnRef) -> Result<ColumnInfo, ExplainError> {
+        let unknown = || ExplainError::UnknownColumn {
+            column: column.dotted(),
+            available: self.leaf_names().join(", "),
+        };
+        let mut current = &self.schema;
+        let mut canonical = Vec::with_capacity(column.path.len());
+        let mut top_physical = None;
+        let mut data_type = None;
+        for (depth, part) in column.path.iter().enumerate() {
+            let exact = current.fields().find(|f| f.name() == part);
+            let field = match exact {
+                Some(f) => f,
+                None => {
+                    let mut folded = current.fields().filter(|f| f.name().eq_ignore_ascii_case(part));
+                    match (folded.next(), folded.next()) {
+                        (Some(f), None) => f,
+                        (Some(_), Some(_)) => {
+                            return Err(ExplainError::InvalidPredicate(format!(
+                                "column `{}` is ambiguous: several columns match it ignoring case",
+                                column.dotted()
+                            )));
+                        }
+                        _ => return Err(unknown()),
+                    }
+                }
+            };
+            canonical.push(field.name().clone());
+            if depth == 0 {
+                top_physical = Some(match field.get_config_value(&ColumnMetadataKey::ColumnMappingPhysicalName) {
+                    Some(MetadataValue::String(p)) => p.clone(),
+                    _ => field.name().clone(),
+                });
+            }
+            if depth + 1 < column.path.len() {
+                match field.data_type() {
+                    DataType::Struct(inner) => current = inner,
+                    _ => return Err(unknown()),
+                }
+            } else {
+                data_type = Some(field.data_type().clone());
+            }
+        }
+        let data_type = data_type.ok_or_else(unknown)?;
+        let is_partition = canonical.len() == 1 && self.partition_columns.iter().any(|p| p == &canonical[0]);
+        Ok(ColumnInfo {
+            column: ColumnRef { path: canonical },
+            data_type,
+            is_partition,
+            partition_key: top_physical.unwrap_or_default(),
+        })
+    }
+
+    /// Dotted names of every leaf column, for error messages.
+    pub fn leaf_names(&self) -> Vec<String> {
+        fn walk(prefix: &str, schema: &StructType, out: &mut Vec<String>) {
+            for f in schema.fields() {
+                let name = if prefix.is_empty() { f.name().clone() } else { format!("{prefix}.{}", f.name()) };
+                match f.data_type() {
+                    DataType::Struct(inner) => walk(&name, inner, out),
+                    _ => out.push(name),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk("", &self.schema, &mut out);
+        out
+    }
+}

@@ -1,0 +1,250 @@
+//! SQL text -> owned AST. **The only module that names sqlparser types.**
+//!
+//! Parsing uses sqlparser's generic dialect (double quotes and backticks both quote
+//! identifiers) with a bounded recursion depth, so an absurdly deep predicate is a clean usage
+//! error, never a stack overflow. Anything the owned AST has no node for becomes
+//! [`Predicate::Unsupported`] carrying its original SQL text and the columns it references.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{self as sql, BinaryOperator, Expr, UnaryOperator, Value};
+use sqlparser::dialect::GenericDialect;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::Token;
+
+use crate::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate, TypedLiteralKind};
+use crate::error::ExplainError;
+
+/// The deepest predicate accepted, in parser recursion levels. Deeper input is rejected as a
+/// usage error: every later stage recurses over the tree, and this keeps them all bounded.
+pub const MAX_PREDICATE_DEPTH: usize = 200;
+
+/// Parses a SQL WHERE predicate into the owned AST.
+pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
+    if text.trim().is_empty() {
+        return Err(ExplainError::InvalidPredicate("the predicate is empty".into()));
+    }
+    let dialect = GenericDialect {};
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(MAX_PREDICATE_DEPTH)
+        .try_with_sql(text)
+        .map_err(|e| ExplainError::InvalidPredicate(format!("malformed SQL: {e}")))?;
+    let expr = parser
+        .parse_expr()
+        .map_err(|e| ExplainError::InvalidPredicate(format!("malformed SQL: {e}")))?;
+    let next = parser.peek_token();
+    if next.token != Token::EOF {
+        return Err(ExplainError::InvalidPredicate(format!(
+            "malformed SQL: unexpected `{}` after the predicate at {}",
+            next.token, next.span.start
+        )));
+    }
+    convert_predicate(&expr)
+}
+
+fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
+    Ok(match expr {
+        Expr::Nested(inner) => convert_predicate(inner)?,
+        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+            Predicate::And(junction_items(left, right, |p| match p {
+                Predicate::And(items) => Ok(items),
+                other => Err(other),
+            })?)
+        }
+        Expr::BinaryOp { left, op: BinaryOperator::Or, right } => {
+            Predicate::Or(junction_items(left, right, |p| match p {
+                Predicate::Or(items) => Ok(items),
+                other => Err(other),
+            })?)
+        }
+        Expr::UnaryOp { op: UnaryOperator::Not, expr: inner } => {
+            Predicate::Not(Box::new(convert_predicate(inner)?))
+        }
+        Expr::BinaryOp { left, op, right } => match comparison_op(op) {
+            Some(op) => match (operand(left)?, operand(right)?) {
+                (Some(l), Some(r)) if !matches!((&l, &r), (Operand::Column(_), Operand::Column(_))) => {
+                    Predicate::Compare { left: l, op, right: r }
+                }
+                _ => unsupported(expr),
+            },
+            None => unsupported(expr),
+        },
+        Expr::IsNull(inner) | Expr::IsNotNull(inner) => match column(inner) {
+            Some(column) => Predicate::IsNull { column, negated: matches!(expr, Expr::IsNotNull(_)) },
+            None => unsupported(expr),
+        },
+        Expr::InList { expr: target, list, negated } => {
+            let literals: Option<Vec<Literal>> =
+                list.iter().map(literal).collect::<Result<Vec<_>, _>>()?.into_iter().collect();
+            match (column(target), literals) {
+                (Some(column), Some(list)) if !list.is_empty() => {
+                    Predicate::InList { column, list, negated: *negated }
+                }
+                _ => unsupported(expr),
+            }
+        }
+        Expr::Between { expr: target, negated, low, high } => {
+            match (column(target), literal(low)?, literal(high)?) {
+                (Some(column), Some(low), Some(high)) => {
+                    Predicate::Between { column, low, high, negated: *negated }
+                }
+                _ => unsupported(expr),
+            }
+        }
+        Expr::Like { negated, any: false, expr: target, pattern, escape_char } => {
+            let escape = match escape_char {
+                None => Ok(None),
+                Some(v) => match string_value(&v.value) {
+                    Some(s) if s.chars().count() == 1 => Ok(s.chars().next()),
+                    _ => Err(ExplainError::InvalidPredicate(format!(
+                        "the ESCAPE of `{expr}` must be a single character"
+                    ))),
+                },
+            }?;
+            match (column(target), literal(pattern)?) {
+                (Some(column), Some(Literal::String(pattern))) => {
+                    Predicate::Like { column, pattern, escape, negated: *negated }
+                }
+                _ => unsupported(expr),
+            }
+        }
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => match column(expr) {
+            Some(c) => Predicate::BoolColumn(c),
+            None => unsupported(expr),
+        },
+        Expr::Value(_) | Expr::TypedString(_) | Expr::UnaryOp { op: UnaryOperator::Minus, .. } => {
+            match literal(expr)? {
+                Some(l @ (Literal::Boolean(_) | Literal::Null)) => Predicate::Constant(l),
+                Some(other) => {
+                    return Err(ExplainError::InvalidPredicate(format!(
+                        "`{other}` is not a boolean predicate"
+                    )));
+                }
+                None => unsupported(expr),
+            }
+        }
+        _ => unsupported(expr),
+    })
+}
+
+/// The items of a chain `a AND b AND c`: the parser nests binary nodes, the AST is n-ary.
+fn junction_items(
+    left: &Expr,
+    right: &Expr,
+    same_kind: fn(Predicate) -> Result<Vec<Predicate>, Predicate>,
+) -> Result<Vec<Predicate>, ExplainError> {
+    let mut items = Vec::new();
+    for side in [left, right] {
+        match same_kind(convert_predicate(side)?) {
+            Ok(nested) => items.extend(nested),
+            Err(single) => items.push(single),
+        }
+    }
+    Ok(items)
+}
+
+fn comparison_op(op: &BinaryOperator) -> Option<CmpOp> {
+    Some(match op {
+        BinaryOperator::Eq => CmpOp::Eq,
+        BinaryOperator::NotEq => CmpOp::NotEq,
+        BinaryOperator::Lt => CmpOp::Lt,
+        BinaryOperator::LtEq => CmpOp::LtEq,
+        BinaryOperator::Gt => CmpOp::Gt,
+        BinaryOperator::GtEq => CmpOp::GtEq,
+        _ => return None,
+    })
+}
+
+fn operand(expr: &Expr) -> Result<Option<Operand>, ExplainError> {
+    if let Some(c) = column(expr) {
+        return Ok(Some(Operand::Column(c)));
+    }
+    Ok(literal(expr)?.map(Operand::Literal))
+}
+
+fn column(expr: &Expr) -> Option<ColumnRef> {
+    match expr {
+        Expr::Nested(inner) => column(inner),
+        Expr::Identifier(ident) => Some(ColumnRef::new([ident.value.clone()])),
+        Expr::CompoundIdentifier(parts) => Some(ColumnRef::new(parts.iter().map(|p| p.value.clone()))),
+        _ => None,
+    }
+}
+
+fn string_value(value: &Value) -> Option<String> {
+    match value {
+        Value::SingleQuotedString(s)
+        | Value::EscapedStringLiteral(s)
+        | Value::UnicodeStringLiteral(s)
+        | Value::NationalStringLiteral(s)
+        | Value::TripleSingleQuotedString(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// Converts a literal token. `Ok(None)`: not a literal (an expression to keep unsupported);
+/// `Err`: a literal that cannot mean anything (`DATE 5`).
+fn literal(expr: &Expr) -> Result<Option<Literal>, ExplainError> {
+    Ok(match expr {
+        Expr::Nested(inner) => literal(inner)?,
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => Some(Literal::Number(n.to_string())),
+            Value::Boolean(b) => Some(Literal::Boolean(*b)),
+            Value::Null => Some(Literal::Null),
+            other => string_value(other).map(Literal::String),
+        },
+        Expr::UnaryOp { op: UnaryOperator::Minus, expr: inner } => match literal(inner)? {
+            Some(Literal::Number(n)) => Some(Literal::Number(match n.strip_prefix('-') {
+                Some(positive) => positive.to_string(),
+                None => format!("-{n}"),
+            })),
+            _ => None,
+        },
+        Expr::UnaryOp { op: UnaryOperator::Plus, expr: inner } => match literal(inner)? {
+            n @ Some(Literal::Number(_)) => n,
+            _ => None,
+        },
+        Expr::TypedString(typed) => {
+            let kind = match &typed.data_type {
+                sql::DataType::Date => TypedLiteralKind::Date,
+                sql::DataType::Timestamp(_, sql::TimezoneInfo::None)
+                | sql::DataType::Timestamp(_, sql::TimezoneInfo::WithTimeZone)
+                | sql::DataType::Timestamp(_, sql::TimezoneInfo::Tz) => TypedLiteralKind::Timestamp,
+                sql::DataType::Timestamp(_, sql::TimezoneInfo::WithoutTimeZone)
+                | sql::DataType::TimestampNtz(_) => TypedLiteralKind::TimestampNtz,
+                sql::DataType::Custom(name, _)
+                    if name.to_string().eq_ignore_ascii_case("timestamp_ntz") =>
+                {
+                    TypedLiteralKind::TimestampNtz
+                }
+                _ => return Ok(None),
+            };
+            match string_value(&typed.value.value) {
+                Some(text) => Some(Literal::Typed { kind, text }),
+                None => {
+                    return Err(ExplainError::InvalidPredicate(format!(
+                        "`{expr}`: a typed literal needs a quoted string"
+                    )));
+                }
+            }
+        }
+        _ => None,
+    })
+}
+
+fn unsupported(expr: &Expr) -> Predicate {
+    let mut columns: Vec<ColumnRef> = Vec::new();
+    let _ = sql::visit_expressions(expr, |e| {
+        // Only maximal identifier chains count: `a.b` must not also yield `a`.
+        if let Some(c) = match e {
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => column(e),
+            _ => None,
+        } {
+            if !columns.contains(&c) {
+                columns.push(c);
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Predicate::Unsupported { sql: expr.to_string(), columns }
+}
