@@ -311,7 +311,8 @@ impl fmt::Display for Predicate {
             }
             Predicate::Not(inner) => {
                 f.write_str("NOT ")?;
-                write_child(f, inner.as_ref(), inner.precedence(), self.precedence())
+                // NOT NOT a needs no parentheses; NOT (a AND b) does.
+                write_child(f, inner.as_ref(), inner.precedence(), self.precedence() - 1)
             }
             Predicate::IsNull { column, negated } => {
                 write!(f, "{column} IS {}NULL", if *negated { "NOT " } else { "" })

@@ -23,3 +23,6 @@ pub mod schema;
 pub mod sql;
 
 pub use error::ExplainError;
+
+#[cfg(test)]
+mod compiler_tests;

@@ -29,7 +29,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let outcome = std::panic::catch_unwind(|| run(&args));
+    // A generous stack for the recursive interpreters; the parser bounds predicate depth, and
+    // this keeps a wide-but-legal predicate far from the limit.
+    let worker = std::thread::Builder::new()
+        .stack_size(256 * 1024 * 1024)
+        .spawn(move || run(&args))
+        .map_err(|_| ());
+    let outcome = match worker {
+        Ok(handle) => handle.join().map_err(|_| ()),
+        Err(()) => Err(()),
+    };
     match outcome {
         Ok(Ok(outcome)) => {
             let mut stdout = std::io::stdout().lock();
@@ -46,6 +55,6 @@ fn main() -> ExitCode {
             eprintln!("delta-explain: {e}");
             ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(3))
         }
-        Err(_) => ExitCode::from(3),
+        Err(()) => ExitCode::from(3),
     }
 }

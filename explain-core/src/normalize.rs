@@ -64,7 +64,13 @@ fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<N
             }
         }
         Predicate::IsNull { column, negated: n } => {
-            Nnf::Leaf(Leaf::IsNull { column: resolve(column)?, negated: *n != negated })
+            let info = columns.resolve(column)?;
+            if info.primitive().is_none() {
+                // The kernel keeps no statistics it can test for a map, array or struct
+                // value: keep the leaf, as unsupported.
+                return unsupported(pred, negated, columns);
+            }
+            Nnf::Leaf(Leaf::IsNull { column: info.column, negated: *n != negated })
         }
         Predicate::InList { column, list, negated: n } => {
             in_list(resolve(column)?, list, *n != negated)

@@ -30,6 +30,8 @@ impl Truths {
     pub const TRUE: Truths = Truths(1);
     pub const FALSE: Truths = Truths(2);
     pub const NULL: Truths = Truths(4);
+    /// NULL or FALSE: never TRUE, so the file can be pruned, though the value is not known.
+    pub const NOT_TRUE: Truths = Truths(6);
     /// Could be anything: the evaluator cannot decide.
     pub const UNKNOWN: Truths = Truths(7);
 

@@ -57,13 +57,13 @@ impl ReplayedTable {
             reason: one_line(&reason),
         };
         let url = table_url(location).map_err(table_err)?;
-        let store = store_from_url(&url).map_err(|e| table_err(e.to_string()))?;
+        let store = store_from_url(&url).map_err(|e| table_err(kernel_message(&e)))?;
         let engine: Arc<dyn Engine> = Arc::new(DefaultEngineBuilder::new(store).build());
         let mut builder = Snapshot::builder_for(url.as_str());
         if let Some(v) = version {
             builder = builder.at_version(v);
         }
-        let snapshot = builder.build(engine.as_ref()).map_err(|e| table_err(e.to_string()))?;
+        let snapshot = builder.build(engine.as_ref()).map_err(|e| table_err(kernel_message(&e)))?;
         let config = snapshot.table_configuration();
         let columns = TableColumns::new(
             snapshot.schema().as_ref().clone(),
@@ -75,13 +75,13 @@ impl ReplayedTable {
             .scan_builder()
             .with_stats(StatsOptions::json_only())
             .build()
-            .map_err(|e| table_err(e.to_string()))?;
+            .map_err(|e| table_err(kernel_message(&e)))?;
         let mut cached_rows = Vec::new();
-        for meta in base.scan_metadata(engine.as_ref()).map_err(|e| table_err(e.to_string()))? {
-            let meta = meta.map_err(|e| table_err(e.to_string()))?;
-            let selected = meta.scan_files.apply_selection_vector().map_err(|e| table_err(e.to_string()))?;
+        for meta in base.scan_metadata(engine.as_ref()).map_err(|e| table_err(kernel_message(&e)))? {
+            let meta = meta.map_err(|e| table_err(kernel_message(&e)))?;
+            let selected = meta.scan_files.apply_selection_vector().map_err(|e| table_err(kernel_message(&e)))?;
             let batch: RecordBatch = ArrowEngineData::try_from_engine_data(selected)
-                .map_err(|e| table_err(e.to_string()))?
+                .map_err(|e| table_err(kernel_message(&e)))?
                 .record_batch()
                 .clone();
             if batch.num_rows() > 0 {
@@ -124,7 +124,7 @@ impl ReplayedTable {
         };
         let scan_err = |e: delta_kernel::KernelError| ExplainError::Table {
             table: self.location.clone(),
-            reason: one_line(&format!("kernel scan with `{predicate}` failed: {e}")),
+            reason: one_line(&format!("kernel scan with `{predicate}` failed: {}", kernel_message(&e))),
         };
         let scan = self
             .snapshot
@@ -193,6 +193,12 @@ fn table_url(location: &str) -> Result<Url, String> {
         return Err("not a Delta table (no _delta_log directory)".into());
     }
     Url::from_directory_path(&canonical).map_err(|_| "cannot form a file URL".into())
+}
+
+/// A kernel error's message without the backtrace the kernel attaches when
+/// `RUST_BACKTRACE` is set: users get one line, never a stack trace.
+fn kernel_message(e: &delta_kernel::KernelError) -> String {
+    one_line(&e.without_backtrace().to_string())
 }
 
 pub(crate) fn one_line(text: &str) -> String {

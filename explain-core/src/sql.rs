@@ -45,18 +45,12 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
 fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
     Ok(match expr {
         Expr::Nested(inner) => convert_predicate(inner)?,
-        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
-            Predicate::And(junction_items(left, right, |p| match p {
-                Predicate::And(items) => Ok(items),
-                other => Err(other),
-            })?)
-        }
-        Expr::BinaryOp { left, op: BinaryOperator::Or, right } => {
-            Predicate::Or(junction_items(left, right, |p| match p {
-                Predicate::Or(items) => Ok(items),
-                other => Err(other),
-            })?)
-        }
+        Expr::BinaryOp { op: BinaryOperator::And, .. } => Predicate::And(
+            chain(expr, &BinaryOperator::And).into_iter().map(convert_predicate).collect::<Result<_, _>>()?,
+        ),
+        Expr::BinaryOp { op: BinaryOperator::Or, .. } => Predicate::Or(
+            chain(expr, &BinaryOperator::Or).into_iter().map(convert_predicate).collect::<Result<_, _>>()?,
+        ),
         Expr::UnaryOp { op: UnaryOperator::Not, expr: inner } => {
             Predicate::Not(Box::new(convert_predicate(inner)?))
         }
@@ -127,20 +121,25 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
     })
 }
 
-/// The items of a chain `a AND b AND c`: the parser nests binary nodes, the AST is n-ary.
-fn junction_items(
-    left: &Expr,
-    right: &Expr,
-    same_kind: fn(Predicate) -> Result<Vec<Predicate>, Predicate>,
-) -> Result<Vec<Predicate>, ExplainError> {
-    let mut items = Vec::new();
-    for side in [left, right] {
-        match same_kind(convert_predicate(side)?) {
-            Ok(nested) => items.extend(nested),
-            Err(single) => items.push(single),
+/// The operands of a chain `a AND b AND c`, in order. The parser nests binary nodes (a chain
+/// of thousands of conjuncts is thousands deep); walking it with an explicit stack keeps a
+/// wide predicate from exhausting the call stack.
+fn chain<'a>(expr: &'a Expr, junction: &BinaryOperator) -> Vec<&'a Expr> {
+    let mut out = Vec::new();
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::BinaryOp { left, op, right } if op == junction => {
+                stack.push(right);
+                stack.push(left);
+            }
+            Expr::Nested(inner) if matches!(inner.as_ref(), Expr::BinaryOp { op, .. } if op == junction) => {
+                stack.push(inner);
+            }
+            other => out.push(other),
         }
     }
-    Ok(items)
+    out
 }
 
 fn comparison_op(op: &BinaryOperator) -> Option<CmpOp> {

@@ -1,1 +1,7 @@
+//! Integration tests: the `delta-explain` binary on real Delta tables.
 
+mod errors;
+mod fixtures_sweep;
+mod support;
+mod taxi;
+mod workspace;

@@ -1,0 +1,508 @@
+//! Data-driven tests of the predicate compiler: conversion, normalization, classification,
+//! partition evaluation, coercion and lowering. Each table of cases runs through one helper.
+
+use std::collections::HashMap;
+
+use delta_kernel::expressions::Scalar;
+use delta_kernel::schema::{ColumnMetadataKey, DataType, MetadataValue, StructField, StructType};
+
+use crate::ast::{ColumnRef, Literal};
+use crate::classify::{classify, Bucket, UNSPLITTABLE_OR, UNSUPPORTED_EXPRESSION};
+use crate::coerce::{coerce, ExactNumber};
+use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
+use crate::nnf::Leaf;
+use crate::normalize::normalize;
+use crate::partition_eval::{evaluate, Truths};
+use crate::schema::TableColumns;
+use crate::sql::parse_predicate;
+
+/// A taxi-like schema with one column of every type the compiler handles; `pickup_date`,
+/// `region` and `day` are partition columns, `region` is stored under a physical name.
+fn columns() -> TableColumns {
+    let region = StructField::nullable("region", DataType::STRING).with_metadata([(
+        ColumnMetadataKey::ColumnMappingPhysicalName.as_ref().to_string(),
+        MetadataValue::String("col-region".into()),
+    )]);
+    let schema = StructType::try_new([
+        StructField::nullable("pickup_date", DataType::STRING),
+        region,
+        StructField::nullable("day", DataType::DATE),
+        StructField::nullable("trip_distance", DataType::DOUBLE),
+        StructField::nullable("passenger_count", DataType::LONG),
+        StructField::nullable("vendor", DataType::INTEGER),
+        StructField::nullable("ratio", DataType::FLOAT),
+        StructField::nullable("price", DataType::decimal(5, 2).unwrap()),
+        StructField::nullable("name", DataType::STRING),
+        StructField::nullable("active", DataType::BOOLEAN),
+        StructField::nullable("ts", DataType::TIMESTAMP),
+        StructField::nullable("ts_ntz", DataType::TIMESTAMP_NTZ),
+        StructField::nullable(
+            "payload",
+            DataType::try_struct_type([StructField::nullable("age", DataType::INTEGER)]).unwrap(),
+        ),
+    ])
+    .unwrap();
+    TableColumns::new(schema, vec!["pickup_date".into(), "region".into(), "day".into()])
+}
+
+// ---------------------------------------------------------------------------------------
+// Conversion: SQL -> owned AST -> SQL -> owned AST is a fixed point.
+
+fn check_roundtrip(sql: &str, expected_render: &str) {
+    let parsed = parse_predicate(sql).unwrap_or_else(|e| panic!("`{sql}` should parse: {e}"));
+    let rendered = parsed.to_string();
+    assert_eq!(rendered, expected_render, "render of `{sql}`");
+    let reparsed = parse_predicate(&rendered).unwrap_or_else(|e| panic!("`{rendered}` should reparse: {e}"));
+    assert_eq!(reparsed, parsed, "round trip of `{sql}` through `{rendered}`");
+}
+
+#[test]
+fn conversion_round_trips() {
+    let cases: &[(&str, &str)] = &[
+        ("a = 1", "a = 1"),
+        ("5 < x", "5 < x"),
+        ("a = 1 AND b = 2 AND c = 3", "a = 1 AND b = 2 AND c = 3"),
+        ("(a = 1 OR b = 2) AND c = 3", "(a = 1 OR b = 2) AND c = 3"),
+        ("a = 1 OR b = 2 AND c = 3", "a = 1 OR b = 2 AND c = 3"),
+        ("NOT (a = 1 OR b = 2)", "NOT (a = 1 OR b = 2)"),
+        ("NOT NOT a = 1", "NOT NOT a = 1"),
+        ("x IS NULL", "x IS NULL"),
+        ("x IS NOT NULL", "x IS NOT NULL"),
+        ("x IN (1, 2, 3)", "x IN (1, 2, 3)"),
+        ("x NOT IN ('a', 'b')", "x NOT IN ('a', 'b')"),
+        ("x BETWEEN 1 AND 5", "x BETWEEN 1 AND 5"),
+        ("x NOT BETWEEN -1 AND 5.5", "x NOT BETWEEN -1 AND 5.5"),
+        ("s LIKE 'ab%'", "s LIKE 'ab%'"),
+        ("s NOT LIKE 'a!%b%' ESCAPE '!'", "s NOT LIKE 'a!%b%' ESCAPE '!'"),
+        ("payload.age > 30", "payload.age > 30"),
+        ("\"weird col\" = 'it''s'", "`weird col` = 'it''s'"),
+        ("`select` = 1", "`select` = 1"),
+        ("active", "active"),
+        ("NOT active", "NOT active"),
+        ("TRUE", "TRUE"),
+        ("d = DATE '2024-01-03'", "d = DATE '2024-01-03'"),
+        ("t > TIMESTAMP '2024-01-03 10:00:00'", "t > TIMESTAMP '2024-01-03 10:00:00'"),
+        ("x = NULL", "x = NULL"),
+        ("UPPER(s) = 'A'", "UPPER(s) = 'A'"),
+        ("a + 1 > 5", "a + 1 > 5"),
+        ("a = b", "a = b"),
+        ("CAST(a AS INT) = 5", "CAST(a AS INT) = 5"),
+    ];
+    for (sql, render) in cases {
+        check_roundtrip(sql, render);
+    }
+}
+
+#[test]
+fn unsupported_nodes_keep_their_columns() {
+    let cases: &[(&str, &[&str])] = &[
+        ("UPPER(pickup_date) = 'X'", &["pickup_date"]),
+        ("a = b", &["a", "b"]),
+        ("a + payload.age > 5", &["a", "payload.age"]),
+        ("x IN (SELECT 1)", &["x"]),
+    ];
+    for (sql, expected) in cases {
+        let parsed = parse_predicate(sql).unwrap();
+        let cols: Vec<String> = parsed.columns().iter().map(ColumnRef::dotted).collect();
+        assert_eq!(cols, *expected, "columns of `{sql}`");
+        assert!(matches!(parsed, crate::ast::Predicate::Unsupported { .. }), "`{sql}` should be unsupported");
+    }
+}
+
+#[test]
+fn conversion_rejects_bad_sql() {
+    let deep = format!("{}a = 1{}", "(".repeat(500), ")".repeat(500));
+    let deep_not = format!("{}a = 1", "NOT ".repeat(1000));
+    let cases: &[&str] = &[
+        "",
+        "   ",
+        "a =",
+        "a = 1 b = 2",
+        "a = 1)",
+        "a = = 1",
+        "a IN ()",
+        "s LIKE 'x' ESCAPE 'ab'",
+        "5",
+        "'text'",
+        &deep,
+        &deep_not,
+    ];
+    for sql in cases {
+        let err = parse_predicate(sql).expect_err(&format!("`{sql}` should be rejected"));
+        assert_eq!(err.exit_code(), 2, "`{sql}`: {err}");
+        assert!(!err.to_string().contains('\n'), "one-line error for `{sql}`: {err}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Normalization: every rule, including NULL cases.
+
+fn check_normalized(sql: &str, expected: &str) {
+    let parsed = parse_predicate(sql).unwrap_or_else(|e| panic!("`{sql}`: {e}"));
+    let normalized = normalize(&parsed, &columns()).unwrap_or_else(|e| panic!("`{sql}`: {e}"));
+    assert_eq!(normalized.to_string(), expected, "normalized form of `{sql}`");
+}
+
+#[test]
+fn normalization_rules() {
+    let cases: &[(&str, &str)] = &[
+        // NOT pushed to the leaves: De Morgan, operator flips, double negation.
+        ("NOT (pickup_date != '2024-01-03' OR trip_distance <= 5)", "pickup_date = '2024-01-03' AND trip_distance > 5"),
+        ("NOT (trip_distance < 1 AND vendor >= 2)", "trip_distance >= 1 OR vendor < 2"),
+        ("NOT NOT trip_distance > 5", "trip_distance > 5"),
+        ("NOT trip_distance = 5", "trip_distance != 5"),
+        ("NOT trip_distance > 5", "trip_distance <= 5"),
+        ("NOT name IS NULL", "name IS NOT NULL"),
+        ("NOT name IS NOT NULL", "name IS NULL"),
+        ("NOT name IN ('a', 'b')", "name NOT IN ('a', 'b')"),
+        ("NOT name LIKE '%x%'", "name NOT LIKE '%x%'"),
+        ("NOT active", "NOT active"),
+        ("NOT NOT active", "active"),
+        ("NOT UPPER(name) = 'A'", "NOT (UPPER(name) = 'A')"),
+        // Operand order.
+        ("5 < trip_distance", "trip_distance > 5"),
+        ("5 >= trip_distance", "trip_distance <= 5"),
+        ("'2024-01-03' = pickup_date", "pickup_date = '2024-01-03'"),
+        // BETWEEN.
+        ("vendor BETWEEN 1 AND 5", "vendor >= 1 AND vendor <= 5"),
+        ("vendor NOT BETWEEN 1 AND 5", "vendor < 1 OR vendor > 5"),
+        ("NOT vendor BETWEEN 1 AND 5", "vendor < 1 OR vendor > 5"),
+        ("vendor BETWEEN NULL AND 5", "FALSE"),
+        ("vendor NOT BETWEEN NULL AND 5", "vendor > 5"),
+        // IN lists.
+        ("vendor IN (1)", "vendor = 1"),
+        ("vendor NOT IN (1)", "vendor != 1"),
+        ("vendor IN (1, 1, 2)", "vendor IN (1, 2)"),
+        ("vendor IN (1, NULL)", "vendor = 1"),
+        ("vendor IN (NULL)", "FALSE"),
+        ("vendor NOT IN (1, NULL)", "FALSE"),
+        // LIKE.
+        ("name LIKE 'abc'", "name = 'abc'"),
+        ("name NOT LIKE 'abc'", "name != 'abc'"),
+        ("name LIKE 'ab%'", "name >= 'ab' AND name < 'ac'"),
+        ("name NOT LIKE 'ab%'", "name < 'ab' OR name >= 'ac'"),
+        ("name LIKE '%'", "name IS NOT NULL"),
+        ("name NOT LIKE '%'", "FALSE"),
+        ("name LIKE 'a\\%b%'", "name >= 'a%b' AND name < 'a%c'"),
+        ("name LIKE 'a!_%' ESCAPE '!'", "name >= 'a_' AND name < 'a`'"),
+        ("name LIKE 'a_c%'", "name LIKE 'a_c%'"),
+        ("name LIKE '%01-03%'", "name LIKE '%01-03%'"),
+        ("vendor LIKE '1%'", "vendor LIKE '1%'"),
+        // Constants, NULL, folding, flattening.
+        ("trip_distance = NULL", "FALSE"),
+        ("NOT trip_distance = NULL", "FALSE"),
+        ("trip_distance > 5 AND TRUE", "trip_distance > 5"),
+        ("trip_distance > 5 AND FALSE", "FALSE"),
+        ("trip_distance > 5 OR TRUE", "TRUE"),
+        ("trip_distance > 5 OR FALSE", "trip_distance > 5"),
+        ("trip_distance > 5 OR NULL", "trip_distance > 5"),
+        ("trip_distance > 5 AND NULL", "FALSE"),
+        ("NOT NULL", "FALSE"),
+        ("NOT FALSE", "TRUE"),
+        ("1 = 1", "TRUE"),
+        ("1 = 1.0", "TRUE"),
+        ("2 < 1", "FALSE"),
+        ("'a' < 'b' AND vendor = 1", "vendor = 1"),
+        ("NULL = NULL", "FALSE"),
+        ("vendor = 1 AND (vendor = 2 AND vendor = 3)", "vendor = 1 AND vendor = 2 AND vendor = 3"),
+        ("vendor = 1 OR (vendor = 2 OR vendor = 3)", "vendor = 1 OR vendor = 2 OR vendor = 3"),
+        ("vendor = 1 AND vendor = 1", "vendor = 1"),
+        // OR factoring and absorption.
+        (
+            "(pickup_date = '2024-01-03' AND trip_distance > 5) OR (pickup_date = '2024-01-03' AND fare > 50)",
+            "",
+        ),
+        (
+            "(pickup_date = '2024-01-03' AND trip_distance > 5) OR (pickup_date = '2024-01-03' AND vendor > 50)",
+            "pickup_date = '2024-01-03' AND (trip_distance > 5 OR vendor > 50)",
+        ),
+        ("vendor = 1 OR (vendor = 1 AND name = 'x')", "vendor = 1"),
+        ("(vendor = 1 AND name = 'x') OR (name = 'x' AND vendor = 1)", "vendor = 1 AND name = 'x'"),
+        ("(vendor = 1 AND name = 'x') OR (vendor = 2 AND name = 'y')", "vendor = 1 AND name = 'x' OR vendor = 2 AND name = 'y'"),
+        // IS NULL on a struct column has no statistics the kernel can test: unsupported.
+        ("payload IS NULL", "payload IS NULL"),
+        // Column names resolve to the schema's spelling.
+        ("TRIP_DISTANCE > 5", "trip_distance > 5"),
+        ("Payload.AGE > 5", "payload.age > 5"),
+    ];
+    for (sql, expected) in cases {
+        if expected.is_empty() {
+            // Unknown column inside the OR: rejected, not factored.
+            let parsed = parse_predicate(sql).unwrap();
+            assert!(normalize(&parsed, &columns()).is_err(), "`{sql}` names an unknown column");
+            continue;
+        }
+        check_normalized(sql, expected);
+    }
+}
+
+#[test]
+fn normalization_rejects_bad_input() {
+    let cases: &[(&str, &str)] = &[
+        ("nosuch > 5", "unknown column `nosuch`"),
+        ("payload.nosuch > 5", "unknown column `payload.nosuch`"),
+        ("UPPER(nosuch) = 'x'", "unknown column `nosuch`"),
+        ("vendor", "not boolean"),
+        ("name LIKE 'abc\\'", "escape character"),
+        ("1 = 'a'", "cannot compare the literals"),
+    ];
+    for (sql, expected) in cases {
+        let parsed = parse_predicate(sql).unwrap_or_else(|e| panic!("`{sql}` should parse: {e}"));
+        let err = normalize(&parsed, &columns()).expect_err(&format!("`{sql}` should be rejected"));
+        assert!(err.to_string().contains(expected), "`{sql}`: got `{err}`, expected it to mention `{expected}`");
+        assert_eq!(err.exit_code(), 2, "`{sql}`");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Classification.
+
+fn check_classes(sql: &str, expected: &[(Bucket, &str)], expected_notes: &[&str]) {
+    let cols = columns();
+    let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+    let classes = classify(&nnf, &cols);
+    let got: Vec<(Bucket, String)> =
+        classes.fragments.iter().map(|f| (f.bucket, f.predicate.to_string())).collect();
+    let want: Vec<(Bucket, String)> = expected.iter().map(|(b, s)| (*b, s.to_string())).collect();
+    assert_eq!(got, want, "buckets of `{sql}`");
+    let codes: Vec<&str> = classes.notes.iter().map(|n| n.code).collect();
+    assert_eq!(codes, expected_notes, "notes of `{sql}`");
+}
+
+#[test]
+fn classification() {
+    use Bucket::*;
+    check_classes(
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+        &[(PartitionSafe, "pickup_date = '2024-01-03'"), (StatsSafe, "trip_distance > 5")],
+        &[],
+    );
+    check_classes(
+        "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8",
+        &[(Unsplittable, "UPPER(pickup_date) = '2024-01-03'"), (StatsSafe, "trip_distance > 8")],
+        &[UNSUPPORTED_EXPRESSION],
+    );
+    check_classes(
+        "pickup_date LIKE '%01-03%' AND trip_distance > 5",
+        &[(PartitionExact, "pickup_date LIKE '%01-03%'"), (StatsSafe, "trip_distance > 5")],
+        &[],
+    );
+    check_classes(
+        "pickup_date = '2024-01-03' OR trip_distance > 30",
+        &[(Unsplittable, "pickup_date = '2024-01-03' OR trip_distance > 30")],
+        &[UNSPLITTABLE_OR],
+    );
+    check_classes(
+        "(pickup_date = 'a' OR region = 'b') AND name LIKE '%x%'",
+        &[(PartitionSafe, "pickup_date = 'a' OR region = 'b'"), (Unsplittable, "name LIKE '%x%'")],
+        &[UNSUPPORTED_EXPRESSION],
+    );
+    check_classes(
+        "pickup_date LIKE '%3' OR region = 'eu'",
+        &[(PartitionExact, "pickup_date LIKE '%3' OR region = 'eu'")],
+        &[],
+    );
+    check_classes(
+        "(trip_distance > 1 OR UPPER(name) = 'X') AND vendor = 2",
+        &[(Unsplittable, "trip_distance > 1 OR UPPER(name) = 'X'"), (StatsSafe, "vendor = 2")],
+        &[UNSUPPORTED_EXPRESSION],
+    );
+    let long_in = format!("pickup_date IN ({})", (0..25).map(|i| format!("'d{i}'")).collect::<Vec<_>>().join(", "));
+    let long_in_render = long_in.clone();
+    check_classes(&long_in, &[(PartitionExact, &long_in_render)], &[]);
+    check_classes("FALSE", &[(PartitionSafe, "FALSE")], &[]);
+    check_classes("payload IS NULL", &[(Unsplittable, "payload IS NULL")], &[UNSUPPORTED_EXPRESSION]);
+    check_classes("TRUE", &[], &[]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Partition-literal evaluator.
+
+fn check_eval(sql: &str, values: &[(&str, Option<&str>)], expected: Truths) {
+    let cols = columns();
+    let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+    let values: HashMap<String, Option<String>> =
+        values.iter().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect();
+    assert_eq!(evaluate(&nnf, &values, &cols), expected, "`{sql}` over {values:?}");
+}
+
+#[test]
+fn partition_evaluator() {
+    let d3 = [("pickup_date", Some("2024-01-03")), ("col-region", Some("eu")), ("day", Some("2024-01-03"))];
+    let null_date = [("pickup_date", None), ("col-region", Some("")), ("day", None)];
+    let cases: &[(&str, &[(&str, Option<&str>)], Truths)] = &[
+        ("pickup_date = '2024-01-03'", &d3, Truths::TRUE),
+        ("pickup_date = '2024-01-04'", &d3, Truths::FALSE),
+        ("pickup_date LIKE '%01-03%'", &d3, Truths::TRUE),
+        ("pickup_date LIKE '%01-04%'", &d3, Truths::FALSE),
+        ("pickup_date NOT LIKE '%01-04%'", &d3, Truths::TRUE),
+        ("pickup_date LIKE '2024-01-0_'", &d3, Truths::TRUE),
+        ("pickup_date IN ('2024-01-02', '2024-01-03')", &d3, Truths::TRUE),
+        ("pickup_date NOT IN ('2024-01-02', '2024-01-03')", &d3, Truths::FALSE),
+        // Column mapping: the value is found under the physical name.
+        ("region = 'eu'", &d3, Truths::TRUE),
+        ("region = 'us'", &d3, Truths::FALSE),
+        // Typed comparison, not text: dates compare as dates.
+        ("day > '2024-01-02'", &d3, Truths::TRUE),
+        ("day = DATE '2024-01-03'", &d3, Truths::TRUE),
+        // NULL partition values.
+        ("pickup_date = '2024-01-03'", &null_date, Truths::NULL),
+        ("pickup_date IS NULL", &null_date, Truths::TRUE),
+        ("pickup_date IS NOT NULL", &null_date, Truths::FALSE),
+        ("pickup_date LIKE '%'", &null_date, Truths::FALSE),
+        ("pickup_date NOT LIKE '%x%'", &null_date, Truths::NULL),
+        ("day IS NULL", &null_date, Truths::TRUE),
+        // An empty string is the empty string on a string column.
+        ("region = ''", &null_date, Truths::TRUE),
+        ("region IS NULL", &null_date, Truths::FALSE),
+        // Data columns are undecidable here; junctions still decide where they can.
+        ("trip_distance > 5", &d3, Truths::UNKNOWN),
+        ("pickup_date = '2024-01-04' AND trip_distance > 5", &d3, Truths::FALSE),
+        ("pickup_date = '2024-01-03' OR trip_distance > 5", &d3, Truths::TRUE),
+        ("pickup_date = '2024-01-03' AND trip_distance > 5", &d3, Truths::UNKNOWN),
+        ("UPPER(pickup_date) = 'X'", &d3, Truths::UNKNOWN),
+        // A NULL AND an unknown is never TRUE.
+        ("pickup_date = 'x' AND trip_distance > 5", &null_date, Truths::NOT_TRUE),
+        // A missing key (a value the log does not carry) is undecidable.
+        ("pickup_date = 'x'", &[], Truths::UNKNOWN),
+        // An unparsable value is undecidable, not a guess.
+        ("day = '2024-01-03'", &[("day", Some("not-a-date"))], Truths::UNKNOWN),
+    ];
+    for (sql, values, expected) in cases {
+        check_eval(sql, values, *expected);
+    }
+    assert!(!Truths::NOT_TRUE.may_be_true(), "NULL-or-FALSE prunes");
+}
+
+// ---------------------------------------------------------------------------------------
+// Coercion and lowering.
+
+fn check_coerce(column: &str, literal: Literal, expected: Result<Scalar, &str>) {
+    let cols = columns();
+    let info = cols.resolve(&ColumnRef::new([column])).unwrap();
+    match (coerce(&literal, &info), expected) {
+        // Debug rendering compares NaN equal to NaN, which is what is meant here.
+        (Ok(got), Ok(want)) => assert_eq!(format!("{got:?}"), format!("{want:?}"), "{literal} as {column}"),
+        (Err(e), Err(fragment)) => {
+            assert!(e.to_string().contains(fragment), "{literal} as {column}: `{e}` should mention `{fragment}`");
+            assert_eq!(e.exit_code(), 2);
+        }
+        (got, want) => panic!("{literal} as {column}: got {got:?}, expected {want:?}"),
+    }
+}
+
+#[test]
+fn literal_coercion() {
+    use Literal::*;
+    let n = |s: &str| Number(s.to_string());
+    let s = |s: &str| String(s.to_string());
+    let cases: Vec<(&str, Literal, Result<Scalar, &str>)> = vec![
+        ("trip_distance", n("5"), Ok(Scalar::Double(5.0))),
+        ("trip_distance", n("-0.0"), Ok(Scalar::Double(-0.0))),
+        ("trip_distance", n("1e3"), Ok(Scalar::Double(1000.0))),
+        ("trip_distance", s("NaN"), Ok(Scalar::Double(f64::NAN))),
+        ("trip_distance", s("abc"), Err("not a number")),
+        ("passenger_count", n("5"), Ok(Scalar::Long(5))),
+        ("passenger_count", n("5.0"), Ok(Scalar::Long(5))),
+        ("passenger_count", n("5.5"), Err("not an integer")),
+        ("passenger_count", n("1e2"), Ok(Scalar::Long(100))),
+        ("passenger_count", n("99999999999999999999"), Err("out of range")),
+        ("vendor", n("2147483648"), Err("out of range")),
+        ("vendor", n("-2147483648"), Ok(Scalar::Integer(i32::MIN))),
+        ("vendor", s("5"), Err("not a number")),
+        ("ratio", n("0.5"), Ok(Scalar::Float(0.5))),
+        ("ratio", n("0.1"), Err("no exact float representation")),
+        ("price", n("12.5"), Ok(Scalar::decimal(1250, 5, 2).unwrap())),
+        ("price", n("12.500"), Ok(Scalar::decimal(1250, 5, 2).unwrap())),
+        ("price", n("-999.99"), Ok(Scalar::decimal(-99999, 5, 2).unwrap())),
+        ("price", n("12.345"), Err("more fractional digits")),
+        ("price", n("1000"), Err("precision")),
+        ("name", s("x"), Ok(Scalar::String("x".into()))),
+        ("name", n("5"), Err("not a quoted string")),
+        ("active", Boolean(true), Ok(Scalar::Boolean(true))),
+        ("active", s("true"), Err("not TRUE or FALSE")),
+        ("day", s("2024-01-03"), Ok(Scalar::Date(19725))),
+        ("day", Typed { kind: crate::ast::TypedLiteralKind::Date, text: "1970-01-02".into() }, Ok(Scalar::Date(1))),
+        ("day", s("2024-13-01"), Err("not a date")),
+        ("day", n("20240103"), Err("not a date")),
+        ("ts", s("1970-01-01 00:00:01"), Ok(Scalar::Timestamp(1_000_000))),
+        ("ts", s("1970-01-01T00:00:01Z"), Ok(Scalar::Timestamp(1_000_000))),
+        ("ts", s("1970-01-01 02:00:01+02:00"), Ok(Scalar::Timestamp(1_000_000))),
+        ("ts", s("1970-01-01"), Ok(Scalar::Timestamp(0))),
+        ("ts", s("1970-01-01 00:00:00.000001"), Ok(Scalar::Timestamp(1))),
+        ("ts", s("1970-01-01 00:00:00.0000001"), Err("sub-microsecond")),
+        ("ts_ntz", s("1970-01-01 00:00:01"), Ok(Scalar::TimestampNtz(1_000_000))),
+        ("ts_ntz", s("1970-01-01 00:00:01+02:00"), Err("ambiguous")),
+        ("ts_ntz", s("1970-01-01T00:00:01Z"), Err("ambiguous")),
+        ("payload", n("1"), Err("cannot be compared")),
+    ];
+    for (column, literal, expected) in cases {
+        check_coerce(column, literal, expected);
+    }
+}
+
+#[test]
+fn exact_numbers() {
+    let cases: &[(&str, Option<(i128, i32)>)] = &[
+        ("5", Some((5, 0))),
+        ("5.50", Some((55, 1))),
+        ("-0.0", Some((0, 0))),
+        ("1e3", Some((1, -3))),
+        ("1.5E-2", Some((15, 3))),
+        ("+7", Some((7, 0))),
+        (".5", Some((5, 1))),
+        ("abc", None),
+        ("1.2.3", None),
+        ("", None),
+    ];
+    for (text, expected) in cases {
+        let got = ExactNumber::parse(text).map(|n| (n.mantissa, n.scale));
+        assert_eq!(got, *expected, "ExactNumber::parse({text:?})");
+    }
+    assert!(ExactNumber::parse("1.0") == ExactNumber::parse("1"));
+    assert!(ExactNumber::parse("0.1") < ExactNumber::parse("0.11"));
+}
+
+fn check_lowered(sql: &str, expected: Option<&str>) {
+    let cols = columns();
+    let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+    check_literals(&nnf, &cols).unwrap();
+    let (weak, _) = nnf.weaken(&kernel_can_evaluate);
+    let lowered = to_kernel(&weak, &cols).unwrap().map(|p| p.to_string());
+    assert_eq!(lowered.as_deref(), expected, "kernel predicate of `{sql}`");
+}
+
+#[test]
+fn lowering() {
+    let cases: &[(&str, Option<&str>)] = &[
+        ("trip_distance > 5", Some("Column(trip_distance) > 5")),
+        ("passenger_count = 5", Some("Column(passenger_count) = 5")),
+        ("pickup_date IN ('a', 'b')", Some("OR(Column(pickup_date) = 'a', Column(pickup_date) = 'b')")),
+        ("vendor NOT IN (1, 2)", Some("AND(NOT(Column(vendor) = 1), NOT(Column(vendor) = 2))")),
+        ("name IS NULL", Some("Column(name) IS NULL")),
+        ("active", Some("Column(active) = true")),
+        ("NOT active", Some("Column(active) = false")),
+        ("payload.age > 30", Some("Column(payload.age) > 30")),
+        ("TRUE", None),
+        ("FALSE", Some("false")),
+        // Unsupported leaves weaken to TRUE: dropped under AND, the whole OR under OR.
+        ("UPPER(name) = 'A' AND trip_distance > 8", Some("Column(trip_distance) > 8")),
+        ("UPPER(name) = 'A' OR trip_distance > 8", None),
+        ("(UPPER(name) = 'A' AND vendor = 1) OR trip_distance > 8", Some("OR(Column(vendor) = 1, Column(trip_distance) > 8)")),
+        ("name LIKE '%x%'", None),
+    ];
+    for (sql, expected) in cases {
+        check_lowered(sql, *expected);
+    }
+}
+
+#[test]
+fn weakening_records_what_it_strips() {
+    let cols = columns();
+    let nnf = normalize(&parse_predicate("UPPER(name) = 'A' AND trip_distance > 8 AND name LIKE '%x%'").unwrap(), &cols)
+        .unwrap();
+    let (weak, stripped) = nnf.weaken(&kernel_can_evaluate);
+    assert_eq!(weak.to_string(), "trip_distance > 8");
+    let stripped: Vec<String> = stripped.iter().map(Leaf::to_string).collect();
+    assert_eq!(stripped, ["UPPER(name) = 'A'", "name LIKE '%x%'"]);
+}

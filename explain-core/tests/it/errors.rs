@@ -1,0 +1,99 @@
+//! The error contract: exit 2 for usage or invalid input, 3 for table or I/O errors; stdout
+//! empty and exactly one line on stderr; never a panic.
+
+use crate::support::{fixtures, run, taxi};
+
+fn check_error(args: &[&str], code: i32, fragment: &str) {
+    let r = run(args);
+    assert_eq!(r.code, code, "exit code of {args:?}; stderr: {}", r.stderr);
+    assert!(r.stdout.is_empty(), "stdout must be empty on error for {args:?}: {}", r.stdout);
+    assert_eq!(r.stderr.trim_end().lines().count(), 1, "one stderr line for {args:?}: {}", r.stderr);
+    assert!(r.stderr.contains(fragment), "stderr of {args:?} should mention `{fragment}`: {}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "no panic for {args:?}: {}", r.stderr);
+}
+
+#[test]
+fn invalid_input_exits_2() {
+    let t = taxi();
+    let deep = format!("{}trip_distance > 1{}", "(".repeat(400), ")".repeat(400));
+    let long_and = (0..3000).map(|i| format!("trip_distance > {i}")).collect::<Vec<_>>().join(" AND ");
+    let cases: &[(&[&str], &str)] = &[
+        (&[&t, "-w", "trip_distance >"], "malformed SQL"),
+        (&[&t, "-w", "trip_distance > 5 5"], "malformed SQL"),
+        (&[&t, "-w", ""], "empty"),
+        (&[&t, "-w", "nosuch = 1"], "unknown column `nosuch`"),
+        (&[&t, "-w", "UPPER(nosuch) = 'x'"], "unknown column `nosuch`"),
+        (&[&t, "-w", "trip_distance > 'far'"], "not a number"),
+        (&[&t, "-w", "passenger_count = 1.5"], "not an integer"),
+        (&[&t, "-w", "pickup_date = 5"], "not a quoted string"),
+        (&[&t, "-w", "tpep_pickup_datetime > '2024-01-03T00:00:00+01:00'"], "ambiguous"),
+        (&[&t, "-w", "tpep_pickup_datetime > 'yesterday'"], "not a timestamp"),
+        (&[&t, "-w", "passenger_count"], "not boolean"),
+        (&[&t, "-w", &deep], "malformed SQL"),
+        (&[&t, "--format", "yaml"], "invalid value 'yaml'"),
+        (&[&t, "--bogus"], "unexpected argument"),
+        (&[&t, "--at-version", "-1"], "unexpected argument"),
+        (&[], "required"),
+    ];
+    for (args, fragment) in cases {
+        check_error(args, 2, fragment);
+    }
+    // A very long (but flat) conjunction is fine: it is not deep.
+    let r = run(&[&t, "-w", &long_and]);
+    assert_eq!(r.code, 0, "a wide predicate explains: {}", r.stderr);
+}
+
+#[test]
+fn table_errors_exit_3() {
+    let missing = fixtures().join("no-such-table").to_string_lossy().into_owned();
+    let not_delta = fixtures().join("taxi-nyc/pickup_date=2024-01-03").to_string_lossy().into_owned();
+    let cases: &[(&[&str], &str)] = &[
+        (&[&missing, "-w", "x = 1"], "cannot read table"),
+        (&[&not_delta, "-w", "x = 1"], "not a Delta table"),
+        (&[&taxi(), "--at-version", "99", "-w", "trip_distance > 1"], "cannot read table"),
+    ];
+    for (args, fragment) in cases {
+        check_error(args, 3, fragment);
+    }
+}
+
+#[test]
+fn a_corrupt_log_exits_3_and_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("_delta_log");
+    std::fs::create_dir(&log).unwrap();
+    let source = fixtures().join("taxi-nyc/_delta_log");
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), log.join(entry.file_name())).unwrap();
+    }
+    std::fs::write(log.join("00000000000000000002.json"), "{\"add\": {\"path\": truncated").unwrap();
+    let table = dir.path().to_string_lossy().into_owned();
+    check_error(&[&table, "-w", "trip_distance > 1"], 3, "cannot read table");
+}
+
+#[test]
+fn nothing_is_written_into_the_table() {
+    let before = snapshot_tree(&fixtures().join("taxi-nyc"));
+    let r = run(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(snapshot_tree(&fixtures().join("taxi-nyc")), before, "the table directory is unchanged");
+}
+
+fn snapshot_tree(dir: &std::path::Path) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let meta = e.metadata().unwrap();
+            if meta.is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path().to_string_lossy().into_owned(), meta.len()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -1,0 +1,84 @@
+//! Every shared fixture table explains without error for predicates over each of its
+//! partition and data columns, and the survivor sets nest.
+
+use delta_kernel::schema::{DataType, PrimitiveType};
+use explain_core::ast::ColumnRef;
+use explain_core::explain::explain;
+use explain_core::replay::ReplayedTable;
+
+use crate::support::fixtures;
+
+fn tables() -> Vec<std::path::PathBuf> {
+    let root = fixtures();
+    let mut out = vec![root.join("taxi-nyc")];
+    let mut real: Vec<_> = std::fs::read_dir(root.join("real"))
+        .expect("fixtures/real exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("_delta_log").is_dir())
+        .collect();
+    real.sort();
+    assert!(real.len() >= 18, "expected the real fixture tables, found {}", real.len());
+    out.extend(real);
+    out
+}
+
+/// A literal of the column's type, for a comparison that must coerce.
+fn sample_literal(data_type: &DataType) -> Option<&'static str> {
+    Some(match data_type {
+        DataType::Primitive(p) => match p {
+            PrimitiveType::Byte | PrimitiveType::Short | PrimitiveType::Integer | PrimitiveType::Long => "1",
+            PrimitiveType::Float | PrimitiveType::Double => "1.5",
+            PrimitiveType::Decimal(_) => "1",
+            PrimitiveType::String => "'a'",
+            PrimitiveType::Boolean => "TRUE",
+            PrimitiveType::Date => "'2021-01-01'",
+            PrimitiveType::Timestamp | PrimitiveType::TimestampNtz => "'2021-01-01 00:00:00'",
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+fn quoted(column: &str) -> String {
+    column.split('.').map(|p| format!("`{p}`")).collect::<Vec<_>>().join(".")
+}
+
+#[test]
+fn every_fixture_explains_over_every_column() {
+    let mut checked = 0usize;
+    for table_dir in tables() {
+        let location = table_dir.to_string_lossy().into_owned();
+        let table = ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
+        assert!(!table.files().is_empty(), "{location} has live files");
+        for name in table.columns().leaf_names() {
+            let parts: Vec<String> = name.split('.').map(str::to_string).collect();
+            let info = table.columns().resolve(&ColumnRef { path: parts }).unwrap();
+            let col = quoted(&name);
+            let mut predicates = vec![format!("{col} IS NULL"), format!("{col} IS NOT NULL")];
+            if let Some(lit) = sample_literal(&info.data_type) {
+                for op in ["=", "!=", "<", ">=", ">"] {
+                    predicates.push(format!("{col} {op} {lit}"));
+                }
+                predicates.push(format!("NOT ({col} = {lit} OR {col} IS NULL)"));
+                predicates.push(format!("{col} IN ({lit}, {lit})"));
+            }
+            for predicate in predicates {
+                let ex = explain(&table, Some(&predicate))
+                    .unwrap_or_else(|e| panic!("{location}: `{predicate}` failed: {e}"));
+                // Nesting: final survivors are a subset of the partition survivors.
+                for (i, kept) in ex.kept.iter().enumerate() {
+                    assert!(!kept || ex.after_partition[i], "{location}: `{predicate}`: sets must nest");
+                }
+                let mut input = ex.total_files();
+                for phase in &ex.phases {
+                    assert_eq!(phase.input_files, input, "{location}: `{predicate}`: phases chain");
+                    assert!(phase.output_files <= phase.input_files);
+                    input = phase.output_files;
+                }
+                assert_eq!(input, ex.final_files(), "{location}: `{predicate}`");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} predicates checked");
+}

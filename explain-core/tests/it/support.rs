@@ -1,0 +1,74 @@
+//! Shared helpers: where the fixtures are, how to run the binary, golden files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The shared fixtures folder: `$DELTA_FIXTURES`, else `../shared/fixtures` beside the
+/// workspace. Missing fixtures fail loudly: a suite that silently passes without its tables
+/// proves nothing.
+pub fn fixtures() -> PathBuf {
+    let dir = std::env::var_os("DELTA_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+    assert!(
+        dir.join("taxi-nyc/_delta_log").is_dir(),
+        "the shared Delta fixtures are missing at {} (set DELTA_FIXTURES to their folder)",
+        dir.display()
+    );
+    dir
+}
+
+pub fn taxi() -> String {
+    fixtures().join("taxi-nyc").to_string_lossy().into_owned()
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `delta-explain` with `args`.
+pub fn run(args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_delta-explain"))
+        .args(args)
+        // With backtraces on, a leaked kernel backtrace would break the one-line contract.
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("the delta-explain binary runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs with `--format json` and parses the document; the run must succeed.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--format", "json"]);
+    let r = run(&all);
+    assert_eq!(r.code, 0, "delta-explain {args:?} failed: {}", r.stderr);
+    assert!(r.stderr.is_empty(), "no stderr on success: {}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("stdout is JSON ({e}): {}", r.stdout))
+}
+
+/// Compares `actual` with the golden file `name` under tests/it/golden. With
+/// `UPDATE_GOLDEN=1` the file is rewritten instead. Lines naming the table path are
+/// normalized first: the fixtures' location differs between machines.
+pub fn assert_golden(name: &str, actual: &str) {
+    let actual: String = actual
+        .lines()
+        .map(|l| if l.starts_with("Delta table: ") { "Delta table: <taxi-nyc>" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/golden").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &actual).expect("golden file written");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("golden file {} is missing; run with UPDATE_GOLDEN=1", path.display()));
+    assert_eq!(actual, expected, "golden {name} differs (UPDATE_GOLDEN=1 rewrites it after review)");
+}

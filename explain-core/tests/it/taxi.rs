@@ -1,0 +1,264 @@
+//! The reference behaviour on `taxi-nyc` (../shared/design.md), in JSON and text.
+
+use serde_json::Value;
+
+use crate::support::{assert_golden, run, run_json, taxi};
+
+/// One reference case: the counts of each phase, the normalized render, the buckets, the
+/// confidence and the note codes.
+struct Case {
+    predicate: &'static str,
+    /// `(phase name, input, output, confidence, honoured predicate)`.
+    phases: &'static [(&'static str, u64, u64, &'static str, &'static str)],
+    final_files: u64,
+    normalized: &'static str,
+    partition_safe: &'static [&'static str],
+    partition_exact: &'static [&'static str],
+    stats_safe: &'static [&'static str],
+    unsplittable: &'static [&'static str],
+    confidence: &'static str,
+    notes: &'static [&'static str],
+    golden: Option<&'static str>,
+}
+
+const P: &str = "Partition pruning";
+const D: &str = "Data skipping";
+
+const CASES: &[Case] = &[
+    Case {
+        predicate: "pickup_date = '2024-01-03' AND trip_distance > 5",
+        phases: &[(P, 20, 4, "exact", "pickup_date = '2024-01-03'"), (D, 4, 2, "conservative", "trip_distance > 5")],
+        final_files: 2,
+        normalized: "pickup_date = '2024-01-03' AND trip_distance > 5",
+        partition_safe: &["pickup_date = '2024-01-03'"],
+        partition_exact: &[],
+        stats_safe: &["trip_distance > 5"],
+        unsplittable: &[],
+        confidence: "conservative",
+        notes: &[],
+        golden: Some("reference-1-partition-and-stats.txt"),
+    },
+    Case {
+        predicate: "NOT (pickup_date != '2024-01-03' OR trip_distance <= 5)",
+        phases: &[(P, 20, 4, "exact", "pickup_date = '2024-01-03'"), (D, 4, 2, "conservative", "trip_distance > 5")],
+        final_files: 2,
+        normalized: "pickup_date = '2024-01-03' AND trip_distance > 5",
+        partition_safe: &["pickup_date = '2024-01-03'"],
+        partition_exact: &[],
+        stats_safe: &["trip_distance > 5"],
+        unsplittable: &[],
+        confidence: "conservative",
+        notes: &[],
+        golden: Some("reference-2-de-morgan.txt"),
+    },
+    Case {
+        predicate: "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8",
+        phases: &[(D, 20, 7, "incomplete", "trip_distance > 8")],
+        final_files: 7,
+        normalized: "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8",
+        partition_safe: &[],
+        partition_exact: &[],
+        stats_safe: &["trip_distance > 8"],
+        unsplittable: &["UPPER(pickup_date) = '2024-01-03'"],
+        confidence: "incomplete",
+        notes: &["UNSUPPORTED_EXPRESSION"],
+        golden: Some("reference-3-unsupported.txt"),
+    },
+    Case {
+        predicate: "pickup_date LIKE '2024-01-0%' AND trip_distance > 8",
+        phases: &[
+            (P, 20, 20, "exact", "pickup_date >= '2024-01-0' AND pickup_date < '2024-01-1'"),
+            (D, 20, 7, "conservative", "trip_distance > 8"),
+        ],
+        final_files: 7,
+        normalized: "pickup_date >= '2024-01-0' AND pickup_date < '2024-01-1' AND trip_distance > 8",
+        partition_safe: &["pickup_date >= '2024-01-0'", "pickup_date < '2024-01-1'"],
+        partition_exact: &[],
+        stats_safe: &["trip_distance > 8"],
+        unsplittable: &[],
+        confidence: "conservative",
+        notes: &[],
+        golden: Some("reference-4-like-prefix.txt"),
+    },
+    Case {
+        predicate: "pickup_date LIKE '%01-03%' AND trip_distance > 5",
+        phases: &[(P, 20, 4, "exact", "pickup_date LIKE '%01-03%'"), (D, 4, 2, "conservative", "trip_distance > 5")],
+        final_files: 2,
+        normalized: "pickup_date LIKE '%01-03%' AND trip_distance > 5",
+        partition_safe: &[],
+        partition_exact: &["pickup_date LIKE '%01-03%'"],
+        stats_safe: &["trip_distance > 5"],
+        unsplittable: &[],
+        confidence: "conservative",
+        notes: &[],
+        golden: Some("reference-5-like-substring.txt"),
+    },
+    Case {
+        predicate: "pickup_date = '2024-01-03' OR trip_distance > 30",
+        phases: &[(D, 20, 6, "incomplete", "pickup_date = '2024-01-03' OR trip_distance > 30")],
+        final_files: 6,
+        normalized: "pickup_date = '2024-01-03' OR trip_distance > 30",
+        partition_safe: &[],
+        partition_exact: &[],
+        stats_safe: &[],
+        unsplittable: &["pickup_date = '2024-01-03' OR trip_distance > 30"],
+        confidence: "incomplete",
+        notes: &["UNSPLITTABLE_OR"],
+        golden: Some("reference-6-mixed-or.txt"),
+    },
+    Case {
+        predicate: "pickup_date IN ('2024-01-02', '2024-01-03') AND trip_distance > 5",
+        phases: &[
+            (P, 20, 8, "exact", "pickup_date IN ('2024-01-02', '2024-01-03')"),
+            (D, 8, 4, "conservative", "trip_distance > 5"),
+        ],
+        final_files: 4,
+        normalized: "pickup_date IN ('2024-01-02', '2024-01-03') AND trip_distance > 5",
+        partition_safe: &["pickup_date IN ('2024-01-02', '2024-01-03')"],
+        partition_exact: &[],
+        stats_safe: &["trip_distance > 5"],
+        unsplittable: &[],
+        confidence: "conservative",
+        notes: &[],
+        golden: None,
+    },
+    Case {
+        predicate: "pickup_date BETWEEN '2024-01-02' AND '2024-01-03'",
+        phases: &[(P, 20, 8, "exact", "pickup_date >= '2024-01-02' AND pickup_date <= '2024-01-03'")],
+        final_files: 8,
+        normalized: "pickup_date >= '2024-01-02' AND pickup_date <= '2024-01-03'",
+        partition_safe: &["pickup_date >= '2024-01-02'", "pickup_date <= '2024-01-03'"],
+        partition_exact: &[],
+        stats_safe: &[],
+        unsplittable: &[],
+        confidence: "exact",
+        notes: &[],
+        golden: None,
+    },
+    Case {
+        predicate: "(pickup_date = '2024-01-03' AND trip_distance > 5) OR (pickup_date = '2024-01-03' AND fare_amount > 50)",
+        phases: &[
+            (P, 20, 4, "exact", "pickup_date = '2024-01-03'"),
+            (D, 4, 4, "conservative", "trip_distance > 5 OR fare_amount > 50"),
+        ],
+        final_files: 4,
+        normalized: "pickup_date = '2024-01-03' AND (trip_distance > 5 OR fare_amount > 50)",
+        partition_safe: &["pickup_date = '2024-01-03'"],
+        partition_exact: &[],
+        stats_safe: &["trip_distance > 5 OR fare_amount > 50"],
+        unsplittable: &[],
+        confidence: "conservative",
+        notes: &[],
+        golden: Some("factored-or.txt"),
+    },
+];
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().unwrap_or_else(|| panic!("{v} is an array")).iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+fn check_json(case: &Case) {
+    let table = taxi();
+    let doc = run_json(&[&table, "-w", case.predicate]);
+    let ctx = case.predicate;
+    assert_eq!(doc["total_files"], 20, "{ctx}");
+    assert_eq!(doc["final_files"], case.final_files, "{ctx}");
+    assert_eq!(doc["version"], 3, "{ctx}");
+    assert_eq!(doc["predicate"], case.predicate, "{ctx}");
+    assert_eq!(doc["normalized_predicate"], case.normalized, "{ctx}");
+    let a = &doc["analysis"];
+    assert_eq!(strings(&a["partition_safe"]), case.partition_safe, "{ctx}");
+    assert_eq!(strings(&a["partition_exact"]), case.partition_exact, "{ctx}");
+    assert_eq!(strings(&a["stats_safe"]), case.stats_safe, "{ctx}");
+    assert_eq!(strings(&a["unsplittable"]), case.unsplittable, "{ctx}");
+    assert_eq!(a["confidence"], case.confidence, "{ctx}");
+    let codes: Vec<&str> = a["notes"].as_array().unwrap().iter().map(|n| n["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, case.notes, "{ctx}");
+    let phases = doc["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), case.phases.len(), "{ctx}: phases {phases:?}");
+    for (got, (name, input, output, confidence, predicate)) in phases.iter().zip(case.phases) {
+        assert_eq!(got["name"], *name, "{ctx}");
+        assert_eq!(got["input_files"], *input, "{ctx}: {name} input");
+        assert_eq!(got["output_files"], *output, "{ctx}: {name} output");
+        assert_eq!(got["confidence"], *confidence, "{ctx}: {name} confidence");
+        assert_eq!(got["predicate"], *predicate, "{ctx}: {name} predicate");
+    }
+    // Phases chain: each starts where the previous ended, the last ends at the final count.
+    let mut expected_input = 20;
+    for p in phases {
+        assert_eq!(p["input_files"], expected_input, "{ctx}: phases chain");
+        expected_input = p["output_files"].as_u64().unwrap();
+    }
+    assert_eq!(expected_input, case.final_files, "{ctx}: the last phase ends at final_files");
+    let pct = doc["total_pruning_pct"].as_f64().unwrap();
+    let want = (20 - case.final_files) as f64 * 100.0 / 20.0;
+    assert!((pct - want).abs() < 0.01, "{ctx}: total_pruning_pct {pct} vs {want}");
+}
+
+#[test]
+fn reference_cases_in_json() {
+    for case in CASES {
+        check_json(case);
+    }
+}
+
+#[test]
+fn reference_cases_in_text() {
+    let table = taxi();
+    for case in CASES {
+        let r = run(&[&table, "-w", case.predicate]);
+        assert_eq!(r.code, 0, "{}: {}", case.predicate, r.stderr);
+        assert!(
+            r.stdout.contains(&format!("Total reduction: 20 -> {} files", case.final_files)),
+            "{}: {}",
+            case.predicate,
+            r.stdout
+        );
+        if let Some(golden) = case.golden {
+            assert_golden(golden, &r.stdout);
+        }
+    }
+}
+
+#[test]
+fn degraded_phase_annotates_what_it_stripped() {
+    let r = run(&[&taxi(), "-w", "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8"]);
+    assert!(
+        r.stdout.contains("predicate:       trip_distance > 8 (+1 unsupported fragment, keeps all files)"),
+        "{}",
+        r.stdout
+    );
+    let doc = run_json(&[&taxi(), "-w", "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8"]);
+    assert_eq!(strings(&doc["phases"][0]["stripped"]), ["UPPER(pickup_date) = '2024-01-03'"]);
+}
+
+#[test]
+fn no_predicate_reports_the_baseline() {
+    let doc = run_json(&[&taxi()]);
+    assert_eq!(doc["total_files"], 20);
+    assert_eq!(doc["final_files"], 20);
+    assert_eq!(doc["predicate"], Value::Null);
+    assert_eq!(doc["analysis"], Value::Null);
+    assert_eq!(doc["phases"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn time_travel_reads_older_versions() {
+    // Each commit of taxi-nyc adds one file per day: version N holds 5 * (N + 1) files.
+    for version in 0..=3u64 {
+        let v = version.to_string();
+        let doc = run_json(&[&taxi(), "--at-version", &v, "-w", "pickup_date = '2024-01-03'"]);
+        assert_eq!(doc["version"], version);
+        assert_eq!(doc["total_files"], 5 * (version + 1));
+        assert_eq!(doc["final_files"], version + 1);
+    }
+}
+
+#[test]
+fn constant_predicates() {
+    let cases: &[(&str, u64)] = &[("FALSE", 0), ("TRUE", 20), ("trip_distance = NULL", 0), ("1 = 1 AND pickup_date = '2024-01-01'", 4)];
+    for (predicate, expected) in cases {
+        let doc = run_json(&[&taxi(), "-w", predicate]);
+        assert_eq!(doc["final_files"], *expected, "{predicate}");
+    }
+}
