@@ -6,7 +6,8 @@ use std::time::Instant;
 use clap::{Parser, ValueEnum};
 
 use crate::error::ExplainError;
-use crate::explain::explain;
+use crate::explain::{explain_with, ExplainOptions};
+use crate::gates;
 use crate::replay::ReplayedTable;
 use crate::report::Report;
 
@@ -31,11 +32,36 @@ pub struct Args {
     /// Explain the table as of this version (time travel).
     #[arg(long, value_name = "N")]
     pub at_version: Option<u64>,
+    /// Show per-file outcomes (in JSON: the `files` array).
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Show at most N files in the per-file view (needs --verbose).
+    #[arg(long, value_name = "N", requires = "verbose")]
+    pub limit: Option<usize>,
+    /// Gate: fail (exit 1, report still printed) unless at least PCT percent of files are pruned.
+    #[arg(long, value_name = "PCT", requires = "predicate", value_parser = parse_pct)]
+    pub min_pruning: Option<f64>,
+    /// Gate: fail (exit 1) if any file lacks statistics for a data column the predicate uses.
+    #[arg(long)]
+    pub assert_stats: bool,
+    /// Leave out of the scan every fragment NaN rows could satisfy beyond the recorded
+    /// min/max (float `>`, `>=`, `!=`), so the survivor set is sound for any data.
+    #[arg(long, requires = "predicate")]
+    pub strict: bool,
+}
+
+fn parse_pct(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{text}` is not a percentage from 0 to 100")),
+    }
 }
 
 /// The outcome of a run: what to print and the exit code.
 pub struct Outcome {
     pub stdout: String,
+    /// One line for stderr (a failed gate), empty otherwise.
+    pub stderr: String,
     pub exit_code: i32,
 }
 
@@ -43,12 +69,30 @@ pub struct Outcome {
 pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     let started = Instant::now();
     let table = ReplayedTable::open(&args.table, args.at_version)?;
-    let explanation = explain(&table, args.predicate.as_deref())?;
+    let options = ExplainOptions { strict: args.strict };
+    let explanation = explain_with(&table, args.predicate.as_deref(), options)?;
     let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let report = Report::build(&table, &explanation, elapsed_ms);
+    let mut report = Report::build(&table, &explanation, elapsed_ms);
+    report.strict = args.strict;
+    let mut assertions = Vec::new();
+    if let Some(threshold) = args.min_pruning {
+        assertions.push(gates::min_pruning(threshold, report.total_pruning_pct));
+    }
+    if args.assert_stats {
+        assertions.push(gates::stats_complete(&table, &explanation));
+    }
+    let failures: Vec<String> = assertions
+        .iter()
+        .filter(|a| a.outcome() == gates::Outcome::Fail)
+        .map(gates::Assertion::failure_line)
+        .collect();
+    report = report.with_assertions(assertions);
+    if args.verbose {
+        report = report.with_files(&table, &explanation, args.limit);
+    }
     let stdout = match args.format {
         Format::Text => report.to_text(),
         Format::Json => report.to_json() + "\n",
     };
-    Ok(Outcome { stdout, exit_code: 0 })
+    Ok(Outcome { stdout, stderr: failures.join("; "), exit_code: if failures.is_empty() { 0 } else { 1 } })
 }

@@ -506,3 +506,30 @@ fn weakening_records_what_it_strips() {
     let stripped: Vec<String> = stripped.iter().map(Leaf::to_string).collect();
     assert_eq!(stripped, ["UPPER(name) = 'A'", "name LIKE '%x%'"]);
 }
+
+#[test]
+fn nan_exposure_of_float_bounds() {
+    let cases: &[(&str, bool)] = &[
+        ("trip_distance > 5", true),
+        ("trip_distance >= 5", true),
+        ("trip_distance != 5", true),
+        ("trip_distance = 'NaN'", true),
+        ("trip_distance IN (1, 'NaN')", true),
+        ("trip_distance NOT IN (1, 2)", true),
+        ("ratio > 0.5", true),
+        ("trip_distance < 5", false),
+        ("trip_distance <= 5", false),
+        ("trip_distance = 5", false),
+        ("trip_distance IN (1, 2)", false),
+        ("trip_distance IS NULL", false),
+        ("vendor > 5", false),
+        ("price > 5", false),
+    ];
+    let cols = columns();
+    for (sql, expected) in cases {
+        let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+        let leaves = nnf.leaves();
+        assert_eq!(leaves.len(), 1, "`{sql}` is one leaf");
+        assert_eq!(crate::explain::nan_unguarded(leaves[0], &cols), *expected, "NaN exposure of `{sql}`");
+    }
+}

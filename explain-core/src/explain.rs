@@ -2,7 +2,9 @@
 //! phase -> three nested survivor sets (baseline, partition-only, full), all from one replay.
 
 use crate::ast::Predicate;
+use crate::ast::CmpOp;
 use crate::classify::{classify, Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP};
+use crate::schema::TableColumns;
 use crate::error::ExplainError;
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
@@ -33,6 +35,38 @@ impl CompiledPredicate {
     }
 }
 
+pub const NAN_UNGUARDED_BOUNDS: &str = "NAN_UNGUARDED_BOUNDS";
+pub const NAN_STRICT_EXCLUDED: &str = "NAN_STRICT_EXCLUDED";
+
+/// How to explain.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExplainOptions {
+    /// Leave out of the scan every fragment whose min/max pruning a NaN row could defeat, so the
+    /// survivor set is sound for any data (pitfall 2).
+    pub strict: bool,
+}
+
+/// Whether NaN rows can satisfy this leaf on a float data column while the file's min/max,
+/// which writers compute without NaN, say otherwise. In the total order NaN is above every
+/// number, so NaN satisfies `>`, `>=`, `!=` (and `= NaN`, `IN (.., NaN)`, `NOT IN`) whatever
+/// the bounds; Delta stats carry no NaN count that could prove NaN absent. `<`, `<=`, `=` with
+/// a number and `IS [NOT] NULL` are not affected: NaN never satisfies them.
+pub fn nan_unguarded(leaf: &Leaf, columns: &TableColumns) -> bool {
+    let Some(column) = leaf.column() else { return false };
+    let Ok(info) = columns.resolve(column) else { return false };
+    if info.is_partition || !info.is_float() {
+        return false;
+    }
+    let is_nan = |l: &crate::ast::Literal| matches!(l, crate::ast::Literal::String(s) if s.trim().eq_ignore_ascii_case("nan"));
+    match leaf {
+        Leaf::Cmp { op: CmpOp::Gt | CmpOp::GtEq | CmpOp::NotEq, .. } => true,
+        Leaf::Cmp { literal, .. } => is_nan(literal),
+        Leaf::In { negated: true, .. } => true,
+        Leaf::In { list, .. } => list.iter().any(is_nan),
+        _ => false,
+    }
+}
+
 /// One pruning phase and what it did.
 #[derive(Clone, Debug)]
 pub struct Phase {
@@ -41,6 +75,8 @@ pub struct Phase {
     pub predicate: Nnf,
     /// Leaves that were stripped from the credited fragment (each keeps all files).
     pub stripped: Vec<Leaf>,
+    /// Leaves left out under `--strict` because NaN rows could defeat their bounds.
+    pub nan_excluded: Vec<Leaf>,
     /// The predicate of the kernel scan behind this phase, as the kernel renders it.
     pub kernel_predicate: Option<String>,
     pub input_files: usize,
@@ -84,6 +120,15 @@ impl Explanation {
 
 /// Explains `predicate` (none: just the baseline) on a replayed table.
 pub fn explain(table: &ReplayedTable, predicate: Option<&str>) -> Result<Explanation, ExplainError> {
+    explain_with(table, predicate, ExplainOptions::default())
+}
+
+/// Explains `predicate` with `options`.
+pub fn explain_with(
+    table: &ReplayedTable,
+    predicate: Option<&str>,
+    options: ExplainOptions,
+) -> Result<Explanation, ExplainError> {
     let total = table.files().len();
     let Some(text) = predicate else {
         return Ok(Explanation {
@@ -134,6 +179,7 @@ pub fn explain(table: &ReplayedTable, predicate: Option<&str>) -> Result<Explana
             name: PARTITION_PHASE,
             predicate: classes.conjunction(&[Bucket::PartitionSafe, Bucket::PartitionExact]),
             stripped: Vec::new(),
+            nan_excluded: Vec::new(),
             kernel_predicate: partition_kernel.as_ref().map(|p| p.to_string()),
             input_files: total,
             output_files: partition_count,
@@ -144,25 +190,50 @@ pub fn explain(table: &ReplayedTable, predicate: Option<&str>) -> Result<Explana
     // Phase 2: the full predicate, with what the kernel cannot evaluate weakened to TRUE
     // (sound by monotonicity, see nnf.rs), intersected with phase 1 (both sets are sound, so
     // their intersection is).
-    let can_eval: &dyn Fn(&Leaf) -> bool = &kernel_can_evaluate;
+    let nan_exposed = |l: &Leaf| nan_unguarded(l, columns);
+    let scan_keeps = |l: &Leaf| kernel_can_evaluate(l) && !(options.strict && nan_exposed(l));
     let (full_kernel_nnf, _) = classes
         .conjunction(&[Bucket::PartitionSafe, Bucket::StatsSafe, Bucket::Unsplittable])
-        .weaken(can_eval);
+        .weaken(&scan_keeps);
     let full_kernel = to_kernel(&full_kernel_nnf, columns)?;
     let full_scan = table.survivors(full_kernel.clone())?;
     let kept: Vec<bool> = full_scan.iter().zip(&after_partition).map(|(a, b)| *a && *b).collect();
     let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
     if credited != Nnf::Const(true) {
-        let (honoured, stripped) = credited.weaken(can_eval);
+        let (honoured, stripped) = credited.weaken(&scan_keeps);
+        let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) =
+            stripped.into_iter().partition(|l| kernel_can_evaluate(l));
+        let unguarded: Vec<String> =
+            honoured.leaves().into_iter().filter(|l| nan_exposed(l)).map(|l| l.to_string()).collect();
+        if !unguarded.is_empty() {
+            notes.push(Note {
+                code: NAN_UNGUARDED_BOUNDS,
+                message: format!(
+                    "{} on float column(s): writers leave NaN out of min/max and Delta stats carry no NaN count, so a file whose matching rows are NaN can be pruned; --strict leaves these fragments out of the scan",
+                    unguarded.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+        if !nan_excluded.is_empty() {
+            notes.push(Note {
+                code: NAN_STRICT_EXCLUDED,
+                message: format!(
+                    "--strict left {} out of the scan: NaN rows could satisfy it beyond the recorded bounds",
+                    nan_excluded.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
         let has_unsplittable = !classes.in_bucket(Bucket::Unsplittable).is_empty();
+        let lowered = has_unsplittable || !unguarded.is_empty() || !nan_excluded.is_empty();
         phases.push(Phase {
             name: DATA_SKIPPING_PHASE,
             predicate: honoured,
             stripped,
+            nan_excluded,
             kernel_predicate: full_kernel.as_ref().map(|p| p.to_string()),
             input_files: partition_count,
             output_files: kept.iter().filter(|k| **k).count(),
-            confidence: if has_unsplittable { Confidence::Incomplete } else { Confidence::Conservative },
+            confidence: if lowered { Confidence::Incomplete } else { Confidence::Conservative },
         });
     }
     let confidence = phases.iter().map(|p| p.confidence).max().unwrap_or(Confidence::Exact);

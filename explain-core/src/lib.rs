@@ -12,6 +12,8 @@ pub mod cli;
 pub mod coerce;
 pub mod error;
 pub mod explain;
+pub mod file_stats;
+pub mod gates;
 pub mod like;
 pub mod lower;
 pub mod nnf;

@@ -24,8 +24,12 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line: clap's first line without its own prefix.
             let rendered = e.to_string();
-            let first = rendered.lines().next().unwrap_or("invalid arguments");
-            eprintln!("delta-explain: {}", first.trim_start_matches("error: "));
+            let message: Vec<&str> = rendered
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+                .collect();
+            eprintln!("delta-explain: {}", message.join(" ").trim_start_matches("error: "));
             return ExitCode::from(2);
         }
     };
@@ -48,6 +52,9 @@ fn main() -> ExitCode {
                     eprintln!("delta-explain: cannot write the report: {e}");
                     return ExitCode::from(3);
                 }
+            }
+            if !outcome.stderr.is_empty() {
+                eprintln!("delta-explain: {}", outcome.stderr);
             }
             ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1))
         }

@@ -8,6 +8,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::classify::{Bucket, Confidence, Note};
+use crate::file_stats::FileStats;
+use crate::gates::{Assertion, Outcome};
 use crate::explain::Explanation;
 use crate::nnf::Leaf;
 use crate::replay::ReplayedTable;
@@ -32,8 +34,36 @@ pub struct Report {
     pub table_features: TableFeatures,
     pub stats: StatsCoverage,
     pub phases: Vec<PhaseReport>,
-    pub assertions: Vec<serde_json::Value>,
-    pub result: Option<&'static str>,
+    pub assertions: Vec<Assertion>,
+    /// `pass` or `fail` when gates ran, null otherwise.
+    pub result: Option<Outcome>,
+    /// With `--strict`: fragments NaN rows could satisfy beyond their bounds were left out.
+    pub strict: bool,
+    /// With `--verbose`: per-file outcomes, capped by `--limit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<FileReport>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_truncated: Option<bool>,
+}
+
+/// One live file's outcome, from the same replay that produced the counts.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    pub size_bytes: i64,
+    /// Raw partition values from the log (physical keys under column mapping).
+    pub partition_values: BTreeMap<String, Option<String>>,
+    /// Rows in the file as recorded (soft-deleted rows included under deletion vectors).
+    pub num_records: Option<i64>,
+    pub has_stats: bool,
+    /// Raw `minValues` / `maxValues` / `nullCount` of the columns the predicate references
+    /// (all recorded columns without a predicate), keyed by column name.
+    pub min_values: BTreeMap<String, serde_json::Value>,
+    pub max_values: BTreeMap<String, serde_json::Value>,
+    pub null_count: BTreeMap<String, serde_json::Value>,
+    pub has_deletion_vector: bool,
+    pub kept: bool,
+    pub pruned_by: Option<&'static str>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -78,6 +108,8 @@ pub struct PhaseReport {
     pub predicate: String,
     /// Fragments stripped from it because they keep all files.
     pub stripped: Vec<String>,
+    /// Fragments left out under `--strict` (NaN rows could satisfy them beyond the bounds).
+    pub nan_excluded: Vec<String>,
     /// The kernel scan predicate behind the phase.
     pub kernel_predicate: Option<String>,
 }
@@ -143,12 +175,82 @@ impl Report {
                     confidence: p.confidence,
                     predicate: p.predicate.to_string(),
                     stripped: p.stripped.iter().map(Leaf::to_string).collect(),
+                    nan_excluded: p.nan_excluded.iter().map(Leaf::to_string).collect(),
                     kernel_predicate: p.kernel_predicate.clone(),
                 })
                 .collect(),
             assertions: Vec::new(),
             result: None,
+            strict: false,
+            files: None,
+            files_truncated: None,
         }
+    }
+
+    /// Records the gates that ran and their aggregate result.
+    pub fn with_assertions(mut self, assertions: Vec<Assertion>) -> Self {
+        if !assertions.is_empty() {
+            let failed = assertions.iter().any(|a| a.outcome() == Outcome::Fail);
+            self.result = Some(if failed { Outcome::Fail } else { Outcome::Pass });
+        }
+        self.assertions = assertions;
+        self
+    }
+
+    /// Adds the per-file view, at most `limit` files (kept files first, then by path).
+    pub fn with_files(mut self, table: &ReplayedTable, explanation: &Explanation, limit: Option<usize>) -> Self {
+        let referenced: Vec<(String, Vec<String>)> = match &explanation.predicate {
+            Some(p) => p
+                .normalized
+                .columns()
+                .iter()
+                .filter_map(|c| table.columns().resolve(c).ok())
+                .filter(|i| !i.is_partition)
+                .map(|i| (i.column.dotted(), i.stats_path))
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut order: Vec<usize> = (0..table.files().len()).collect();
+        order.sort_by(|a, b| {
+            explanation.kept[*b].cmp(&explanation.kept[*a]).then_with(|| table.files()[*a].path.cmp(&table.files()[*b].path))
+        });
+        let limit = limit.unwrap_or(usize::MAX);
+        let files = order
+            .iter()
+            .take(limit)
+            .map(|&i| {
+                let file = &table.files()[i];
+                let stats = FileStats::parse(file.stats_json.as_deref());
+                let pick = |root: Option<&serde_json::Value>| -> BTreeMap<String, serde_json::Value> {
+                    let Some(root) = root else { return BTreeMap::new() };
+                    if referenced.is_empty() {
+                        return root.as_object().map(|o| o.clone().into_iter().collect()).unwrap_or_default();
+                    }
+                    referenced
+                        .iter()
+                        .filter_map(|(name, path)| {
+                            path.iter().try_fold(root, |v, p| v.get(p)).map(|v| (name.clone(), v.clone()))
+                        })
+                        .collect()
+                };
+                FileReport {
+                    path: file.path.clone(),
+                    size_bytes: file.size_bytes,
+                    partition_values: file.partition_values.clone().into_iter().collect(),
+                    num_records: stats.as_ref().and_then(|s| s.num_records),
+                    has_stats: stats.is_some(),
+                    min_values: pick(stats.as_ref().map(|s| &s.min_values)),
+                    max_values: pick(stats.as_ref().map(|s| &s.max_values)),
+                    null_count: pick(stats.as_ref().map(|s| &s.null_count)),
+                    has_deletion_vector: file.has_deletion_vector,
+                    kept: explanation.kept[i],
+                    pruned_by: explanation.pruned_by(i),
+                }
+            })
+            .collect::<Vec<_>>();
+        self.files_truncated = Some(files.len() < table.files().len());
+        self.files = Some(files);
+        self
     }
 
     pub fn to_json(&self) -> String {
@@ -195,7 +297,7 @@ impl Report {
                 p.name
             };
             writeln!(out, "Phase {}: {} [{}]", i + 1, title, p.confidence.label())?;
-            writeln!(out, "  predicate:       {}", render_honoured(&p.predicate, &p.stripped))?;
+            writeln!(out, "  predicate:       {}", render_phase_predicate(p))?;
             writeln!(
                 out,
                 "  files remaining: {}  (-{}, {} pruned)",
@@ -212,6 +314,65 @@ impl Report {
             self.final_files,
             format_pct(self.total_pruning_pct)
         )?;
+        if let Some(files) = &self.files {
+            writeln!(out)?;
+            writeln!(out, "Files:")?;
+            for f in files {
+                let status = match f.pruned_by {
+                    None => "KEPT".to_string(),
+                    Some(phase) => format!("PRUNED by {phase}"),
+                };
+                let partition: Vec<String> = f
+                    .partition_values
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("NULL")))
+                    .collect();
+                let ranges: Vec<String> = f
+                    .min_values
+                    .keys()
+                    .chain(f.max_values.keys())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .map(|k| {
+                        let show = |m: &BTreeMap<String, serde_json::Value>| m.get(k).map_or("?".to_string(), |v| v.to_string());
+                        format!("{k}: {}..{}", show(&f.min_values), show(&f.max_values))
+                    })
+                    .collect();
+                writeln!(
+                    out,
+                    "  [{status}] {}  ({} bytes, {} records){}{}",
+                    f.path,
+                    f.size_bytes,
+                    f.num_records.map_or("?".to_string(), |n| n.to_string()),
+                    if partition.is_empty() { String::new() } else { format!("  partition({})", partition.join(", ")) },
+                    if !f.has_stats {
+                        "  [no stats]".to_string()
+                    } else if ranges.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  stats({})", ranges.join(", "))
+                    }
+                )?;
+            }
+            if self.files_truncated == Some(true) {
+                writeln!(out, "  ... {} more file(s) not shown (--limit)", self.total_files - files.len())?;
+            }
+        }
+        if !self.assertions.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "Assertions:")?;
+            for a in &self.assertions {
+                match a {
+                    Assertion::MinPruning { threshold, actual, result } => {
+                        writeln!(out, "  min_pruning: {actual}% pruned, required {threshold}%: {}", outcome_label(*result))?
+                    }
+                    Assertion::StatsComplete { missing_count, result, .. } => {
+                        writeln!(out, "  stats_complete: {missing_count} file(s) missing statistics: {}", outcome_label(*result))?
+                    }
+                }
+            }
+            writeln!(out, "Result: {}", outcome_label(self.result.unwrap_or(Outcome::Pass)))?;
+        }
         let mut features: BTreeMap<&str, String> = BTreeMap::new();
         if self.table_features.deletion_vectors.files_with_deletion_vectors > 0 {
             features.insert(
@@ -239,6 +400,24 @@ pub fn render_honoured(predicate: &str, stripped: &[String]) -> String {
         0 => base.to_string(),
         1 => format!("{base} (+1 unsupported fragment, keeps all files)"),
         n => format!("{base} (+{n} unsupported fragments, keep all files)"),
+    }
+}
+
+fn render_phase_predicate(p: &PhaseReport) -> String {
+    let mut text = render_honoured(&p.predicate, &p.stripped);
+    if !p.nan_excluded.is_empty() {
+        if text == "TRUE" {
+            text = "none".into();
+        }
+        text.push_str(&format!(" (--strict left out: {})", p.nan_excluded.join(", ")));
+    }
+    text
+}
+
+fn outcome_label(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "pass",
+        Outcome::Fail => "fail",
     }
 }
 

@@ -16,6 +16,8 @@ pub struct ColumnInfo {
     /// The key of this column in a file's `partitionValues` map: the physical name under
     /// column mapping, else the logical name (pitfall 18).
     pub partition_key: String,
+    /// The path of this column in the stats JSON: physical names under column mapping.
+    pub stats_path: Vec<String>,
 }
 
 impl ColumnInfo {
@@ -66,6 +68,7 @@ impl TableColumns {
         let mut current = &self.schema;
         let mut canonical = Vec::with_capacity(column.path.len());
         let mut top_physical = None;
+        let mut stats_path = Vec::with_capacity(column.path.len());
         let mut data_type = None;
         for (depth, part) in column.path.iter().enumerate() {
             let exact = current.fields().find(|f| f.name() == part);
@@ -86,12 +89,14 @@ impl TableColumns {
                 }
             };
             canonical.push(field.name().clone());
+            let physical = match field.get_config_value(&ColumnMetadataKey::ColumnMappingPhysicalName) {
+                Some(MetadataValue::String(p)) => p.clone(),
+                _ => field.name().clone(),
+            };
             if depth == 0 {
-                top_physical = Some(match field.get_config_value(&ColumnMetadataKey::ColumnMappingPhysicalName) {
-                    Some(MetadataValue::String(p)) => p.clone(),
-                    _ => field.name().clone(),
-                });
+                top_physical = Some(physical.clone());
             }
+            stats_path.push(physical);
             if depth + 1 < column.path.len() {
                 match field.data_type() {
                     DataType::Struct(inner) => current = inner,
@@ -108,6 +113,7 @@ impl TableColumns {
             data_type,
             is_partition,
             partition_key: top_physical.unwrap_or_default(),
+            stats_path,
         })
     }
 

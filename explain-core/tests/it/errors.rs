@@ -34,6 +34,12 @@ fn invalid_input_exits_2() {
         (&[&t, "--bogus"], "unexpected argument"),
         (&[&t, "--at-version", "-1"], "unexpected argument"),
         (&[], "required"),
+        (&[&t, "--limit", "3"], "--verbose"),
+        (&[&t, "--strict"], "--where"),
+        (&[&t, "--min-pruning", "50"], "--where"),
+        (&[&t, "-w", "trip_distance > 1", "--min-pruning", "101"], "percentage"),
+        (&[&t, "-w", "trip_distance > 1", "--min-pruning", "lots"], "percentage"),
+        (&[&t, "-w", "trip_distance > 1", "--limit", "-3", "-v"], "unexpected argument"),
     ];
     for (args, fragment) in cases {
         check_error(args, 2, fragment);

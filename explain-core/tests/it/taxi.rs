@@ -27,28 +27,28 @@ const D: &str = "Data skipping";
 const CASES: &[Case] = &[
     Case {
         predicate: "pickup_date = '2024-01-03' AND trip_distance > 5",
-        phases: &[(P, 20, 4, "exact", "pickup_date = '2024-01-03'"), (D, 4, 2, "conservative", "trip_distance > 5")],
+        phases: &[(P, 20, 4, "exact", "pickup_date = '2024-01-03'"), (D, 4, 2, "incomplete", "trip_distance > 5")],
         final_files: 2,
         normalized: "pickup_date = '2024-01-03' AND trip_distance > 5",
         partition_safe: &["pickup_date = '2024-01-03'"],
         partition_exact: &[],
         stats_safe: &["trip_distance > 5"],
         unsplittable: &[],
-        confidence: "conservative",
-        notes: &[],
+        confidence: "incomplete",
+        notes: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-1-partition-and-stats.txt"),
     },
     Case {
         predicate: "NOT (pickup_date != '2024-01-03' OR trip_distance <= 5)",
-        phases: &[(P, 20, 4, "exact", "pickup_date = '2024-01-03'"), (D, 4, 2, "conservative", "trip_distance > 5")],
+        phases: &[(P, 20, 4, "exact", "pickup_date = '2024-01-03'"), (D, 4, 2, "incomplete", "trip_distance > 5")],
         final_files: 2,
         normalized: "pickup_date = '2024-01-03' AND trip_distance > 5",
         partition_safe: &["pickup_date = '2024-01-03'"],
         partition_exact: &[],
         stats_safe: &["trip_distance > 5"],
         unsplittable: &[],
-        confidence: "conservative",
-        notes: &[],
+        confidence: "incomplete",
+        notes: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-2-de-morgan.txt"),
     },
     Case {
@@ -61,14 +61,14 @@ const CASES: &[Case] = &[
         stats_safe: &["trip_distance > 8"],
         unsplittable: &["UPPER(pickup_date) = '2024-01-03'"],
         confidence: "incomplete",
-        notes: &["UNSUPPORTED_EXPRESSION"],
+        notes: &["UNSUPPORTED_EXPRESSION", "NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-3-unsupported.txt"),
     },
     Case {
         predicate: "pickup_date LIKE '2024-01-0%' AND trip_distance > 8",
         phases: &[
             (P, 20, 20, "exact", "pickup_date >= '2024-01-0' AND pickup_date < '2024-01-1'"),
-            (D, 20, 7, "conservative", "trip_distance > 8"),
+            (D, 20, 7, "incomplete", "trip_distance > 8"),
         ],
         final_files: 7,
         normalized: "pickup_date >= '2024-01-0' AND pickup_date < '2024-01-1' AND trip_distance > 8",
@@ -76,21 +76,21 @@ const CASES: &[Case] = &[
         partition_exact: &[],
         stats_safe: &["trip_distance > 8"],
         unsplittable: &[],
-        confidence: "conservative",
-        notes: &[],
+        confidence: "incomplete",
+        notes: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-4-like-prefix.txt"),
     },
     Case {
         predicate: "pickup_date LIKE '%01-03%' AND trip_distance > 5",
-        phases: &[(P, 20, 4, "exact", "pickup_date LIKE '%01-03%'"), (D, 4, 2, "conservative", "trip_distance > 5")],
+        phases: &[(P, 20, 4, "exact", "pickup_date LIKE '%01-03%'"), (D, 4, 2, "incomplete", "trip_distance > 5")],
         final_files: 2,
         normalized: "pickup_date LIKE '%01-03%' AND trip_distance > 5",
         partition_safe: &[],
         partition_exact: &["pickup_date LIKE '%01-03%'"],
         stats_safe: &["trip_distance > 5"],
         unsplittable: &[],
-        confidence: "conservative",
-        notes: &[],
+        confidence: "incomplete",
+        notes: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-5-like-substring.txt"),
     },
     Case {
@@ -103,14 +103,14 @@ const CASES: &[Case] = &[
         stats_safe: &[],
         unsplittable: &["pickup_date = '2024-01-03' OR trip_distance > 30"],
         confidence: "incomplete",
-        notes: &["UNSPLITTABLE_OR"],
+        notes: &["UNSPLITTABLE_OR", "NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-6-mixed-or.txt"),
     },
     Case {
         predicate: "pickup_date IN ('2024-01-02', '2024-01-03') AND trip_distance > 5",
         phases: &[
             (P, 20, 8, "exact", "pickup_date IN ('2024-01-02', '2024-01-03')"),
-            (D, 8, 4, "conservative", "trip_distance > 5"),
+            (D, 8, 4, "incomplete", "trip_distance > 5"),
         ],
         final_files: 4,
         normalized: "pickup_date IN ('2024-01-02', '2024-01-03') AND trip_distance > 5",
@@ -118,8 +118,8 @@ const CASES: &[Case] = &[
         partition_exact: &[],
         stats_safe: &["trip_distance > 5"],
         unsplittable: &[],
-        confidence: "conservative",
-        notes: &[],
+        confidence: "incomplete",
+        notes: &["NAN_UNGUARDED_BOUNDS"],
         golden: None,
     },
     Case {
@@ -139,7 +139,7 @@ const CASES: &[Case] = &[
         predicate: "(pickup_date = '2024-01-03' AND trip_distance > 5) OR (pickup_date = '2024-01-03' AND fare_amount > 50)",
         phases: &[
             (P, 20, 4, "exact", "pickup_date = '2024-01-03'"),
-            (D, 4, 4, "conservative", "trip_distance > 5 OR fare_amount > 50"),
+            (D, 4, 4, "incomplete", "trip_distance > 5 OR fare_amount > 50"),
         ],
         final_files: 4,
         normalized: "pickup_date = '2024-01-03' AND (trip_distance > 5 OR fare_amount > 50)",
@@ -147,8 +147,8 @@ const CASES: &[Case] = &[
         partition_exact: &[],
         stats_safe: &["trip_distance > 5 OR fare_amount > 50"],
         unsplittable: &[],
-        confidence: "conservative",
-        notes: &[],
+        confidence: "incomplete",
+        notes: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("factored-or.txt"),
     },
 ];
@@ -261,4 +261,73 @@ fn constant_predicates() {
         let doc = run_json(&[&taxi(), "-w", predicate]);
         assert_eq!(doc["final_files"], *expected, "{predicate}");
     }
+}
+
+#[test]
+fn strict_leaves_nan_exposed_fragments_out() {
+    let doc = run_json(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5", "--strict"]);
+    assert_eq!(doc["strict"], true);
+    assert_eq!(doc["final_files"], 4, "without the NaN-exposed bound only partition pruning remains");
+    assert_eq!(strings(&doc["phases"][1]["nan_excluded"]), ["trip_distance > 5"]);
+    let codes: Vec<&str> = doc["analysis"]["notes"].as_array().unwrap().iter().map(|n| n["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["NAN_STRICT_EXCLUDED"]);
+    // NaN never satisfies `<`: such bounds stay in the scan, and no note is due.
+    let doc = run_json(&[&taxi(), "-w", "trip_distance < 1", "--strict"]);
+    assert_eq!(doc["analysis"]["notes"].as_array().unwrap().len(), 0);
+    assert_eq!(doc["analysis"]["confidence"], "conservative");
+    assert!(doc["final_files"].as_u64().unwrap() < 20);
+}
+
+#[test]
+fn verbose_lists_each_file_with_the_phase_that_pruned_it() {
+    let doc = run_json(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5", "-v"]);
+    let files = doc["files"].as_array().unwrap();
+    assert_eq!(files.len(), 20);
+    assert_eq!(doc["files_truncated"], false);
+    for f in files {
+        let day = f["partition_values"]["pickup_date"].as_str().unwrap();
+        let max = f["max_values"]["trip_distance"].as_f64().unwrap();
+        let (kept, pruned_by) = if day != "2024-01-03" {
+            (false, Value::from("Partition pruning"))
+        } else if max > 5.0 {
+            (true, Value::Null)
+        } else {
+            (false, Value::from("Data skipping"))
+        };
+        assert_eq!(f["kept"], kept, "{f}");
+        assert_eq!(f["pruned_by"], pruned_by, "{f}");
+        assert_eq!(f["num_records"], 200);
+        assert_eq!(f["has_stats"], true);
+    }
+    assert_eq!(files.iter().filter(|f| f["kept"] == true).count(), 2);
+    let limited = run_json(&[&taxi(), "-w", "trip_distance > 5", "-v", "--limit", "3"]);
+    assert_eq!(limited["files"].as_array().unwrap().len(), 3);
+    assert_eq!(limited["files_truncated"], true);
+    assert!(limited["files"].as_array().unwrap().iter().all(|f| f["kept"] == true), "kept files come first");
+}
+
+#[test]
+fn gates_fail_with_exit_1_and_still_print_the_report() {
+    let p = "pickup_date = '2024-01-03' AND trip_distance > 5";
+    let failed = run(&[&taxi(), "-w", p, "--min-pruning", "95", "--format", "json"]);
+    assert_eq!(failed.code, 1, "{}", failed.stderr);
+    let doc: Value = serde_json::from_str(&failed.stdout).expect("the report is printed");
+    assert_eq!(doc["result"], "fail");
+    assert_eq!(doc["assertions"][0]["name"], "min_pruning");
+    assert_eq!(doc["assertions"][0]["actual"], 90.0);
+    assert_eq!(failed.stderr.lines().count(), 1, "{}", failed.stderr);
+    let passed = run(&[&taxi(), "-w", p, "--min-pruning", "80"]);
+    assert_eq!(passed.code, 0, "{}", passed.stderr);
+    assert!(passed.stdout.contains("Result: pass"));
+    let stats = run_json(&[&taxi(), "-w", p, "--assert-stats"]);
+    assert_eq!(stats["assertions"][0]["name"], "stats_complete");
+    assert_eq!(stats["assertions"][0]["missing_count"], 0);
+    assert_eq!(stats["result"], "pass");
+}
+
+#[test]
+fn verbose_page() {
+    let r = run(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5", "-v", "--limit", "4"]);
+    assert_eq!(r.code, 0);
+    assert_golden("verbose-limit-4.txt", &r.stdout);
 }

@@ -1,0 +1,87 @@
+//! CI gates: checks recorded in the report's `assertions[]`; any failure makes the run exit 1
+//! with the report still printed.
+
+use serde::Serialize;
+
+use crate::explain::Explanation;
+use crate::file_stats::FileStats;
+use crate::replay::ReplayedTable;
+use crate::schema::ColumnInfo;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "name", rename_all = "snake_case")]
+pub enum Assertion {
+    /// `--min-pruning PCT`: the total pruning must reach the threshold.
+    MinPruning { threshold: f64, actual: f64, result: Outcome },
+    /// `--assert-stats`: every file has statistics bounding each data column the predicate
+    /// references (every column, without a predicate: any statistics at all).
+    StatsComplete { columns: Vec<String>, missing_count: usize, missing_files: Vec<String>, result: Outcome },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Pass,
+    Fail,
+}
+
+impl Assertion {
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Assertion::MinPruning { result, .. } | Assertion::StatsComplete { result, .. } => *result,
+        }
+    }
+
+    /// One line for stderr when the gate fails.
+    pub fn failure_line(&self) -> String {
+        match self {
+            Assertion::MinPruning { threshold, actual, .. } => {
+                format!("gate min_pruning failed: {actual}% pruned, below the required {threshold}%")
+            }
+            Assertion::StatsComplete { columns, missing_count, .. } => format!(
+                "gate stats_complete failed: {missing_count} file(s) lack statistics for {}",
+                if columns.is_empty() { "any column".to_string() } else { columns.join(", ") }
+            ),
+        }
+    }
+}
+
+fn outcome(pass: bool) -> Outcome {
+    if pass { Outcome::Pass } else { Outcome::Fail }
+}
+
+pub fn min_pruning(threshold: f64, actual: f64) -> Assertion {
+    Assertion::MinPruning { threshold, actual, result: outcome(actual >= threshold) }
+}
+
+/// The data columns (not partition columns: their values are exact) the predicate references.
+pub fn referenced_data_columns(table: &ReplayedTable, explanation: &Explanation) -> Vec<ColumnInfo> {
+    let Some(p) = &explanation.predicate else { return Vec::new() };
+    p.normalized
+        .columns()
+        .iter()
+        .filter_map(|c| table.columns().resolve(c).ok())
+        .filter(|info| !info.is_partition && info.primitive().is_some())
+        .collect()
+}
+
+pub fn stats_complete(table: &ReplayedTable, explanation: &Explanation) -> Assertion {
+    let columns = referenced_data_columns(table, explanation);
+    let mut missing_files = Vec::new();
+    for file in table.files() {
+        let stats = FileStats::parse(file.stats_json.as_deref());
+        let covered = match &stats {
+            None => false,
+            Some(s) => columns.iter().all(|c| s.covers(&c.stats_path)),
+        };
+        if !covered {
+            missing_files.push(file.path.clone());
+        }
+    }
+    Assertion::StatsComplete {
+        columns: columns.iter().map(|c| c.column.dotted()).collect(),
+        missing_count: missing_files.len(),
+        result: outcome(missing_files.is_empty()),
+        missing_files,
+    }
+}
