@@ -68,57 +68,38 @@ impl Nnf {
     /// Builds an AND of `items`, flattening nested ANDs and folding constants
     /// (`x AND TRUE = x`, `x AND FALSE = FALSE`), dropping duplicates (`x AND x = x`).
     pub fn and(items: impl IntoIterator<Item = Nnf>) -> Nnf {
-        let mut out: Vec<Nnf> = Vec::new();
-        for item in items {
-            match item {
-                Nnf::Const(true) => {}
-                Nnf::Const(false) => return Nnf::Const(false),
-                Nnf::And(inner) => {
-                    for i in inner {
-                        if !out.contains(&i) {
-                            out.push(i);
-                        }
-                    }
-                }
-                other => {
-                    if !out.contains(&other) {
-                        out.push(other);
-                    }
-                }
-            }
-        }
-        match out.len() {
-            0 => Nnf::Const(true),
-            1 => out.pop().unwrap_or(Nnf::Const(true)),
-            _ => Nnf::And(out),
-        }
+        Self::junction(items, true)
     }
 
     /// Builds an OR of `items`: the dual of [`Nnf::and`]. An OR of nothing is FALSE; it is
     /// only ever built from real branches that all folded to FALSE (pitfall 16).
     pub fn or(items: impl IntoIterator<Item = Nnf>) -> Nnf {
+        Self::junction(items, false)
+    }
+
+    /// AND (`is_and`) or OR of `items`. The identity (TRUE for AND, FALSE for OR) is dropped,
+    /// the absorbing constant decides the whole junction, a nested junction of the same kind
+    /// is flattened, a repeated item kept once; no item left is the identity itself.
+    fn junction(items: impl IntoIterator<Item = Nnf>, is_and: bool) -> Nnf {
         let mut out: Vec<Nnf> = Vec::new();
+        let mut push = |item: Nnf, out: &mut Vec<Nnf>| {
+            if !out.contains(&item) {
+                out.push(item);
+            }
+        };
         for item in items {
             match item {
-                Nnf::Const(false) => {}
-                Nnf::Const(true) => return Nnf::Const(true),
-                Nnf::Or(inner) => {
-                    for i in inner {
-                        if !out.contains(&i) {
-                            out.push(i);
-                        }
-                    }
-                }
-                other => {
-                    if !out.contains(&other) {
-                        out.push(other);
-                    }
-                }
+                Nnf::Const(b) if b == is_and => {}
+                Nnf::Const(b) => return Nnf::Const(b),
+                Nnf::And(inner) if is_and => inner.into_iter().for_each(|i| push(i, &mut out)),
+                Nnf::Or(inner) if !is_and => inner.into_iter().for_each(|i| push(i, &mut out)),
+                other => push(other, &mut out),
             }
         }
         match out.len() {
-            0 => Nnf::Const(false),
-            1 => out.pop().unwrap_or(Nnf::Const(false)),
+            0 => Nnf::Const(is_and),
+            1 => out.pop().unwrap_or(Nnf::Const(is_and)),
+            _ if is_and => Nnf::And(out),
             _ => Nnf::Or(out),
         }
     }

@@ -142,6 +142,24 @@ impl Report {
         };
         let config = table.snapshot().table_configuration();
         let column_mapping_mode = format!("{:?}", config.column_mapping_mode()).to_ascii_lowercase();
+        let dv_files = files.iter().filter(|f| f.has_deletion_vector).count();
+        let mut feature_notes = Vec::new();
+        if dv_files > 0 {
+            feature_notes.push(Note {
+                code: "DELETION_VECTORS",
+                message: format!(
+                    "{dv_files} file(s) carry deletion vectors: record counts include soft-deleted rows, and their bounds may be wider than the live rows (still sound for pruning)"
+                ),
+            });
+        }
+        if column_mapping_mode != "none" {
+            feature_notes.push(Note {
+                code: "COLUMN_MAPPING",
+                message: format!(
+                    "column mapping ({column_mapping_mode}): the log keys statistics and partition values by physical names; the per-file view shows them under logical names"
+                ),
+            });
+        }
         Report {
             schema_version: SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION"),
@@ -155,12 +173,10 @@ impl Report {
             total_pruning_pct: pct(total - final_files, total),
             analysis,
             table_features: TableFeatures {
-                deletion_vectors: DeletionVectors {
-                    files_with_deletion_vectors: files.iter().filter(|f| f.has_deletion_vector).count(),
-                },
+                deletion_vectors: DeletionVectors { files_with_deletion_vectors: dv_files },
                 column_mapping_mode,
                 partition_columns: table.columns().partition_columns().to_vec(),
-                notes: Vec::new(),
+                notes: feature_notes,
             },
             stats: StatsCoverage { mode, files_with_stats: with_stats },
             phases: explanation

@@ -82,3 +82,29 @@ fn every_fixture_explains_over_every_column() {
     }
     assert!(checked > 500, "only {checked} predicates checked");
 }
+
+/// Table features are declared with their note codes.
+#[test]
+fn table_features_are_declared() {
+    let root = fixtures();
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        ("real/dv-partitioned-with-checkpoint", "none", Some("DELETION_VECTORS")),
+        ("real/table-with-columnmapping-mode-name", "name", Some("COLUMN_MAPPING")),
+        ("taxi-nyc", "none", None),
+    ];
+    for (name, mapping, note) in cases {
+        let location = root.join(name).to_string_lossy().into_owned();
+        let table = ReplayedTable::open(&location, None).unwrap();
+        let ex = explain(&table, None).unwrap();
+        let report = explain_core::report::Report::build(&table, &ex, 0);
+        assert_eq!(report.table_features.column_mapping_mode, *mapping, "{name}");
+        let codes: Vec<&str> = report.table_features.notes.iter().map(|n| n.code).collect();
+        match note {
+            Some(code) => assert!(codes.contains(code), "{name}: {codes:?}"),
+            None => assert!(codes.is_empty(), "{name}: {codes:?}"),
+        }
+        if name.starts_with("real/dv") {
+            assert!(report.table_features.deletion_vectors.files_with_deletion_vectors > 0, "{name}");
+        }
+    }
+}
