@@ -64,7 +64,7 @@ fn table_errors_exit_3() {
 }
 
 #[test]
-fn a_corrupt_log_exits_3_and_names_the_file() {
+fn a_corrupt_commit_exits_3_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("_delta_log");
     std::fs::create_dir(&log).unwrap();
