@@ -203,14 +203,13 @@ pub fn explain_with(
         let (honoured, stripped) = credited.weaken(&scan_keeps);
         let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) =
             stripped.into_iter().partition(|l| kernel_can_evaluate(l));
-        let unguarded: Vec<String> =
-            honoured.leaves().into_iter().filter(|l| nan_exposed(l)).map(|l| l.to_string()).collect();
+        let unguarded: Vec<&Leaf> = honoured.leaves().into_iter().filter(|l| nan_exposed(l)).collect();
         if !unguarded.is_empty() {
             notes.push(Note {
                 code: NAN_UNGUARDED_BOUNDS,
                 message: format!(
                     "{} on float column(s): writers leave NaN out of min/max and Delta stats carry no NaN count, so a file whose matching rows are NaN can be pruned; --strict leaves these fragments out of the scan",
-                    unguarded.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+                    quoted_list(unguarded.iter().copied())
                 ),
             });
         }
@@ -219,7 +218,7 @@ pub fn explain_with(
                 code: NAN_STRICT_EXCLUDED,
                 message: format!(
                     "--strict left {} out of the scan: NaN rows could satisfy it beyond the recorded bounds",
-                    nan_excluded.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+                    quoted_list(nan_excluded.iter())
                 ),
             });
         }
@@ -238,4 +237,9 @@ pub fn explain_with(
     }
     let confidence = phases.iter().map(|p| p.confidence).max().unwrap_or(Confidence::Exact);
     Ok(Explanation { predicate: Some(compiled), phases, after_partition, kept, notes, confidence })
+}
+
+/// `` `a`, `b` `` for a note message.
+fn quoted_list<'a>(leaves: impl Iterator<Item = &'a Leaf>) -> String {
+    leaves.map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", ")
 }
