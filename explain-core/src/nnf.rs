@@ -82,7 +82,7 @@ impl Nnf {
     /// is flattened, a repeated item kept once; no item left is the identity itself.
     fn junction(items: impl IntoIterator<Item = Nnf>, is_and: bool) -> Nnf {
         let mut out: Vec<Nnf> = Vec::new();
-        let mut push = |item: Nnf, out: &mut Vec<Nnf>| {
+        let push = |item: Nnf, out: &mut Vec<Nnf>| {
             if !out.contains(&item) {
                 out.push(item);
             }

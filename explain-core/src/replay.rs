@@ -20,6 +20,7 @@ use delta_kernel_default_engine::DefaultEngineBuilder;
 use url::Url;
 
 use crate::error::ExplainError;
+use crate::log_check::locate_broken_file;
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
 
@@ -59,35 +60,18 @@ impl ReplayedTable {
         let url = table_url(location).map_err(table_err)?;
         let store = store_from_url(&url).map_err(|e| table_err(kernel_message(&e)))?;
         let engine: Arc<dyn Engine> = Arc::new(DefaultEngineBuilder::new(store).build());
-        let mut builder = Snapshot::builder_for(url.as_str());
-        if let Some(v) = version {
-            builder = builder.at_version(v);
-        }
-        let snapshot = builder.build(engine.as_ref()).map_err(|e| table_err(kernel_message(&e)))?;
+        let (snapshot, cached_rows) = replay_log(engine.as_ref(), &url, version).map_err(|e| {
+            let reason = kernel_message(&e);
+            match locate_broken_file(engine.as_ref(), &url, version) {
+                Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
+                None => table_err(reason),
+            }
+        })?;
         let config = snapshot.table_configuration();
         let columns = TableColumns::new(
             snapshot.schema().as_ref().clone(),
             config.metadata().partition_columns().to_vec(),
         );
-
-        let base = snapshot
-            .clone()
-            .scan_builder()
-            .with_stats(StatsOptions::json_only())
-            .build()
-            .map_err(|e| table_err(kernel_message(&e)))?;
-        let mut cached_rows = Vec::new();
-        for meta in base.scan_metadata(engine.as_ref()).map_err(|e| table_err(kernel_message(&e)))? {
-            let meta = meta.map_err(|e| table_err(kernel_message(&e)))?;
-            let selected = meta.scan_files.apply_selection_vector().map_err(|e| table_err(kernel_message(&e)))?;
-            let batch: RecordBatch = ArrowEngineData::try_from_engine_data(selected)
-                .map_err(|e| table_err(kernel_message(&e)))?
-                .record_batch()
-                .clone();
-            if batch.num_rows() > 0 {
-                cached_rows.push(batch);
-            }
-        }
         let mut files = Vec::new();
         for batch in &cached_rows {
             files.extend(live_files(batch).map_err(table_err)?);
@@ -110,6 +94,10 @@ impl ReplayedTable {
 
     pub fn files(&self) -> &[LiveFile] {
         &self.files
+    }
+
+    pub fn engine(&self) -> &dyn Engine {
+        self.engine.as_ref()
     }
 
     pub fn snapshot(&self) -> &SnapshotRef {
@@ -195,9 +183,33 @@ fn table_url(location: &str) -> Result<Url, String> {
     Url::from_directory_path(&canonical).map_err(|_| "cannot form a file URL".into())
 }
 
+/// Builds the snapshot and runs the one predicate-less base scan, keeping its rows (selection
+/// vector applied): the replayed add metadata every phase re-evaluates.
+fn replay_log(
+    engine: &dyn Engine,
+    url: &Url,
+    version: Option<u64>,
+) -> Result<(SnapshotRef, Vec<RecordBatch>), delta_kernel::KernelError> {
+    let mut builder = Snapshot::builder_for(url.as_str());
+    if let Some(v) = version {
+        builder = builder.at_version(v);
+    }
+    let snapshot = builder.build(engine)?;
+    let base = snapshot.clone().scan_builder().with_stats(StatsOptions::json_only()).build()?;
+    let mut rows = Vec::new();
+    for meta in base.scan_metadata(engine)? {
+        let selected = meta?.scan_files.apply_selection_vector()?;
+        let batch: RecordBatch = ArrowEngineData::try_from_engine_data(selected)?.record_batch().clone();
+        if batch.num_rows() > 0 {
+            rows.push(batch);
+        }
+    }
+    Ok((snapshot, rows))
+}
+
 /// A kernel error's message without the backtrace the kernel attaches when
 /// `RUST_BACKTRACE` is set: users get one line, never a stack trace.
-fn kernel_message(e: &delta_kernel::KernelError) -> String {
+pub(crate) fn kernel_message(e: &delta_kernel::KernelError) -> String {
     one_line(&e.without_backtrace().to_string())
 }
 

@@ -1,7 +1,9 @@
 //! The error contract: exit 2 for usage or invalid input, 3 for table or I/O errors; stdout
 //! empty and exactly one line on stderr; never a panic.
 
-use crate::support::{fixtures, run, taxi};
+use std::path::Path;
+
+use crate::support::{copy_table, fixtures, run, taxi};
 
 fn check_error(args: &[&str], code: i32, fragment: &str) {
     let r = run(args);
@@ -63,19 +65,54 @@ fn table_errors_exit_3() {
     }
 }
 
+/// A damaged copy of a fixture: how to damage it, and the file the error must name.
+struct Damage {
+    table: &'static str,
+    damage: fn(&Path),
+    names: &'static str,
+}
+
+fn log_file(table: &Path, name: &str) -> std::path::PathBuf {
+    table.join("_delta_log").join(name)
+}
+
+const MULTI_PART_2: &str = "00000000000000000001.checkpoint.0000000002.0000000002.parquet";
+
 #[test]
-fn a_corrupt_commit_exits_3_with_one_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("_delta_log");
-    std::fs::create_dir(&log).unwrap();
-    let source = fixtures().join("taxi-nyc/_delta_log");
-    for entry in std::fs::read_dir(&source).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), log.join(entry.file_name())).unwrap();
+fn a_broken_log_exits_3_naming_the_file() {
+    let cases = [
+        Damage {
+            table: "taxi-nyc",
+            damage: |t| std::fs::write(log_file(t, "00000000000000000002.json"), "{\"add\": {\"path\": truncated").unwrap(),
+            names: "`_delta_log/00000000000000000002.json` line 1 is not a JSON action",
+        },
+        Damage {
+            table: "taxi-nyc",
+            damage: |t| std::fs::remove_file(log_file(t, "00000000000000000001.json")).unwrap(),
+            names: "the commit of version 1 is missing",
+        },
+        Damage {
+            table: "real/multi-part-checkpoint",
+            damage: |t| std::fs::remove_file(log_file(t, MULTI_PART_2)).unwrap(),
+            names: "`_delta_log/00000000000000000001.checkpoint.0000000002.0000000002.parquet` is missing",
+        },
+        Damage {
+            table: "real/multi-part-checkpoint",
+            damage: |t| {
+                let path = log_file(t, MULTI_PART_2);
+                let bytes = std::fs::read(&path).unwrap();
+                std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+            },
+            names: "`_delta_log/00000000000000000001.checkpoint.0000000002.0000000002.parquet` is truncated",
+        },
+    ];
+    for case in cases {
+        let (_dir, table) = copy_table(&fixtures().join(case.table));
+        (case.damage)(&table);
+        let table = table.to_string_lossy().into_owned();
+        check_error(&[&table, "-w", "true"], 3, "cannot read table");
+        check_error(&[&table, "-w", "true"], 3, case.names);
     }
-    std::fs::write(log.join("00000000000000000002.json"), "{\"add\": {\"path\": truncated").unwrap();
-    let table = dir.path().to_string_lossy().into_owned();
-    check_error(&[&table, "-w", "trip_distance > 1"], 3, "cannot read table");
 }
 
 #[test]

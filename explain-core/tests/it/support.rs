@@ -72,3 +72,29 @@ pub fn assert_golden(name: &str, actual: &str) {
         .unwrap_or_else(|_| panic!("golden file {} is missing; run with UPDATE_GOLDEN=1", path.display()));
     assert_eq!(actual, expected, "golden {name} differs (UPDATE_GOLDEN=1 rewrites it after review)");
 }
+
+/// A writable copy of the fixture table at `source` in a fresh temp dir (the shared fixtures
+/// may have no write bits, and must never be changed). Returns the dir and the table path.
+pub fn copy_table(source: &Path) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let table = dir.path().join(source.file_name().expect("a table folder"));
+    copy_tree(source, &table);
+    (dir, table)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("dir entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy file");
+            let mut perms = std::fs::metadata(&target).expect("metadata").permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms).expect("make writable");
+        }
+    }
+}

@@ -3,7 +3,6 @@
 //! can never disagree.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -11,8 +10,11 @@ use crate::classify::{Bucket, Confidence, Note};
 use crate::file_stats::FileStats;
 use crate::gates::{Assertion, Outcome};
 use crate::explain::Explanation;
+use crate::features::TableFeatures;
 use crate::nnf::Leaf;
 use crate::replay::ReplayedTable;
+
+mod text;
 
 /// The version of the JSON document's shape.
 pub const SCHEMA_VERSION: &str = "0.5.0";
@@ -77,19 +79,6 @@ pub struct Analysis {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct TableFeatures {
-    pub deletion_vectors: DeletionVectors,
-    pub column_mapping_mode: String,
-    pub partition_columns: Vec<String>,
-    pub notes: Vec<Note>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct DeletionVectors {
-    pub files_with_deletion_vectors: usize,
-}
-
-#[derive(Clone, Debug, Serialize)]
 pub struct StatsCoverage {
     /// `exact` (every file has stats), `partial`, or `absent` (none has).
     pub mode: &'static str,
@@ -140,26 +129,6 @@ impl Report {
             n if n == files.len() => "exact",
             _ => "partial",
         };
-        let config = table.snapshot().table_configuration();
-        let column_mapping_mode = format!("{:?}", config.column_mapping_mode()).to_ascii_lowercase();
-        let dv_files = files.iter().filter(|f| f.has_deletion_vector).count();
-        let mut feature_notes = Vec::new();
-        if dv_files > 0 {
-            feature_notes.push(Note {
-                code: "DELETION_VECTORS",
-                message: format!(
-                    "{dv_files} file(s) carry deletion vectors: record counts include soft-deleted rows, and their bounds may be wider than the live rows (still sound for pruning)"
-                ),
-            });
-        }
-        if column_mapping_mode != "none" {
-            feature_notes.push(Note {
-                code: "COLUMN_MAPPING",
-                message: format!(
-                    "column mapping ({column_mapping_mode}): the log keys statistics and partition values by physical names; the per-file view shows them under logical names"
-                ),
-            });
-        }
         Report {
             schema_version: SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION"),
@@ -172,12 +141,7 @@ impl Report {
             final_files,
             total_pruning_pct: pct(total - final_files, total),
             analysis,
-            table_features: TableFeatures {
-                deletion_vectors: DeletionVectors { files_with_deletion_vectors: dv_files },
-                column_mapping_mode,
-                partition_columns: table.columns().partition_columns().to_vec(),
-                notes: feature_notes,
-            },
+            table_features: TableFeatures::read(table),
             stats: StatsCoverage { mode, files_with_stats: with_stats },
             phases: explanation
                 .phases
@@ -277,166 +241,7 @@ impl Report {
     /// The human page.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let _ = self.write_text(&mut out);
+        let _ = text::write(self, &mut out);
         out
     }
-
-    fn write_text(&self, out: &mut String) -> std::fmt::Result {
-        writeln!(out, "Delta table: {}", self.table)?;
-        writeln!(out, "Version:     {}", self.version)?;
-        writeln!(out, "Predicate:   {}", self.predicate.as_deref().unwrap_or("-"))?;
-        if let (Some(given), Some(normalized)) = (&self.predicate, &self.normalized_predicate) {
-            if given.trim() != normalized {
-                writeln!(out, "Normalized:  {normalized}")?;
-            }
-        }
-        if let Some(a) = &self.analysis {
-            writeln!(out)?;
-            writeln!(out, "Predicate analysis:")?;
-            let list = |items: &[String]| if items.is_empty() { "-".to_string() } else { items.join("; ") };
-            writeln!(out, "  partition-safe:  {}", list(&a.partition_safe))?;
-            writeln!(out, "  partition-exact: {}", list(&a.partition_exact))?;
-            writeln!(out, "  stats-safe:      {}", list(&a.stats_safe))?;
-            writeln!(out, "  unsplittable:    {}", list(&a.unsplittable))?;
-            writeln!(out, "  confidence:      {}", a.confidence.label())?;
-            for n in &a.notes {
-                writeln!(out, "  note [{}]: {}", n.code, n.message)?;
-            }
-        }
-        writeln!(out)?;
-        writeln!(out, "Files in snapshot: {}", self.total_files)?;
-        for (i, p) in self.phases.iter().enumerate() {
-            writeln!(out)?;
-            let title = if p.name == crate::explain::DATA_SKIPPING_PHASE {
-                "Data skipping (min/max statistics)"
-            } else {
-                p.name
-            };
-            writeln!(out, "Phase {}: {} [{}]", i + 1, title, p.confidence.label())?;
-            writeln!(out, "  predicate:       {}", render_phase_predicate(p))?;
-            writeln!(
-                out,
-                "  files remaining: {}  (-{}, {} pruned)",
-                p.output_files,
-                p.pruned_files,
-                format_pct(p.pruning_pct)
-            )?;
-        }
-        writeln!(out)?;
-        writeln!(
-            out,
-            "Total reduction: {} -> {} files ({} pruned)",
-            self.total_files,
-            self.final_files,
-            format_pct(self.total_pruning_pct)
-        )?;
-        if let Some(files) = &self.files {
-            writeln!(out)?;
-            writeln!(out, "Files:")?;
-            for f in files {
-                let status = match f.pruned_by {
-                    None => "KEPT".to_string(),
-                    Some(phase) => format!("PRUNED by {phase}"),
-                };
-                let partition: Vec<String> = f
-                    .partition_values
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("NULL")))
-                    .collect();
-                let ranges: Vec<String> = f
-                    .min_values
-                    .keys()
-                    .chain(f.max_values.keys())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .map(|k| {
-                        let show = |m: &BTreeMap<String, serde_json::Value>| m.get(k).map_or("?".to_string(), |v| v.to_string());
-                        format!("{k}: {}..{}", show(&f.min_values), show(&f.max_values))
-                    })
-                    .collect();
-                writeln!(
-                    out,
-                    "  [{status}] {}  ({} bytes, {} records){}{}",
-                    f.path,
-                    f.size_bytes,
-                    f.num_records.map_or("?".to_string(), |n| n.to_string()),
-                    if partition.is_empty() { String::new() } else { format!("  partition({})", partition.join(", ")) },
-                    if !f.has_stats {
-                        "  [no stats]".to_string()
-                    } else if ranges.is_empty() {
-                        String::new()
-                    } else {
-                        format!("  stats({})", ranges.join(", "))
-                    }
-                )?;
-            }
-            if self.files_truncated == Some(true) {
-                writeln!(out, "  ... {} more file(s) not shown (--limit)", self.total_files - files.len())?;
-            }
-        }
-        if !self.assertions.is_empty() {
-            writeln!(out)?;
-            writeln!(out, "Assertions:")?;
-            for a in &self.assertions {
-                match a {
-                    Assertion::MinPruning { threshold, actual, result } => {
-                        writeln!(out, "  min_pruning: {actual}% pruned, required {threshold}%: {}", outcome_label(*result))?
-                    }
-                    Assertion::StatsComplete { missing_count, result, .. } => {
-                        writeln!(out, "  stats_complete: {missing_count} file(s) missing statistics: {}", outcome_label(*result))?
-                    }
-                }
-            }
-            writeln!(out, "Result: {}", outcome_label(self.result.unwrap_or(Outcome::Pass)))?;
-        }
-        let mut features: BTreeMap<&str, String> = BTreeMap::new();
-        if self.table_features.deletion_vectors.files_with_deletion_vectors > 0 {
-            features.insert(
-                "deletion vectors",
-                format!("{} file(s)", self.table_features.deletion_vectors.files_with_deletion_vectors),
-            );
-        }
-        if self.table_features.column_mapping_mode != "none" {
-            features.insert("column mapping", self.table_features.column_mapping_mode.clone());
-        }
-        if self.stats.mode != "exact" {
-            features.insert("statistics", format!("{} ({} of {} files)", self.stats.mode, self.stats.files_with_stats, self.total_files));
-        }
-        for (k, v) in features {
-            writeln!(out, "Table: {k}: {v}")?;
-        }
-        Ok(())
-    }
-}
-
-/// `trip_distance > 8 (+1 unsupported fragment, keeps all files)`.
-pub fn render_honoured(predicate: &str, stripped: &[String]) -> String {
-    let base = if predicate == "TRUE" && !stripped.is_empty() { "none" } else { predicate };
-    match stripped.len() {
-        0 => base.to_string(),
-        1 => format!("{base} (+1 unsupported fragment, keeps all files)"),
-        n => format!("{base} (+{n} unsupported fragments, keep all files)"),
-    }
-}
-
-fn render_phase_predicate(p: &PhaseReport) -> String {
-    let mut text = render_honoured(&p.predicate, &p.stripped);
-    if !p.nan_excluded.is_empty() {
-        if text == "TRUE" {
-            text = "none".into();
-        }
-        text.push_str(&format!(" (--strict left out: {})", p.nan_excluded.join(", ")));
-    }
-    text
-}
-
-fn outcome_label(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Pass => "pass",
-        Outcome::Fail => "fail",
-    }
-}
-
-fn format_pct(p: f64) -> String {
-    if (p - p.round()).abs() < 1e-9 { format!("{}%", p.round() as i64) } else { format!("{p:.1}%") }
 }

@@ -1,0 +1,183 @@
+//! The human page, rendered from the same [`Report`] the JSON comes from, so the two can never
+//! disagree.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use super::{PhaseReport, Report};
+use crate::gates::{Assertion, Outcome};
+
+pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
+    writeln!(out, "Delta table: {}", report.table)?;
+    writeln!(out, "Version:     {}", report.version)?;
+    writeln!(out, "Predicate:   {}", report.predicate.as_deref().unwrap_or("-"))?;
+    if let (Some(given), Some(normalized)) = (&report.predicate, &report.normalized_predicate) {
+        if given.trim() != normalized {
+            writeln!(out, "Normalized:  {normalized}")?;
+        }
+    }
+    if let Some(a) = &report.analysis {
+        writeln!(out)?;
+        writeln!(out, "Predicate analysis:")?;
+        let list = |items: &[String]| if items.is_empty() { "-".to_string() } else { items.join("; ") };
+        writeln!(out, "  partition-safe:  {}", list(&a.partition_safe))?;
+        writeln!(out, "  partition-exact: {}", list(&a.partition_exact))?;
+        writeln!(out, "  stats-safe:      {}", list(&a.stats_safe))?;
+        writeln!(out, "  unsplittable:    {}", list(&a.unsplittable))?;
+        writeln!(out, "  confidence:      {}", a.confidence.label())?;
+        for n in &a.notes {
+            writeln!(out, "  note [{}]: {}", n.code, n.message)?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "Files in snapshot: {}", report.total_files)?;
+    for (i, p) in report.phases.iter().enumerate() {
+        writeln!(out)?;
+        let title = if p.name == crate::explain::DATA_SKIPPING_PHASE {
+            "Data skipping (min/max statistics)"
+        } else {
+            p.name
+        };
+        writeln!(out, "Phase {}: {} [{}]", i + 1, title, p.confidence.label())?;
+        writeln!(out, "  predicate:       {}", render_phase_predicate(p))?;
+        writeln!(
+            out,
+            "  files remaining: {}  (-{}, {} pruned)",
+            p.output_files,
+            p.pruned_files,
+            format_pct(p.pruning_pct)
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Total reduction: {} -> {} files ({} pruned)",
+        report.total_files,
+        report.final_files,
+        format_pct(report.total_pruning_pct)
+    )?;
+    if let Some(files) = &report.files {
+        writeln!(out)?;
+        writeln!(out, "Files:")?;
+        for f in files {
+            let status = match f.pruned_by {
+                None => "KEPT".to_string(),
+                Some(phase) => format!("PRUNED by {phase}"),
+            };
+            let partition: Vec<String> = f
+                .partition_values
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("NULL")))
+                .collect();
+            let ranges: Vec<String> = f
+                .min_values
+                .keys()
+                .chain(f.max_values.keys())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .map(|k| {
+                    let show = |m: &BTreeMap<String, serde_json::Value>| m.get(k).map_or("?".to_string(), |v| v.to_string());
+                    format!("{k}: {}..{}", show(&f.min_values), show(&f.max_values))
+                })
+                .collect();
+            writeln!(
+                out,
+                "  [{status}] {}  ({} bytes, {} records){}{}",
+                f.path,
+                f.size_bytes,
+                f.num_records.map_or("?".to_string(), |n| n.to_string()),
+                if partition.is_empty() { String::new() } else { format!("  partition({})", partition.join(", ")) },
+                if !f.has_stats {
+                    "  [no stats]".to_string()
+                } else if ranges.is_empty() {
+                    String::new()
+                } else {
+                    format!("  stats({})", ranges.join(", "))
+                }
+            )?;
+        }
+        if report.files_truncated == Some(true) {
+            writeln!(out, "  ... {} more file(s) not shown (--limit)", report.total_files - files.len())?;
+        }
+    }
+    if !report.assertions.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Assertions:")?;
+        for a in &report.assertions {
+            match a {
+                Assertion::MinPruning { threshold, actual, result } => {
+                    writeln!(out, "  min_pruning: {actual}% pruned, required {threshold}%: {}", outcome_label(*result))?
+                }
+                Assertion::StatsComplete { missing_count, result, .. } => {
+                    writeln!(out, "  stats_complete: {missing_count} file(s) missing statistics: {}", outcome_label(*result))?
+                }
+            }
+        }
+        writeln!(out, "Result: {}", outcome_label(report.result.unwrap_or(Outcome::Pass)))?;
+    }
+    let mut features: BTreeMap<&str, String> = BTreeMap::new();
+    if report.table_features.deletion_vectors.files_with_deletion_vectors > 0 {
+        features.insert(
+            "deletion vectors",
+            format!("{} file(s)", report.table_features.deletion_vectors.files_with_deletion_vectors),
+        );
+    }
+    if report.table_features.column_mapping_mode != "none" {
+        features.insert("column mapping", report.table_features.column_mapping_mode.clone());
+    }
+    if let Some(columns) = &report.table_features.clustering_columns {
+        features.insert("clustering", if columns.is_empty() { "-".to_string() } else { columns.join(", ") });
+    }
+    if report.table_features.in_commit_timestamps {
+        features.insert("in-commit timestamps", "on".to_string());
+    }
+    let protocol = &report.table_features.protocol;
+    let unknown: Vec<&str> = protocol
+        .unknown_reader_features
+        .iter()
+        .chain(&protocol.unknown_writer_features)
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        features.insert("unknown features", unknown.join(", "));
+    }
+    if report.stats.mode != "exact" {
+        features.insert("statistics", format!("{} ({} of {} files)", report.stats.mode, report.stats.files_with_stats, report.total_files));
+    }
+    for (k, v) in features {
+        writeln!(out, "Table: {k}: {v}")?;
+    }
+    Ok(())
+}
+
+/// `trip_distance > 8 (+1 unsupported fragment, keeps all files)`.
+fn render_honoured(predicate: &str, stripped: &[String]) -> String {
+    let base = if predicate == "TRUE" && !stripped.is_empty() { "none" } else { predicate };
+    match stripped.len() {
+        0 => base.to_string(),
+        1 => format!("{base} (+1 unsupported fragment, keeps all files)"),
+        n => format!("{base} (+{n} unsupported fragments, keep all files)"),
+    }
+}
+
+fn render_phase_predicate(p: &PhaseReport) -> String {
+    let mut text = render_honoured(&p.predicate, &p.stripped);
+    if !p.nan_excluded.is_empty() {
+        if text == "TRUE" {
+            text = "none".into();
+        }
+        text.push_str(&format!(" (--strict left out: {})", p.nan_excluded.join(", ")));
+    }
+    text
+}
+
+fn outcome_label(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "pass",
+        Outcome::Fail => "fail",
+    }
+}
+
+fn format_pct(p: f64) -> String {
+    if (p - p.round()).abs() < 1e-9 { format!("{}%", p.round() as i64) } else { format!("{p:.1}%") }
+}
