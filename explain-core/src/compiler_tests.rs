@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use delta_kernel::expressions::Scalar;
 use delta_kernel::schema::{ColumnMetadataKey, DataType, MetadataValue, StructField, StructType};
 
+use crate::accepted::accepted_partition_values;
 use crate::ast::{ColumnRef, Literal};
 use crate::classify::{classify, Bucket, UNSPLITTABLE_OR, UNSUPPORTED_EXPRESSION};
 use crate::coerce::{coerce, ExactNumber};
@@ -13,11 +14,12 @@ use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::Leaf;
 use crate::normalize::normalize;
 use crate::partition_eval::{evaluate, Truths};
+use crate::replay::LiveFile;
 use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
 
 /// A taxi-like schema with one column of every type the compiler handles; `pickup_date`,
-/// `region` and `day` are partition columns, `region` is stored under a physical name.
+/// `region`, `day` and `bucket` are partition columns, `region` is stored under a physical name.
 fn columns() -> TableColumns {
     let region = StructField::nullable("region", DataType::STRING).with_metadata([(
         ColumnMetadataKey::ColumnMappingPhysicalName.as_ref().to_string(),
@@ -40,9 +42,10 @@ fn columns() -> TableColumns {
             "payload",
             DataType::try_struct_type([StructField::nullable("age", DataType::INTEGER)]).unwrap(),
         ),
+        StructField::nullable("bucket", DataType::INTEGER),
     ])
     .unwrap();
-    TableColumns::new(schema, vec!["pickup_date".into(), "region".into(), "day".into()])
+    TableColumns::new(schema, vec!["pickup_date".into(), "region".into(), "day".into(), "bucket".into()])
 }
 
 // ---------------------------------------------------------------------------------------
@@ -531,5 +534,79 @@ fn nan_exposure_of_float_bounds() {
         let leaves = nnf.leaves();
         assert_eq!(leaves.len(), 1, "`{sql}` is one leaf");
         assert_eq!(crate::explain::nan_unguarded(leaves[0], &cols), *expected, "NaN exposure of `{sql}`");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Accepted partition values.
+
+/// Files with these `(pickup_date, region, bucket)` partition values (`region` under its
+/// physical name).
+fn files_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> Vec<LiveFile> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, (date, region, bucket))| LiveFile {
+            path: format!("f{i}.parquet"),
+            size_bytes: 1,
+            stats_json: None,
+            partition_values: [("pickup_date", date), ("col-region", region), ("bucket", bucket)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+                .collect(),
+            has_deletion_vector: false,
+        })
+        .collect()
+}
+
+fn check_accepted(sql: &str, column: &str, expected: Option<&[Option<&str>]>) {
+    let cols = columns();
+    let files = files_with(&[
+        (Some("2024-01-01"), Some("eu"), Some("9")),
+        (Some("2024-01-02"), Some("us"), Some("10")),
+        (Some("2024-01-03"), Some(""), Some("-1")),
+        (None, None, None),
+    ]);
+    let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+    let accepted = accepted_partition_values(&nnf, &files, &cols);
+    let got = accepted.get(column).unwrap_or_else(|| panic!("`{sql}`: {column} is listed"));
+    let expected: Option<Vec<Option<String>>> =
+        expected.map(|v| v.iter().map(|s| s.map(str::to_string)).collect());
+    assert_eq!(got, &expected, "`{sql}`: accepted values of {column}");
+}
+
+#[test]
+fn accepted_partition_values_are_decided_per_present_value() {
+    let cases: &[(&str, &str, Option<&[Option<&str>]>)] = &[
+        // Equality, IN, IS NULL, as a simple extractor would find them.
+        ("pickup_date = '2024-01-02' AND trip_distance > 5", "pickup_date", Some(&[Some("2024-01-02")])),
+        ("pickup_date IN ('2024-01-01', '2024-01-03')", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-03")])),
+        ("pickup_date IS NULL", "pickup_date", Some(&[None])),
+        // Unconstrained: any value; a constrained column with no present value: empty.
+        ("trip_distance > 5", "pickup_date", None),
+        ("pickup_date = '2030-01-01'", "pickup_date", Some(&[])),
+        ("pickup_date = '2024-01-01' AND pickup_date = '2024-01-02'", "pickup_date", Some(&[])),
+        // Ranges, !=, NOT and LIKE, decided against the present values.
+        ("pickup_date >= '2024-01-02'", "pickup_date", Some(&[Some("2024-01-02"), Some("2024-01-03")])),
+        ("pickup_date != '2024-01-02'", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-03")])),
+        ("NOT (pickup_date LIKE '%3' OR pickup_date IS NULL)", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-02")])),
+        ("pickup_date LIKE '%-0_-0%'", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-02"), Some("2024-01-03")])),
+        // Typed comparison, never text: '10' > '9' as integers, ordered as integers.
+        ("bucket > 5", "bucket", Some(&[Some("9"), Some("10")])),
+        ("bucket < 10", "bucket", Some(&[Some("-1"), Some("9")])),
+        // The empty string on a string column is a value, not NULL; physical keys are honoured.
+        ("region = ''", "region", Some(&[Some("")])),
+        ("region IS NULL", "region", Some(&[None])),
+        // OR: a branch that does not constrain the column accepts every value.
+        ("pickup_date = '2024-01-01' OR trip_distance > 5", "pickup_date", Some(&[None, Some("2024-01-01"), Some("2024-01-02"), Some("2024-01-03")])),
+        ("pickup_date = '2024-01-01' OR pickup_date = '2024-01-03'", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-03")])),
+        // Another partition column's constraint does not narrow this one.
+        ("pickup_date = '2024-01-01' AND bucket = 10", "pickup_date", Some(&[Some("2024-01-01")])),
+        ("pickup_date = '2024-01-01' AND bucket = 10", "bucket", Some(&[Some("10")])),
+        // Unsupported expressions decide nothing: every value stays.
+        ("UPPER(pickup_date) = 'X'", "pickup_date", Some(&[None, Some("2024-01-01"), Some("2024-01-02"), Some("2024-01-03")])),
+    ];
+    for (sql, column, expected) in cases {
+        check_accepted(sql, column, *expected);
     }
 }

@@ -1,6 +1,7 @@
 //! The pipeline: SQL -> owned AST -> normalized AST -> classification -> kernel predicates per
 //! phase -> three nested survivor sets (baseline, partition-only, full), all from one replay.
 
+use crate::accepted::{accepted_partition_values, AcceptedValues};
 use crate::ast::Predicate;
 use crate::ast::CmpOp;
 use crate::classify::{classify, Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP};
@@ -95,6 +96,8 @@ pub struct Explanation {
     pub kept: Vec<bool>,
     pub notes: Vec<Note>,
     pub confidence: Confidence,
+    /// Per partition column: the present values the predicate can accept (see accepted.rs).
+    pub accepted: AcceptedValues,
 }
 
 impl Explanation {
@@ -138,6 +141,7 @@ pub fn explain_with(
             kept: vec![true; total],
             notes: Vec::new(),
             confidence: Confidence::Exact,
+            accepted: AcceptedValues::new(),
         });
     };
     let compiled = CompiledPredicate::compile(text, table)?;
@@ -236,7 +240,8 @@ pub fn explain_with(
         });
     }
     let confidence = phases.iter().map(|p| p.confidence).max().unwrap_or(Confidence::Exact);
-    Ok(Explanation { predicate: Some(compiled), phases, after_partition, kept, notes, confidence })
+    let accepted = accepted_partition_values(&compiled.normalized, table.files(), columns);
+    Ok(Explanation { predicate: Some(compiled), phases, after_partition, kept, notes, confidence, accepted })
 }
 
 /// `` `a`, `b` `` for a note message.

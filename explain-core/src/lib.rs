@@ -6,6 +6,7 @@
 //! [`partition_eval`] over partition values -> [`replay`] (one snapshot, one log replay, the
 //! phase scans) -> [`explain`] (the nested survivor sets) -> [`report`].
 
+pub mod accepted;
 pub mod ast;
 pub mod classify;
 pub mod cli;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::accepted::AcceptedValues;
 use crate::classify::{Bucket, Confidence, Note};
 use crate::file_stats::FileStats;
 use crate::gates::{Assertion, Outcome};
@@ -76,6 +77,9 @@ pub struct Analysis {
     pub unsplittable: Vec<String>,
     pub confidence: Confidence,
     pub notes: Vec<Note>,
+    /// Per partition column, the values present in the snapshot the predicate can accept
+    /// (null: the predicate does not constrain the column; `[]`: no present value).
+    pub partition_values_accepted: AcceptedValues,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -121,6 +125,7 @@ impl Report {
                 unsplittable: bucket(Bucket::Unsplittable),
                 confidence: explanation.confidence,
                 notes: explanation.notes.clone(),
+                partition_values_accepted: explanation.accepted.clone(),
             }
         });
         let with_stats = files.iter().filter(|f| f.stats_json.is_some()).count();

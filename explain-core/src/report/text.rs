@@ -25,6 +25,15 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         writeln!(out, "  stats-safe:      {}", list(&a.stats_safe))?;
         writeln!(out, "  unsplittable:    {}", list(&a.unsplittable))?;
         writeln!(out, "  confidence:      {}", a.confidence.label())?;
+        for (column, values) in &a.partition_values_accepted {
+            if let Some(values) = values {
+                let shown: Vec<String> = values
+                    .iter()
+                    .map(|v| v.as_deref().map_or("NULL".to_string(), |t| format!("'{}'", t.replace('\'', "''"))))
+                    .collect();
+                writeln!(out, "  accepted values: {column} in {{{}}}", shown.join(", "))?;
+            }
+        }
         for n in &a.notes {
             writeln!(out, "  note [{}]: {}", n.code, n.message)?;
         }

@@ -76,11 +76,38 @@ fn every_fixture_explains_over_every_column() {
                     input = phase.output_files;
                 }
                 assert_eq!(input, ex.final_files(), "{location}: `{predicate}`");
+                if info.is_partition {
+                    check_accepted_matches_partition_phase(&table, &ex, &info, &location, &predicate);
+                }
                 checked += 1;
             }
         }
     }
     assert!(checked > 500, "only {checked} predicates checked");
+}
+
+/// Over one partition column, the partition phase is exact: a file survives it exactly when
+/// its value is among the accepted values. Two interpreters (the kernel's partition pruning
+/// with the evaluator, and the accepted-set extractor) must agree file by file.
+fn check_accepted_matches_partition_phase(
+    table: &ReplayedTable,
+    ex: &explain_core::explain::Explanation,
+    info: &explain_core::schema::ColumnInfo,
+    location: &str,
+    predicate: &str,
+) {
+    let accepted = ex.accepted.get(&info.column.dotted()).unwrap_or_else(|| panic!("{location}: `{predicate}`: column listed"));
+    let accepted = accepted.as_ref().unwrap_or_else(|| panic!("{location}: `{predicate}`: the column is constrained"));
+    for (i, file) in table.files().iter().enumerate() {
+        let value = file.partition_values.get(&info.partition_key).cloned().flatten();
+        assert_eq!(
+            accepted.contains(&value),
+            ex.after_partition[i],
+            "{location}: `{predicate}`: file {} with {}={value:?}: accepted set {accepted:?} and partition phase disagree",
+            file.path,
+            info.column.dotted()
+        );
+    }
 }
 
 /// Table features are declared with their note codes.

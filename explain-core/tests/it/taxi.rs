@@ -331,3 +331,17 @@ fn verbose_page() {
     assert_eq!(r.code, 0);
     assert_golden("verbose-limit-4.txt", &r.stdout);
 }
+
+#[test]
+fn accepted_partition_values_in_json() {
+    let cases: &[(&str, Value)] = &[
+        ("pickup_date = '2024-01-03' AND trip_distance > 5", serde_json::json!({"pickup_date": ["2024-01-03"]})),
+        ("pickup_date > '2024-01-03'", serde_json::json!({"pickup_date": ["2024-01-04", "2024-01-05"]})),
+        ("pickup_date = '2030-01-01'", serde_json::json!({"pickup_date": []})),
+        ("trip_distance > 5", serde_json::json!({"pickup_date": null})),
+    ];
+    for (predicate, expected) in cases {
+        let doc = run_json(&[&taxi(), "-w", predicate]);
+        assert_eq!(&doc["analysis"]["partition_values_accepted"], expected, "{predicate}");
+    }
+}

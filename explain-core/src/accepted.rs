@@ -1,0 +1,76 @@
+//! Accepted partition values: for each partition column, the values present in the snapshot
+//! for which the predicate can still be TRUE.
+//!
+//! An extractor that only reads equality, IN and IS NULL off the tree (AND intersects, OR
+//! unions only the columns every branch constrains, `{}` is unsatisfiable) misses ranges,
+//! `!=`, negations and LIKE. This one asks the partition-literal evaluator instead: bind the
+//! column to one present value, leave every other column unknown, and keep the value unless the
+//! predicate is then never TRUE. The evaluator compares typed values (never their text) and
+//! treats anything it cannot decide as "may be TRUE", so:
+//!
+//! **Soundness.** If some row of a file satisfies the predicate, binding the file's value of
+//! `c` alone cannot make the predicate never TRUE: the evaluator's result is a superset of the
+//! truth values over all rows and all values of the other columns (Kleene logic is monotone in
+//! the set of possible inputs). So the accepted set of `c` holds the value of every matching
+//! file; harness invariant 5 checks it against the data.
+//!
+//! A column the predicate does not reference accepts any value and is reported as `None`.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::nnf::Nnf;
+use crate::partition_eval::{compare, evaluate, typed_partition_value, RawPartitionValues};
+use crate::replay::LiveFile;
+use crate::schema::TableColumns;
+
+/// Per partition column (logical name): the accepted raw values (`None` in the list for a null
+/// partition value), in typed order; `None` when the predicate does not constrain the column.
+pub type AcceptedValues = BTreeMap<String, Option<Vec<Option<String>>>>;
+
+pub fn accepted_partition_values(predicate: &Nnf, files: &[LiveFile], columns: &TableColumns) -> AcceptedValues {
+    let referenced: Vec<String> = predicate
+        .columns()
+        .iter()
+        .filter_map(|c| columns.resolve(c).ok())
+        .filter(|info| info.is_partition)
+        .map(|info| info.column.dotted())
+        .collect();
+    let mut out = AcceptedValues::new();
+    for name in columns.partition_columns() {
+        if !referenced.contains(name) {
+            out.insert(name.clone(), None);
+            continue;
+        }
+        let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else {
+            out.insert(name.clone(), None);
+            continue;
+        };
+        let present: BTreeSet<Option<&str>> = files
+            .iter()
+            .map(|f| f.partition_values.get(&info.partition_key).and_then(|v| v.as_deref()))
+            .collect();
+        let mut accepted: Vec<Option<String>> = present
+            .into_iter()
+            .filter(|value| {
+                let bound: RawPartitionValues =
+                    [(info.partition_key.clone(), value.map(str::to_string))].into_iter().collect();
+                evaluate(predicate, &bound, columns).may_be_true()
+            })
+            .map(|v| v.map(str::to_string))
+            .collect();
+        // Typed order: NULL first, then by value; values that do not parse last, by text.
+        accepted.sort_by(|a, b| {
+            let typed = |v: &Option<String>| typed_partition_value(v.as_deref(), &info);
+            match (typed(a), typed(b)) {
+                (Some(x), Some(y)) if x.is_null() || y.is_null() => y.is_null().cmp(&x.is_null()),
+                (Some(x), Some(y)) => compare(&x, &y).unwrap_or(Ordering::Equal).then_with(|| a.cmp(b)),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => a.cmp(b),
+            }
+        });
+        out.insert(name.clone(), Some(accepted));
+    }
+    out
+}
