@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
 
+use crate::diagnose::diagnose;
 use crate::error::ExplainError;
 use crate::explain::{explain_with, ExplainOptions};
 use crate::gates;
@@ -48,6 +49,9 @@ pub struct Args {
     /// min/max (float `>`, `>=`, `!=`), so the survivor set is sound for any data.
     #[arg(long, requires = "predicate")]
     pub strict: bool,
+    /// Diagnose weak pruning: stable codes with a message and a suggestion each.
+    #[arg(long, requires = "predicate")]
+    pub explain_why: bool,
 }
 
 fn parse_pct(text: &str) -> Result<f64, String> {
@@ -89,6 +93,9 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     report = report.with_assertions(assertions);
     if args.verbose {
         report = report.with_files(&table, &explanation, args.limit);
+    }
+    if args.explain_why {
+        report.diagnoses = Some(diagnose(&table, &explanation)?);
     }
     let stdout = match args.format {
         Format::Text => report.to_text(),

@@ -65,14 +65,22 @@ pub fn referenced_data_columns(table: &ReplayedTable, explanation: &Explanation)
         .collect()
 }
 
+/// Whether data skipping can bound `column` in a file with `stats`: the table's statistics
+/// configuration selects the column (else the kernel reads no bounds for it at all) and the
+/// file records them.
+pub fn bounds_usable(table: &ReplayedTable, stats: Option<&FileStats>, column: &ColumnInfo) -> bool {
+    table.has_min_max_column(&column.stats_path) && stats.is_some_and(|s| s.covers(&column.stats_path))
+}
+
 pub fn stats_complete(table: &ReplayedTable, explanation: &Explanation) -> Assertion {
     let columns = referenced_data_columns(table, explanation);
     let mut missing_files = Vec::new();
     for file in table.files() {
         let stats = FileStats::parse(file.stats_json.as_deref());
-        let covered = match &stats {
-            None => false,
-            Some(s) => columns.iter().all(|c| s.covers(&c.stats_path)),
+        let covered = if columns.is_empty() {
+            stats.is_some()
+        } else {
+            columns.iter().all(|c| bounds_usable(table, stats.as_ref(), c))
         };
         if !covered {
             missing_files.push(file.path.clone());

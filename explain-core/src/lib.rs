@@ -11,6 +11,7 @@ pub mod ast;
 pub mod classify;
 pub mod cli;
 pub mod coerce;
+pub mod diagnose;
 pub mod error;
 pub mod explain;
 pub mod features;

@@ -7,13 +7,14 @@
 //! `Scan::scan_metadata_from` at the same version: no second replay, no second source of
 //! truth that could disagree with the first.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use delta_kernel::arrow::array::{Array, AsArray, MapArray, RecordBatch, StructArray};
 use delta_kernel::arrow::datatypes::Int64Type;
 use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::scan::StatsOptions;
+use delta_kernel::schema::DataType;
 use delta_kernel::{Engine, EngineData, PredicateRef, Snapshot, SnapshotRef};
 use delta_kernel_default_engine::storage::store_from_url;
 use delta_kernel_default_engine::DefaultEngineBuilder;
@@ -47,6 +48,9 @@ pub struct ReplayedTable {
     index_of: HashMap<String, usize>,
     /// The base scan's rows with the selection vector applied: the replayed add metadata.
     cached_rows: Vec<RecordBatch>,
+    /// Physical paths of the data columns whose min/max the kernel reads for data skipping,
+    /// as the table's current statistics configuration selects them.
+    min_max_columns: BTreeSet<Vec<String>>,
 }
 
 impl ReplayedTable {
@@ -77,7 +81,8 @@ impl ReplayedTable {
             files.extend(live_files(batch).map_err(table_err)?);
         }
         let index_of = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect();
-        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows })
+        let min_max_columns = min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
+        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, min_max_columns })
     }
 
     pub fn location(&self) -> &str {
@@ -94,6 +99,13 @@ impl ReplayedTable {
 
     pub fn files(&self) -> &[LiveFile] {
         &self.files
+    }
+
+    /// Whether data skipping reads min/max for the data column at `stats_path` (physical).
+    /// A column outside the table's statistics columns (`delta.dataSkippingNumIndexedCols`,
+    /// `delta.dataSkippingStatsColumns`) prunes nothing, whatever bounds its files record.
+    pub fn has_min_max_column(&self, stats_path: &[String]) -> bool {
+        self.min_max_columns.contains(stats_path)
     }
 
     pub fn engine(&self) -> &dyn Engine {
@@ -205,6 +217,34 @@ fn replay_log(
         }
     }
     Ok((snapshot, rows))
+}
+
+/// The data columns with min/max statistics under the table's current configuration, read off
+/// the kernel's own statistics schema (so this cannot disagree with what its skipping uses).
+fn min_max_columns(snapshot: &SnapshotRef) -> Result<BTreeSet<Vec<String>>, delta_kernel::KernelError> {
+    let builder = snapshot.clone().scan_builder().with_stats(StatsOptions::all_struct());
+    let mut out = BTreeSet::new();
+    if let Some(schemas) = builder.stats_output_schemas()? {
+        if let Some(field) = schemas.physical.field("minValues") {
+            collect_leaf_paths(field.data_type(), &mut Vec::new(), &mut out);
+        }
+    }
+    Ok(out)
+}
+
+fn collect_leaf_paths(data_type: &DataType, prefix: &mut Vec<String>, out: &mut BTreeSet<Vec<String>>) {
+    match data_type {
+        DataType::Struct(fields) => {
+            for field in fields.fields() {
+                prefix.push(field.name().clone());
+                collect_leaf_paths(field.data_type(), prefix, out);
+                prefix.pop();
+            }
+        }
+        _ => {
+            out.insert(prefix.clone());
+        }
+    }
 }
 
 /// A kernel error's message without the backtrace the kernel attaches when

@@ -10,6 +10,7 @@ use crate::accepted::AcceptedValues;
 use crate::classify::{Bucket, Confidence, Note};
 use crate::file_stats::FileStats;
 use crate::gates::{Assertion, Outcome};
+use crate::diagnose::Diagnosis;
 use crate::explain::Explanation;
 use crate::features::TableFeatures;
 use crate::nnf::Leaf;
@@ -47,6 +48,9 @@ pub struct Report {
     pub files: Option<Vec<FileReport>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files_truncated: Option<bool>,
+    /// With `--explain-why`: why pruning is weak, and what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnoses: Option<Vec<Diagnosis>>,
 }
 
 /// One live file's outcome, from the same replay that produced the counts.
@@ -169,6 +173,7 @@ impl Report {
             strict: false,
             files: None,
             files_truncated: None,
+            diagnoses: None,
         }
     }
 

@@ -109,6 +109,21 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             writeln!(out, "  ... {} more file(s) not shown (--limit)", report.total_files - files.len())?;
         }
     }
+    if let Some(diagnoses) = &report.diagnoses {
+        writeln!(out)?;
+        writeln!(out, "Why (--explain-why):")?;
+        if diagnoses.is_empty() {
+            writeln!(out, "  nothing to improve: every fragment prunes through a phase")?;
+        }
+        for d in diagnoses {
+            let severity = match d.severity {
+                crate::diagnose::Severity::Info => "info",
+                crate::diagnose::Severity::Warning => "warning",
+            };
+            writeln!(out, "  [{severity}] {}: {}", d.code, d.message)?;
+            writeln!(out, "      suggestion: {}", d.suggestion)?;
+        }
+    }
     if !report.assertions.is_empty() {
         writeln!(out)?;
         writeln!(out, "Assertions:")?;

@@ -1,5 +1,6 @@
 //! Integration tests: the `delta-explain` binary on real Delta tables.
 
+mod diagnoses;
 mod errors;
 mod features;
 mod fixtures_sweep;

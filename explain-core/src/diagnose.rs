@@ -1,0 +1,275 @@
+//! `--explain-why`: deterministic diagnoses of why pruning is weak, each with a stable code, a
+//! severity, what was seen and what to do about it. Diagnoses read the same replay and the
+//! same explanation as the counts; the only extra work is one kernel scan per data-column
+//! conjunct, over the cached rows, to measure what that conjunct prunes alone.
+//!
+//! | code | when |
+//! |---|---|
+//! | `NO_PARTITION_FILTER` | the table is partitioned and no conjunct constrains partition columns alone |
+//! | `WEAK_DATA_SKIPPING` | a data-column conjunct prunes under 10% of the files it sees, though they carry statistics |
+//! | `STATS_ABSENT` | files record no min/max for a data column the predicate uses |
+//! | `UNSUPPORTED_FRAGMENT` | a fragment no phase can evaluate; it keeps every file |
+//! | `UNSPLITTABLE_OR` | an OR mixes partition and data columns, so neither phase is credited |
+//! | `NAN_UNGUARDED_BOUNDS` | float bounds a NaN row could defeat (see `--strict`) |
+//! | `PREDICATE_ALWAYS_FALSE` | the predicate normalizes to FALSE: every file is pruned unread |
+//! | `PREDICATE_ALWAYS_TRUE` | the predicate normalizes to TRUE: nothing can be pruned |
+
+use serde::Serialize;
+
+use crate::classify::{Bucket, UNSPLITTABLE_OR};
+use crate::error::ExplainError;
+use crate::explain::{nan_unguarded, Explanation, NAN_UNGUARDED_BOUNDS};
+use crate::file_stats::FileStats;
+use crate::gates::{bounds_usable, referenced_data_columns};
+use crate::lower::{kernel_can_evaluate, to_kernel, MAX_IN_LIST_EXPANSION};
+use crate::nnf::{Leaf, Nnf};
+use crate::replay::ReplayedTable;
+use crate::schema::ColumnInfo;
+
+pub const NO_PARTITION_FILTER: &str = "NO_PARTITION_FILTER";
+pub const WEAK_DATA_SKIPPING: &str = "WEAK_DATA_SKIPPING";
+pub const STATS_ABSENT: &str = "STATS_ABSENT";
+pub const UNSUPPORTED_FRAGMENT: &str = "UNSUPPORTED_FRAGMENT";
+pub const PREDICATE_ALWAYS_FALSE: &str = "PREDICATE_ALWAYS_FALSE";
+pub const PREDICATE_ALWAYS_TRUE: &str = "PREDICATE_ALWAYS_TRUE";
+
+/// A conjunct that prunes fewer than this share of the files it sees is weak.
+pub const WEAK_PRUNING_PCT: usize = 10;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diagnosis {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub suggestion: String,
+}
+
+/// The diagnoses of one explanation, in a fixed order: by code as in the module table, then
+/// by the fragment or column they concern, in predicate order.
+pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<Diagnosis>, ExplainError> {
+    let Some(compiled) = &explanation.predicate else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    match &compiled.normalized {
+        Nnf::Const(false) => {
+            out.push(Diagnosis {
+                code: PREDICATE_ALWAYS_FALSE,
+                severity: Severity::Info,
+                message: format!("`{}` is never TRUE: every file is pruned without reading statistics", compiled.text.trim()),
+                suggestion: "check the predicate: a contradiction or a comparison with NULL (which is never TRUE) makes the query return nothing".into(),
+            });
+            return Ok(out);
+        }
+        Nnf::Const(true) => {
+            out.push(Diagnosis {
+                code: PREDICATE_ALWAYS_TRUE,
+                severity: Severity::Warning,
+                message: format!("`{}` is always TRUE: no file can be pruned", compiled.text.trim()),
+                suggestion: "add a condition on a partition column or a well-clustered data column".into(),
+            });
+            return Ok(out);
+        }
+        _ => {}
+    }
+    let classes = &compiled.classification;
+    let columns = table.columns();
+
+    // NO_PARTITION_FILTER: partition pruning needs a conjunct over partition columns alone.
+    let partition_columns = columns.partition_columns();
+    let has_partition_phase =
+        !classes.in_bucket(Bucket::PartitionSafe).is_empty() || !classes.in_bucket(Bucket::PartitionExact).is_empty();
+    if !partition_columns.is_empty() && !has_partition_phase {
+        let mentioned: Vec<String> = compiled
+            .normalized
+            .columns()
+            .iter()
+            .filter_map(|c| columns.resolve(c).ok())
+            .filter(|i| i.is_partition)
+            .map(|i| i.column.dotted())
+            .collect();
+        let message = if mentioned.is_empty() {
+            format!(
+                "the table is partitioned by {} but the predicate does not constrain {}: partition pruning removes nothing",
+                partition_columns.join(", "),
+                if partition_columns.len() == 1 { "it" } else { "them" }
+            )
+        } else {
+            format!(
+                "{} appears only inside a fragment that also depends on data columns or functions, so partition pruning removes nothing",
+                mentioned.join(", ")
+            )
+        };
+        out.push(Diagnosis {
+            code: NO_PARTITION_FILTER,
+            severity: Severity::Warning,
+            message,
+            suggestion: format!(
+                "add a top-level AND condition on {} (equality, IN or a range) if the query allows it",
+                partition_columns.join(" or ")
+            ),
+        });
+    }
+
+    // WEAK_DATA_SKIPPING: what each data-column conjunct prunes alone, among the files that
+    // survive partition pruning (the files data skipping actually sees).
+    let input: Vec<usize> = (0..table.files().len()).filter(|&i| explanation.after_partition[i]).collect();
+    let stats: Vec<Option<FileStats>> =
+        table.files().iter().map(|f| FileStats::parse(f.stats_json.as_deref())).collect();
+    let covers = |i: usize, cols: &[ColumnInfo]| cols.iter().all(|c| bounds_usable(table, stats[i].as_ref(), c));
+    for fragment in classes.fragments.iter().filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable)) {
+        let (evaluable, _) = fragment.predicate.weaken(&kernel_can_evaluate);
+        if evaluable == Nnf::Const(true) || input.is_empty() {
+            continue;
+        }
+        let data_columns: Vec<ColumnInfo> = evaluable
+            .columns()
+            .iter()
+            .filter_map(|c| columns.resolve(c).ok())
+            .filter(|i| !i.is_partition)
+            .collect();
+        let with_stats = input.iter().filter(|&&i| covers(i, &data_columns)).count();
+        if with_stats == 0 {
+            continue; // STATS_ABSENT says why.
+        }
+        // The message names what the kernel could use: the bounds of files with statistics.
+        let survivors = table.survivors(to_kernel(&evaluable, columns)?)?;
+        let pruned = input.iter().filter(|&&i| !survivors[i]).count();
+        if pruned * 100 >= WEAK_PRUNING_PCT * input.len() {
+            continue;
+        }
+        let names: Vec<String> = data_columns.iter().map(|c| c.column.dotted()).collect();
+        let seen = if input.len() == table.files().len() {
+            format!("the {} file(s) of the snapshot", input.len())
+        } else {
+            format!("the {} file(s) left after partition pruning", input.len())
+        };
+        let missing = input.len() - with_stats;
+        out.push(Diagnosis {
+            code: WEAK_DATA_SKIPPING,
+            severity: Severity::Warning,
+            message: format!(
+                "`{}` prunes {pruned} of {seen}: the recorded [min, max] of {} admits it in {} of the {with_stats} file(s) with statistics{}",
+                fragment.predicate,
+                names.join(", "),
+                with_stats - pruned.min(with_stats),
+                if missing > 0 { format!(" ({missing} file(s) record none)") } else { String::new() }
+            ),
+            suggestion: format!(
+                "cluster the data on {} (liquid clustering, or OPTIMIZE ... ZORDER BY) so each file covers a narrow range of values",
+                names.join(", ")
+            ),
+        });
+    }
+
+    // STATS_ABSENT: per data column the predicate uses, the files with no usable bounds.
+    for info in referenced_data_columns(table, explanation) {
+        let lacking = (0..table.files().len()).filter(|&i| !covers(i, std::slice::from_ref(&info))).count();
+        if lacking == 0 {
+            continue;
+        }
+        let name = info.column.dotted();
+        if !table.has_min_max_column(&info.stats_path) {
+            out.push(Diagnosis {
+                code: STATS_ABSENT,
+                severity: Severity::Warning,
+                message: format!(
+                    "`{name}` is not among the table's statistics columns: data skipping ignores whatever bounds its files record, so it keeps all {} file(s)",
+                    table.files().len()
+                ),
+                suggestion: format!(
+                    "add `{name}` to delta.dataSkippingStatsColumns (or raise delta.dataSkippingNumIndexedCols) and recompute the files' statistics"
+                ),
+            });
+            continue;
+        }
+        out.push(Diagnosis {
+            code: STATS_ABSENT,
+            severity: Severity::Warning,
+            message: format!(
+                "{lacking} of {} file(s) record no min/max for `{name}`: data skipping keeps them whatever the predicate says about it",
+                table.files().len()
+            ),
+            suggestion: format!(
+                "writers collect statistics for the first 32 columns by default (delta.dataSkippingNumIndexedCols) or the columns in delta.dataSkippingStatsColumns; include `{name}` and rewrite or recompute the files' statistics"
+            ),
+        });
+    }
+
+    // UNSUPPORTED_FRAGMENT: leaves no phase evaluates (partition-exact leaves are decided by
+    // the partition evaluator, so they are not listed).
+    for fragment in classes.fragments.iter().filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable)) {
+        for leaf in fragment.predicate.leaves() {
+            if kernel_can_evaluate(leaf) {
+                continue;
+            }
+            let (why, suggestion) = unsupported_reason(leaf);
+            out.push(Diagnosis {
+                code: UNSUPPORTED_FRAGMENT,
+                severity: Severity::Warning,
+                message: format!("`{leaf}` {why}; it keeps every file, sibling conjuncts still prune"),
+                suggestion,
+            });
+        }
+    }
+
+    // UNSPLITTABLE_OR and NAN_UNGUARDED_BOUNDS restate notes as advice.
+    for note in classes.notes.iter().filter(|n| n.code == UNSPLITTABLE_OR) {
+        out.push(Diagnosis {
+            code: UNSPLITTABLE_OR,
+            severity: Severity::Info,
+            message: note.message.clone(),
+            suggestion: "if each branch prunes well alone, run the query as a UNION ALL of its branches (with the overlap excluded), so each branch gets its own pruning".into(),
+        });
+    }
+    let exposed: Vec<String> = compiled
+        .normalized
+        .leaves()
+        .into_iter()
+        .filter(|l| nan_unguarded(l, columns))
+        .map(|l| format!("`{l}`"))
+        .collect();
+    if !exposed.is_empty() {
+        out.push(Diagnosis {
+            code: NAN_UNGUARDED_BOUNDS,
+            severity: Severity::Info,
+            message: format!(
+                "{} can prune a file whose matching rows are NaN: writers leave NaN out of min/max",
+                exposed.join(", ")
+            ),
+            suggestion: "run with --strict when NaN rows may exist, to see the survivor set that is sound for any data".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// Why the kernel cannot evaluate `leaf`, and what to write instead.
+fn unsupported_reason(leaf: &Leaf) -> (String, String) {
+    match leaf {
+        Leaf::Like { column, .. } => (
+            "has a wildcard before its end (or a `_`), so no [min, max] range can bound it".into(),
+            format!("where the data allows, use a prefix pattern (`{column} LIKE 'abc%'`), which becomes a range"),
+        ),
+        Leaf::In { list, column, .. } => (
+            format!("lists {} values, more than the {MAX_IN_LIST_EXPANSION} expanded for data skipping", list.len()),
+            format!("narrow the list, or add a range on `{column}` covering its values (`{column} BETWEEN low AND high`)"),
+        ),
+        Leaf::Unsupported { columns, .. } => {
+            let names: Vec<String> = columns.iter().map(|c| format!("`{c}`")).collect();
+            (
+                "is outside the pruning language (a function, arithmetic or a column compared with a column)".into(),
+                if names.is_empty() {
+                    "rewrite it as comparisons of a column with literals".into()
+                } else {
+                    format!("compare {} directly with literals instead of through an expression", names.join(", "))
+                },
+            )
+        }
+        _ => ("cannot be evaluated by data skipping".into(), "rewrite it as comparisons of a column with literals".into()),
+    }
+}
