@@ -7,6 +7,7 @@ use clap::{Parser, ValueEnum};
 
 use crate::diagnose::diagnose;
 use crate::error::ExplainError;
+use crate::layers::Layers;
 use crate::explain::{explain_with, ExplainOptions};
 use crate::gates;
 use crate::replay::ReplayedTable;
@@ -21,6 +22,7 @@ pub enum Format {
 /// Explains Delta Lake file pruning for a SQL WHERE predicate.
 #[derive(Debug, Parser)]
 #[command(name = "delta-explain", version, about)]
+#[command(group = clap::ArgGroup::new("file_lists").args(["verbose", "layers"]).multiple(true))]
 pub struct Args {
     /// The Delta table: a directory path or a URL (file://, ...).
     pub table: String,
@@ -36,8 +38,8 @@ pub struct Args {
     /// Show per-file outcomes (in JSON: the `files` array).
     #[arg(short, long)]
     pub verbose: bool,
-    /// Show at most N files in the per-file view (needs --verbose).
-    #[arg(long, value_name = "N", requires = "verbose")]
+    /// Show at most N files in the per-file view and in each survivor set of --layers.
+    #[arg(long, value_name = "N", requires = "file_lists")]
     pub limit: Option<usize>,
     /// Gate: fail (exit 1, report still printed) unless at least PCT percent of files are pruned.
     #[arg(long, value_name = "PCT", requires = "predicate", value_parser = parse_pct)]
@@ -52,6 +54,10 @@ pub struct Args {
     /// Diagnose weak pruning: stable codes with a message and a suggestion each.
     #[arg(long, requires = "predicate")]
     pub explain_why: bool,
+    /// Show the five forms of the predicate: parsed AST, normalized AST, classification,
+    /// kernel scan predicates, survivor sets.
+    #[arg(long, requires = "predicate")]
+    pub layers: bool,
 }
 
 fn parse_pct(text: &str) -> Result<f64, String> {
@@ -93,6 +99,9 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     report = report.with_assertions(assertions);
     if args.verbose {
         report = report.with_files(&table, &explanation, args.limit);
+    }
+    if args.layers {
+        report.layers = Layers::build(&table, &explanation, args.limit);
     }
     if args.explain_why {
         report.diagnoses = Some(diagnose(&table, &explanation)?);

@@ -98,6 +98,17 @@ pub struct Explanation {
     pub confidence: Confidence,
     /// Per partition column: the present values the predicate can accept (see accepted.rs).
     pub accepted: AcceptedValues,
+    /// The predicates of the two kernel scans, as the kernel renders them.
+    pub scans: ScanPredicates,
+}
+
+/// The kernel scan predicates behind the survivor sets (`None`: the scan had no predicate).
+#[derive(Clone, Debug, Default)]
+pub struct ScanPredicates {
+    /// Partition pruning: the partition-safe fragment.
+    pub partition: Option<String>,
+    /// The full scan: the whole predicate, weakened where the kernel cannot evaluate it.
+    pub full: Option<String>,
 }
 
 impl Explanation {
@@ -142,6 +153,7 @@ pub fn explain_with(
             notes: Vec::new(),
             confidence: Confidence::Exact,
             accepted: AcceptedValues::new(),
+            scans: ScanPredicates::default(),
         });
     };
     let compiled = CompiledPredicate::compile(text, table)?;
@@ -241,7 +253,11 @@ pub fn explain_with(
     }
     let confidence = phases.iter().map(|p| p.confidence).max().unwrap_or(Confidence::Exact);
     let accepted = accepted_partition_values(&compiled.normalized, table.files(), columns);
-    Ok(Explanation { predicate: Some(compiled), phases, after_partition, kept, notes, confidence, accepted })
+    let scans = ScanPredicates {
+        partition: partition_kernel.as_ref().map(|p| p.to_string()),
+        full: full_kernel.as_ref().map(|p| p.to_string()),
+    };
+    Ok(Explanation { predicate: Some(compiled), phases, after_partition, kept, notes, confidence, accepted, scans })
 }
 
 /// `` `a`, `b` `` for a note message.

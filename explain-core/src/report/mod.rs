@@ -12,6 +12,7 @@ use crate::file_stats::FileStats;
 use crate::gates::{Assertion, Outcome};
 use crate::diagnose::Diagnosis;
 use crate::explain::Explanation;
+use crate::layers::Layers;
 use crate::features::TableFeatures;
 use crate::nnf::Leaf;
 use crate::replay::ReplayedTable;
@@ -51,6 +52,9 @@ pub struct Report {
     /// With `--explain-why`: why pruning is weak, and what to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnoses: Option<Vec<Diagnosis>>,
+    /// With `--layers`: the five forms of the predicate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layers: Option<Layers>,
 }
 
 /// One live file's outcome, from the same replay that produced the counts.
@@ -174,6 +178,7 @@ impl Report {
             files: None,
             files_truncated: None,
             diagnoses: None,
+            layers: None,
         }
     }
 

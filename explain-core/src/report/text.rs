@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::{PhaseReport, Report};
+use crate::layers::{Layers, TreeNode};
 use crate::gates::{Assertion, Outcome};
 
 pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
@@ -109,6 +110,9 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             writeln!(out, "  ... {} more file(s) not shown (--limit)", report.total_files - files.len())?;
         }
     }
+    if let Some(layers) = &report.layers {
+        write_layers(layers, out)?;
+    }
     if let Some(diagnoses) = &report.diagnoses {
         writeln!(out)?;
         writeln!(out, "Why (--explain-why):")?;
@@ -193,6 +197,58 @@ fn render_phase_predicate(p: &PhaseReport) -> String {
         text.push_str(&format!(" (--strict left out: {})", p.nan_excluded.join(", ")));
     }
     text
+}
+
+fn write_layers(layers: &Layers, out: &mut String) -> std::fmt::Result {
+    writeln!(out)?;
+    writeln!(out, "Layers (--layers):")?;
+    writeln!(out, "  1. Parsed, before normalization: {}", layers.parsed.sql)?;
+    write_tree(&layers.parsed.tree, "     ", "", out)?;
+    writeln!(out, "  2. Normalized: {}", layers.normalized.sql)?;
+    write_tree(&layers.normalized.tree, "     ", "", out)?;
+    writeln!(out, "  3. Classification:")?;
+    for f in &layers.classification {
+        let bucket = serde_json::to_value(f.bucket).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        writeln!(out, "     {bucket:<16} {}  [{}]", f.fragment, f.columns.join(", "))?;
+    }
+    writeln!(out, "  4. Kernel predicates:")?;
+    let shown = |p: &Option<String>| p.clone().unwrap_or_else(|| "none (keeps every file)".to_string());
+    writeln!(out, "     partition scan:      {}", shown(&layers.kernel.partition_scan))?;
+    writeln!(out, "     partition evaluator: {}", layers.kernel.partition_evaluator.as_deref().unwrap_or("none"))?;
+    writeln!(out, "     full scan:           {}", shown(&layers.kernel.full_scan))?;
+    writeln!(out, "  5. Survivor sets:")?;
+    for set in &layers.survivors {
+        writeln!(out, "     {:<9} {} file(s)", set.set, set.count)?;
+        for f in &set.files {
+            writeln!(out, "       {f}")?;
+        }
+        if set.files_truncated {
+            writeln!(out, "       ... {} more (--limit)", set.count - set.files.len())?;
+        }
+    }
+    Ok(())
+}
+
+/// Draws `node` as an indented tree: junctions by name, leaves by their SQL.
+fn write_tree(node: &TreeNode, indent: &str, branch: &str, out: &mut String) -> std::fmt::Result {
+    let label = match node.kind {
+        "and" | "or" | "not" => node.kind.to_ascii_uppercase(),
+        kind => format!("{}  ({kind})", node.sql),
+    };
+    writeln!(out, "{indent}{branch}{label}")?;
+    let child_indent = format!(
+        "{indent}{}",
+        match branch {
+            "" => "",
+            "└─ " => "   ",
+            _ => "│  ",
+        }
+    );
+    for (i, child) in node.children.iter().enumerate() {
+        let last = i + 1 == node.children.len();
+        write_tree(child, &child_indent, if last { "└─ " } else { "├─ " }, out)?;
+    }
+    Ok(())
 }
 
 fn outcome_label(o: Outcome) -> &'static str {

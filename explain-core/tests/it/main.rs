@@ -4,6 +4,7 @@ mod diagnoses;
 mod errors;
 mod features;
 mod fixtures_sweep;
+mod layers;
 mod support;
 mod taxi;
 mod workspace;

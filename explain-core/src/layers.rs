@@ -1,0 +1,159 @@
+//! `--layers`: the five forms one predicate takes on its way through the pipeline, each read
+//! off the explanation that produced the counts (nothing is recomputed):
+//! 1. the owned AST as parsed, before normalization (rendered and as a tree),
+//! 2. the normalized AST (rendered and as a tree),
+//! 3. the classification of each top-level conjunct,
+//! 4. the kernel predicate of each phase scan (and the fragment the partition evaluator
+//!    decides),
+//! 5. the survivor sets: baseline, after partition pruning, after the full scan.
+
+use serde::Serialize;
+
+use crate::ast::Predicate;
+use crate::classify::Bucket;
+use crate::explain::Explanation;
+use crate::nnf::{Leaf, Nnf};
+use crate::replay::ReplayedTable;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Layers {
+    pub parsed: Form,
+    pub normalized: Form,
+    pub classification: Vec<ClassifiedFragment>,
+    pub kernel: KernelScans,
+    pub survivors: Vec<SurvivorSet>,
+}
+
+/// One form of the predicate: its SQL and its tree.
+#[derive(Clone, Debug, Serialize)]
+pub struct Form {
+    pub sql: String,
+    pub tree: TreeNode,
+}
+
+/// A node of a predicate tree: a junction or NOT with children, or a leaf with its SQL.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TreeNode {
+    /// `and`, `or`, `not`, or the leaf kind (`compare`, `is_null`, `in`, `between`, `like`,
+    /// `bool_column`, `constant`, `unsupported`).
+    pub kind: &'static str,
+    /// The SQL of the node (for a junction: the whole sub-predicate).
+    pub sql: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<TreeNode>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassifiedFragment {
+    pub fragment: String,
+    pub bucket: Bucket,
+    pub columns: Vec<String>,
+}
+
+/// The kernel scans behind the phases (null: the scan ran with no predicate and keeps every
+/// file) and the fragment the partition-literal evaluator decides per file.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelScans {
+    pub partition_scan: Option<String>,
+    pub partition_evaluator: Option<String>,
+    pub full_scan: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SurvivorSet {
+    /// `baseline`, `partition` or `full`.
+    pub set: &'static str,
+    pub count: usize,
+    /// The surviving paths, sorted, at most `--limit` of them.
+    pub files: Vec<String>,
+    pub files_truncated: bool,
+}
+
+impl Layers {
+    /// The layers of an explanation with a predicate; `None` without one.
+    pub fn build(table: &ReplayedTable, explanation: &Explanation, limit: Option<usize>) -> Option<Layers> {
+        let compiled = explanation.predicate.as_ref()?;
+        let columns = table.columns();
+        let classification = compiled
+            .classification
+            .fragments
+            .iter()
+            .map(|f| ClassifiedFragment {
+                fragment: f.predicate.to_string(),
+                bucket: f.bucket,
+                columns: f
+                    .predicate
+                    .columns()
+                    .iter()
+                    .map(|c| columns.resolve(c).map(|i| i.column.dotted()).unwrap_or_else(|_| c.dotted()))
+                    .collect(),
+            })
+            .collect();
+        let exact = compiled.classification.conjunction(&[Bucket::PartitionExact]);
+        let set = |name: &'static str, keep: &dyn Fn(usize) -> bool| {
+            let mut paths: Vec<String> =
+                (0..table.files().len()).filter(|&i| keep(i)).map(|i| table.files()[i].path.clone()).collect();
+            paths.sort();
+            let count = paths.len();
+            paths.truncate(limit.unwrap_or(usize::MAX));
+            SurvivorSet { set: name, count, files_truncated: paths.len() < count, files: paths }
+        };
+        Some(Layers {
+            parsed: Form { sql: compiled.parsed.to_string(), tree: parsed_tree(&compiled.parsed) },
+            normalized: Form { sql: compiled.normalized.to_string(), tree: normalized_tree(&compiled.normalized) },
+            classification,
+            kernel: KernelScans {
+                partition_scan: explanation.scans.partition.clone(),
+                partition_evaluator: (exact != Nnf::Const(true)).then(|| exact.to_string()),
+                full_scan: explanation.scans.full.clone(),
+            },
+            survivors: vec![
+                set("baseline", &|_| true),
+                set("partition", &|i| explanation.after_partition[i]),
+                set("full", &|i| explanation.kept[i]),
+            ],
+        })
+    }
+}
+
+fn node(kind: &'static str, sql: String, children: Vec<TreeNode>) -> TreeNode {
+    TreeNode { kind, sql, children }
+}
+
+/// The tree of the predicate as parsed.
+pub fn parsed_tree(p: &Predicate) -> TreeNode {
+    let kind = match p {
+        Predicate::And(items) => return node("and", p.to_string(), items.iter().map(parsed_tree).collect()),
+        Predicate::Or(items) => return node("or", p.to_string(), items.iter().map(parsed_tree).collect()),
+        Predicate::Not(inner) => return node("not", p.to_string(), vec![parsed_tree(inner)]),
+        Predicate::Compare { .. } => "compare",
+        Predicate::IsNull { .. } => "is_null",
+        Predicate::InList { .. } => "in",
+        Predicate::Between { .. } => "between",
+        Predicate::Like { .. } => "like",
+        Predicate::BoolColumn(_) => "bool_column",
+        Predicate::Constant(_) => "constant",
+        Predicate::Unsupported { .. } => "unsupported",
+    };
+    node(kind, p.to_string(), Vec::new())
+}
+
+/// The tree of the normalized predicate.
+pub fn normalized_tree(p: &Nnf) -> TreeNode {
+    match p {
+        Nnf::And(items) => node("and", p.to_string(), items.iter().map(normalized_tree).collect()),
+        Nnf::Or(items) => node("or", p.to_string(), items.iter().map(normalized_tree).collect()),
+        Nnf::Const(_) => node("constant", p.to_string(), Vec::new()),
+        Nnf::Leaf(leaf) => {
+            let kind = match leaf {
+                Leaf::Cmp { .. } => "compare",
+                Leaf::IsNull { .. } => "is_null",
+                Leaf::In { .. } => "in",
+                Leaf::Like { .. } => "like",
+                Leaf::Bool { .. } => "bool_column",
+                Leaf::Unsupported { .. } => "unsupported",
+            };
+            node(kind, p.to_string(), Vec::new())
+        }
+    }
+}
