@@ -11,6 +11,7 @@
 //! | `UNSUPPORTED_FRAGMENT` | a fragment no phase can evaluate; it keeps every file |
 //! | `UNSPLITTABLE_OR` | an OR mixes partition and data columns, so neither phase is credited |
 //! | `NAN_UNGUARDED_BOUNDS` | float bounds a NaN row could defeat (see `--strict`) |
+//! | `NAN_STRICT_EXCLUDED` | `--strict` left such fragments out of the scan |
 //! | `PREDICATE_ALWAYS_FALSE` | the predicate normalizes to FALSE: every file is pruned unread |
 //! | `PREDICATE_ALWAYS_TRUE` | the predicate normalizes to TRUE: nothing can be pruned |
 
@@ -18,7 +19,7 @@ use serde::Serialize;
 
 use crate::classify::{Bucket, UNSPLITTABLE_OR};
 use crate::error::ExplainError;
-use crate::explain::{nan_unguarded, Explanation, NAN_UNGUARDED_BOUNDS};
+use crate::explain::{nan_unguarded, Explanation, NAN_STRICT_EXCLUDED, NAN_UNGUARDED_BOUNDS};
 use crate::file_stats::FileStats;
 use crate::gates::{bounds_usable, referenced_data_columns};
 use crate::lower::{kernel_can_evaluate, to_kernel, MAX_IN_LIST_EXPANSION};
@@ -227,11 +228,12 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
             suggestion: "if each branch prunes well alone, run the query as a UNION ALL of its branches (with the overlap excluded), so each branch gets its own pruning".into(),
         });
     }
+    let excluded: Vec<&Leaf> = explanation.phases.iter().flat_map(|p| &p.nan_excluded).collect();
     let exposed: Vec<String> = compiled
         .normalized
         .leaves()
         .into_iter()
-        .filter(|l| nan_unguarded(l, columns))
+        .filter(|l| nan_unguarded(l, columns) && !excluded.contains(l))
         .map(|l| format!("`{l}`"))
         .collect();
     if !exposed.is_empty() {
@@ -243,6 +245,15 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
                 exposed.join(", ")
             ),
             suggestion: "run with --strict when NaN rows may exist, to see the survivor set that is sound for any data".into(),
+        });
+    }
+    if !excluded.is_empty() {
+        let names: Vec<String> = excluded.iter().map(|l| format!("`{l}`")).collect();
+        out.push(Diagnosis {
+            code: NAN_STRICT_EXCLUDED,
+            severity: Severity::Info,
+            message: format!("--strict left {} out of the scan, so data skipping does not use them", names.join(", ")),
+            suggestion: "if the data is known to hold no NaN in these columns, run without --strict to prune on them".into(),
         });
     }
     Ok(out)

@@ -20,7 +20,7 @@ use crate::replay::ReplayedTable;
 mod text;
 
 /// The version of the JSON document's shape.
-pub const SCHEMA_VERSION: &str = "0.5.0";
+pub const SCHEMA_VERSION: &str = "0.6.0";
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {

@@ -6,7 +6,11 @@ use explain_core::ast::ColumnRef;
 use explain_core::explain::explain;
 use explain_core::replay::ReplayedTable;
 
-use crate::support::fixtures;
+use explain_core::diagnose::diagnose;
+use explain_core::layers::Layers;
+use explain_core::report::Report;
+
+use crate::support::{assert_valid_report, fixtures};
 
 fn tables() -> Vec<std::path::PathBuf> {
     let root = fixtures();
@@ -79,6 +83,13 @@ fn every_fixture_explains_over_every_column() {
                 if info.is_partition {
                     check_accepted_matches_partition_phase(&table, &ex, &info, &location, &predicate);
                 }
+                // The full report, every optional section on, fits the schema.
+                let mut report = Report::build(&table, &ex, 0).with_files(&table, &ex, Some(3));
+                report.layers = Layers::build(&table, &ex, Some(3));
+                report.diagnoses = Some(
+                    diagnose(&table, &ex).unwrap_or_else(|e| panic!("{location}: `{predicate}`: diagnose: {e}")),
+                );
+                assert_valid_report(&serde_json::to_value(&report).unwrap());
                 checked += 1;
             }
         }
@@ -123,7 +134,7 @@ fn table_features_are_declared() {
         let location = root.join(name).to_string_lossy().into_owned();
         let table = ReplayedTable::open(&location, None).unwrap();
         let ex = explain(&table, None).unwrap();
-        let report = explain_core::report::Report::build(&table, &ex, 0);
+        let report = Report::build(&table, &ex, 0);
         assert_eq!(report.table_features.column_mapping_mode, *mapping, "{name}");
         let codes: Vec<&str> = report.table_features.notes.iter().map(|n| n.code).collect();
         match note {

@@ -50,7 +50,33 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
     let r = run(&all);
     assert_eq!(r.code, 0, "delta-explain {args:?} failed: {}", r.stderr);
     assert!(r.stderr.is_empty(), "no stderr on success: {}", r.stderr);
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("stdout is JSON ({e}): {}", r.stdout))
+    parse_report(&r.stdout)
+}
+
+/// Parses a printed JSON report and validates it against docs/report.schema.json. Every JSON
+/// document the suite reads goes through here, so the schema cannot drift from the output.
+pub fn parse_report(stdout: &str) -> serde_json::Value {
+    let doc: serde_json::Value =
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("stdout is JSON ({e}): {stdout}"));
+    assert_valid_report(&doc);
+    doc
+}
+
+/// The report schema, compiled once per test binary.
+pub fn report_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/report.schema.json");
+        let text = std::fs::read_to_string(&path).expect("docs/report.schema.json is readable");
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+        jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("the schema compiles: {e}"))
+    })
+}
+
+pub fn assert_valid_report(doc: &serde_json::Value) {
+    let errors: Vec<String> =
+        report_validator().iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    assert!(errors.is_empty(), "the report violates docs/report.schema.json:\n{}\n{doc:#}", errors.join("\n"));
 }
 
 /// Compares `actual` with the golden file `name` under tests/it/golden. With

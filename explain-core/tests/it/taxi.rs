@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::support::{assert_golden, run, run_json, taxi};
+use crate::support::{assert_golden, parse_report, run, run_json, taxi};
 
 /// One reference case: the counts of each phase, the normalized render, the buckets, the
 /// confidence and the note codes.
@@ -311,7 +311,7 @@ fn gates_fail_with_exit_1_and_still_print_the_report() {
     let p = "pickup_date = '2024-01-03' AND trip_distance > 5";
     let failed = run(&[&taxi(), "-w", p, "--min-pruning", "95", "--format", "json"]);
     assert_eq!(failed.code, 1, "{}", failed.stderr);
-    let doc: Value = serde_json::from_str(&failed.stdout).expect("the report is printed");
+    let doc: Value = parse_report(&failed.stdout);
     assert_eq!(doc["result"], "fail");
     assert_eq!(doc["assertions"][0]["name"], "min_pruning");
     assert_eq!(doc["assertions"][0]["actual"], 90.0);

@@ -1,0 +1,72 @@
+//! The JSON Schema of the report (docs/report.schema.json): versioned with the report, and
+//! strict enough to reject a document that drifts from it. Every document the suite parses is
+//! validated in `support::parse_report`.
+
+use serde_json::{json, Value};
+
+use crate::support::{assert_valid_report, report_validator, run_json, taxi};
+
+#[test]
+fn the_schema_carries_the_report_version() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/report.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let version = explain_core::report::SCHEMA_VERSION;
+    assert_eq!(schema["properties"]["schema_version"]["const"], version);
+    assert!(schema["$id"].as_str().unwrap().ends_with(version), "$id names version {version}");
+}
+
+#[test]
+fn every_section_validates_together() {
+    let doc = run_json(&[
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+        "-v",
+        "--limit",
+        "2",
+        "--layers",
+        "--explain-why",
+        "--min-pruning",
+        "50",
+        "--assert-stats",
+        "--strict",
+    ]);
+    for key in ["files", "files_truncated", "layers", "diagnoses", "assertions", "result"] {
+        assert!(!doc[key].is_null(), "{key} is present");
+    }
+}
+
+/// Each mutation of a valid report must be rejected: the schema is a check that can fail.
+#[test]
+fn the_schema_rejects_drift() {
+    let valid = run_json(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5", "-v", "--layers"]);
+    assert_valid_report(&valid);
+    let mutations: &[(&str, fn(&mut Value))] = &[
+        ("a required field is missing", |d| {
+            d.as_object_mut().unwrap().remove("total_files");
+        }),
+        ("an unknown top-level field", |d| d["surprise"] = json!(1)),
+        ("a confidence outside the enum", |d| d["analysis"]["confidence"] = json!("sure")),
+        ("a phase with an unknown name", |d| d["phases"][0]["name"] = json!("Magic")),
+        ("a negative count", |d| d["final_files"] = json!(-1)),
+        ("a pct above 100", |d| d["total_pruning_pct"] = json!(120.0)),
+        ("another schema version", |d| d["schema_version"] = json!("0.4.0")),
+        ("a file without kept", |d| {
+            d["files"][0].as_object_mut().unwrap().remove("kept");
+        }),
+        ("a note code in lower case", |d| d["analysis"]["notes"] = json!([{"code": "nan", "message": "m"}])),
+        ("a tree node of unknown kind", |d| d["layers"]["parsed"]["tree"]["kind"] = json!("xor")),
+        ("a fourth survivor set", |d| {
+            let extra = d["layers"]["survivors"][0].clone();
+            d["layers"]["survivors"].as_array_mut().unwrap().push(extra);
+        }),
+        ("accepted values that are not strings", |d| {
+            d["analysis"]["partition_values_accepted"]["pickup_date"] = json!([3]);
+        }),
+    ];
+    for (what, mutate) in mutations {
+        let mut doc = valid.clone();
+        mutate(&mut doc);
+        assert!(!report_validator().is_valid(&doc), "the schema should reject {what}");
+    }
+}
