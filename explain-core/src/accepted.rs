@@ -29,13 +29,7 @@ use crate::schema::TableColumns;
 pub type AcceptedValues = BTreeMap<String, Option<Vec<Option<String>>>>;
 
 pub fn accepted_partition_values(predicate: &Nnf, files: &[LiveFile], columns: &TableColumns) -> AcceptedValues {
-    let referenced: Vec<String> = predicate
-        .columns()
-        .iter()
-        .filter_map(|c| columns.resolve(c).ok())
-        .filter(|info| info.is_partition)
-        .map(|info| info.column.dotted())
-        .collect();
+    let referenced: Vec<String> = columns.split_columns(predicate).0.iter().map(|i| i.column.dotted()).collect();
     let mut out = AcceptedValues::new();
     for name in columns.partition_columns() {
         if !referenced.contains(name) {

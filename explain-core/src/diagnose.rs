@@ -86,14 +86,8 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
     let has_partition_phase =
         !classes.in_bucket(Bucket::PartitionSafe).is_empty() || !classes.in_bucket(Bucket::PartitionExact).is_empty();
     if !partition_columns.is_empty() && !has_partition_phase {
-        let mentioned: Vec<String> = compiled
-            .normalized
-            .columns()
-            .iter()
-            .filter_map(|c| columns.resolve(c).ok())
-            .filter(|i| i.is_partition)
-            .map(|i| i.column.dotted())
-            .collect();
+        let mentioned: Vec<String> =
+            columns.split_columns(&compiled.normalized).0.iter().map(|i| i.column.dotted()).collect();
         let message = if mentioned.is_empty() {
             format!(
                 "the table is partitioned by {} but the predicate does not constrain {}: partition pruning removes nothing",
@@ -128,12 +122,7 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
         if evaluable == Nnf::Const(true) || input.is_empty() {
             continue;
         }
-        let data_columns: Vec<ColumnInfo> = evaluable
-            .columns()
-            .iter()
-            .filter_map(|c| columns.resolve(c).ok())
-            .filter(|i| !i.is_partition)
-            .collect();
+        let data_columns = columns.split_columns(&evaluable).1;
         let with_stats = input.iter().filter(|&&i| covers(i, &data_columns)).count();
         if with_stats == 0 {
             continue; // STATS_ABSENT says why.

@@ -57,12 +57,8 @@ pub fn min_pruning(threshold: f64, actual: f64) -> Assertion {
 /// The data columns (not partition columns: their values are exact) the predicate references.
 pub fn referenced_data_columns(table: &ReplayedTable, explanation: &Explanation) -> Vec<ColumnInfo> {
     let Some(p) = &explanation.predicate else { return Vec::new() };
-    p.normalized
-        .columns()
-        .iter()
-        .filter_map(|c| table.columns().resolve(c).ok())
-        .filter(|info| !info.is_partition && info.primitive().is_some())
-        .collect()
+    let (_, data) = table.columns().split_columns(&p.normalized);
+    data.into_iter().filter(|info| info.primitive().is_some()).collect()
 }
 
 /// Whether data skipping can bound `column` in a file with `stats`: the table's statistics

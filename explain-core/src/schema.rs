@@ -57,6 +57,12 @@ impl TableColumns {
         &self.schema
     }
 
+    /// The columns of `predicate` that resolve, split into (partition, data) columns, each in
+    /// order of first appearance. (Columns of a compiled predicate always resolve.)
+    pub fn split_columns(&self, predicate: &crate::nnf::Nnf) -> (Vec<ColumnInfo>, Vec<ColumnInfo>) {
+        predicate.columns().iter().filter_map(|c| self.resolve(c).ok()).partition(|i| i.is_partition)
+    }
+
     /// Resolves a column reference. Each part matches a field of the same name exactly, or else
     /// the single field whose name matches ignoring ASCII case (Spark's default resolution);
     /// two case-insensitive matches are ambiguous and rejected rather than guessed.

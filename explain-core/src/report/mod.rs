@@ -195,12 +195,11 @@ impl Report {
     /// Adds the per-file view, at most `limit` files (kept files first, then by path).
     pub fn with_files(mut self, table: &ReplayedTable, explanation: &Explanation, limit: Option<usize>) -> Self {
         let referenced: Vec<(String, Vec<String>)> = match &explanation.predicate {
-            Some(p) => p
-                .normalized
+            Some(p) => table
                 .columns()
-                .iter()
-                .filter_map(|c| table.columns().resolve(c).ok())
-                .filter(|i| !i.is_partition)
+                .split_columns(&p.normalized)
+                .1
+                .into_iter()
                 .map(|i| (i.column.dotted(), i.stats_path))
                 .collect(),
             None => Vec::new(),
