@@ -240,7 +240,7 @@ pub enum ParsedTimestamp {
 pub fn parse_timestamp(text: &str) -> Result<ParsedTimestamp, String> {
     let text = text.trim();
     let micros_of = |naive: NaiveDateTime| -> Result<i64, String> {
-        if naive.and_utc().timestamp_subsec_nanos() % 1000 != 0 {
+        if !naive.and_utc().timestamp_subsec_nanos().is_multiple_of(1000) {
             return Err("has sub-microsecond digits (rejected rather than rounded)".into());
         }
         Ok(naive.and_utc().timestamp_micros())

@@ -218,7 +218,7 @@ pub fn explain_with(
     if credited != Nnf::Const(true) {
         let (honoured, stripped) = credited.weaken(&scan_keeps);
         let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) =
-            stripped.into_iter().partition(|l| kernel_can_evaluate(l));
+            stripped.into_iter().partition(kernel_can_evaluate);
         let unguarded: Vec<&Leaf> = honoured.leaves().into_iter().filter(|l| nan_exposed(l)).collect();
         if !unguarded.is_empty() {
             notes.push(Note {

@@ -36,12 +36,12 @@ pub fn locate_broken_file(engine: &dyn Engine, table: &Url, version: Option<u64>
     let shown = |name: &str| format!("`_delta_log/{name}`");
 
     // 1. The checkpoint `_last_checkpoint` names must be complete.
-    if names.contains("_last_checkpoint") {
-        if let Some(hint) = read("_last_checkpoint").and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok()) {
+    if names.contains("_last_checkpoint")
+        && let Some(hint) = read("_last_checkpoint").and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok()) {
             let hinted = hint.get("version").and_then(serde_json::Value::as_u64);
             let parts = hint.get("parts").and_then(serde_json::Value::as_u64);
-            if let (Some(v), Some(n)) = (hinted, parts) {
-                if version.is_none_or(|target| v <= target) {
+            if let (Some(v), Some(n)) = (hinted, parts)
+                && version.is_none_or(|target| v <= target) {
                     for i in 1..=n {
                         let part = multi_part_name(v, i, n);
                         if !names.contains(part.as_str()) {
@@ -52,9 +52,7 @@ pub fn locate_broken_file(engine: &dyn Engine, table: &Url, version: Option<u64>
                         }
                     }
                 }
-            }
         }
-    }
 
     // 2. Every multi-part checkpoint present must be complete, and every Parquet checkpoint a
     //    whole Parquet file (magic at both ends, a footer that fits).
@@ -67,11 +65,10 @@ pub fn locate_broken_file(engine: &dyn Engine, table: &Url, version: Option<u64>
         if let LogName::CheckpointPart { version: v, part, parts } = kind {
             groups.entry((v, parts)).or_default().insert(part);
         }
-        if matches!(kind, LogName::Checkpoint { .. } | LogName::CheckpointPart { .. }) && name.ends_with(".parquet") {
-            if let Some(problem) = read(name).and_then(|bytes| parquet_problem(&bytes, *size)) {
+        if matches!(kind, LogName::Checkpoint { .. } | LogName::CheckpointPart { .. }) && name.ends_with(".parquet")
+            && let Some(problem) = read(name).and_then(|bytes| parquet_problem(&bytes, *size)) {
                 return Some(format!("{} {problem}", shown(name)));
             }
-        }
     }
     for ((v, parts), present) in &groups {
         if let Some(missing) = (1..=*parts).find(|i| !present.contains(i)) {

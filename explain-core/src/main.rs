@@ -47,12 +47,11 @@ fn main() -> ExitCode {
         Ok(Ok(outcome)) => {
             let mut stdout = std::io::stdout().lock();
             // A reader that closed the pipe early (`| head`) is not an error of ours.
-            if let Err(e) = stdout.write_all(outcome.stdout.as_bytes()).and_then(|_| stdout.flush()) {
-                if e.kind() != std::io::ErrorKind::BrokenPipe {
+            if let Err(e) = stdout.write_all(outcome.stdout.as_bytes()).and_then(|_| stdout.flush())
+                && e.kind() != std::io::ErrorKind::BrokenPipe {
                     eprintln!("delta-explain: cannot write the report: {e}");
                     return ExitCode::from(3);
                 }
-            }
             if !outcome.stderr.is_empty() {
                 eprintln!("delta-explain: {}", outcome.stderr);
             }

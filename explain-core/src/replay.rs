@@ -224,11 +224,10 @@ fn replay_log(
 fn min_max_columns(snapshot: &SnapshotRef) -> Result<BTreeSet<Vec<String>>, delta_kernel::KernelError> {
     let builder = snapshot.clone().scan_builder().with_stats(StatsOptions::all_struct());
     let mut out = BTreeSet::new();
-    if let Some(schemas) = builder.stats_output_schemas()? {
-        if let Some(field) = schemas.physical.field("minValues") {
+    if let Some(schemas) = builder.stats_output_schemas()?
+        && let Some(field) = schemas.physical.field("minValues") {
             collect_leaf_paths(field.data_type(), &mut Vec::new(), &mut out);
         }
-    }
     Ok(out)
 }
 

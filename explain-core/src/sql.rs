@@ -238,11 +238,10 @@ fn unsupported(expr: &Expr) -> Predicate {
         if let Some(c) = match e {
             Expr::Identifier(_) | Expr::CompoundIdentifier(_) => column(e),
             _ => None,
-        } {
-            if !columns.contains(&c) {
+        }
+            && !columns.contains(&c) {
                 columns.push(c);
             }
-        }
         ControlFlow::<()>::Continue(())
     });
     Predicate::Unsupported { sql: expr.to_string(), columns }

@@ -12,11 +12,10 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
     writeln!(out, "Delta table: {}", report.table)?;
     writeln!(out, "Version:     {}", report.version)?;
     writeln!(out, "Predicate:   {}", report.predicate.as_deref().unwrap_or("-"))?;
-    if let (Some(given), Some(normalized)) = (&report.predicate, &report.normalized_predicate) {
-        if given.trim() != normalized {
+    if let (Some(given), Some(normalized)) = (&report.predicate, &report.normalized_predicate)
+        && given.trim() != normalized {
             writeln!(out, "Normalized:  {normalized}")?;
         }
-    }
     if let Some(a) = &report.analysis {
         writeln!(out)?;
         writeln!(out, "Predicate analysis:")?;
