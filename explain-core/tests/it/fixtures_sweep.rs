@@ -12,20 +12,6 @@ use explain_core::report::Report;
 
 use crate::support::{assert_valid_report, fixtures};
 
-fn tables() -> Vec<std::path::PathBuf> {
-    let root = fixtures();
-    let mut out = vec![root.join("taxi-nyc")];
-    let mut real: Vec<_> = std::fs::read_dir(root.join("real"))
-        .expect("fixtures/real exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("_delta_log").is_dir())
-        .collect();
-    real.sort();
-    assert!(real.len() >= 18, "expected the real fixture tables, found {}", real.len());
-    out.extend(real);
-    out
-}
-
 /// A literal of the column's type, for a comparison that must coerce.
 fn sample_literal(data_type: &DataType) -> Option<&'static str> {
     Some(match data_type {
@@ -50,7 +36,7 @@ fn quoted(column: &str) -> String {
 #[test]
 fn every_fixture_explains_over_every_column() {
     let mut checked = 0usize;
-    for table_dir in tables() {
+    for table_dir in testkit::all_tables() {
         let location = table_dir.to_string_lossy().into_owned();
         let table = ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
         assert!(!table.files().is_empty(), "{location} has live files");

@@ -1,26 +1,9 @@
 //! Shared helpers: where the fixtures are, how to run the binary, golden files.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-/// The shared fixtures folder: `$DELTA_FIXTURES`, else `../shared/fixtures` beside the
-/// workspace. Missing fixtures fail loudly: a suite that silently passes without its tables
-/// proves nothing.
-pub fn fixtures() -> PathBuf {
-    let dir = std::env::var_os("DELTA_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
-    assert!(
-        dir.join("taxi-nyc/_delta_log").is_dir(),
-        "the shared Delta fixtures are missing at {} (set DELTA_FIXTURES to their folder)",
-        dir.display()
-    );
-    dir
-}
-
-pub fn taxi() -> String {
-    fixtures().join("taxi-nyc").to_string_lossy().into_owned()
-}
+pub use testkit::{copy_table, fixtures, taxi};
 
 pub struct Run {
     pub code: i32,
@@ -97,30 +80,4 @@ pub fn assert_golden(name: &str, actual: &str) {
     let expected = std::fs::read_to_string(&path)
         .unwrap_or_else(|_| panic!("golden file {} is missing; run with UPDATE_GOLDEN=1", path.display()));
     assert_eq!(actual, expected, "golden {name} differs (UPDATE_GOLDEN=1 rewrites it after review)");
-}
-
-/// A writable copy of the fixture table at `source` in a fresh temp dir (the shared fixtures
-/// may have no write bits, and must never be changed). Returns the dir and the table path.
-pub fn copy_table(source: &Path) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let table = dir.path().join(source.file_name().expect("a table folder"));
-    copy_tree(source, &table);
-    (dir, table)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("dir entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy file");
-            let mut perms = std::fs::metadata(&target).expect("metadata").permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            std::fs::set_permissions(&target, perms).expect("make writable");
-        }
-    }
 }

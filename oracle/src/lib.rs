@@ -1,0 +1,25 @@
+//! The oracle: ground truth for Delta file pruning, independent of explain-core and of
+//! delta_kernel (neither is a dependency, so a bug in either cannot hide itself here).
+//!
+//! - [`log`]: its own log replay (commits, classic/multi-part/V2 checkpoints, add/remove
+//!   reconciliation, protocol and metadata, version pinning);
+//! - [`delta_schema`], [`partition`]: the schema string and typed partition values;
+//! - [`dv`]: deletion vectors (inline and on disk);
+//! - [`read`]: every live row of a file under the logical schema, ranged reads by row group;
+//! - [`matching`]: the files that really match, evaluated by DataFusion's SQL planner;
+//! - [`pruning`]: a second kept set from DataFusion's `PruningPredicate` over the statistics;
+//! - [`planning`]: how many files to read at once (CPU, file descriptors, memory, cgroups);
+//! - [`report`]: what `delta-oracle` prints.
+
+pub mod delta_schema;
+pub mod dv;
+pub mod error;
+pub mod log;
+pub mod matching;
+pub mod partition;
+pub mod planning;
+pub mod pruning;
+pub mod read;
+pub mod report;
+
+pub use error::OracleError;

@@ -1,0 +1,210 @@
+//! Which log files make up a version: the newest complete checkpoint at or below it, then every
+//! commit after that checkpoint, contiguous, up to the version.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::OracleError;
+
+/// A checkpoint: its files (one, or every part of a multi-part checkpoint).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub version: u64,
+    pub files: Vec<PathBuf>,
+}
+
+/// The files to replay for one version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogSegment {
+    pub version: u64,
+    pub checkpoint: Option<Checkpoint>,
+    /// Commits after the checkpoint, in version order.
+    pub commits: Vec<(u64, PathBuf)>,
+}
+
+/// A recognized log file name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum LogFile {
+    Commit(u64),
+    /// `N.checkpoint.parquet` or a V2 `N.checkpoint.<uuid>.(json|parquet)`.
+    SingleCheckpoint(u64),
+    Part { version: u64, part: u64, parts: u64 },
+}
+
+fn classify(name: &str) -> Option<LogFile> {
+    let (prefix, rest) = name.split_once('.')?;
+    if prefix.len() != 20 || !prefix.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let version: u64 = prefix.parse().ok()?;
+    match rest.split('.').collect::<Vec<_>>().as_slice() {
+        ["json"] => Some(LogFile::Commit(version)),
+        ["checkpoint", "parquet"] | ["checkpoint", _, "json" | "parquet"] => Some(LogFile::SingleCheckpoint(version)),
+        ["checkpoint", part, parts, "parquet"] => {
+            Some(LogFile::Part { version, part: part.parse().ok()?, parts: parts.parse().ok()? })
+        }
+        _ => None,
+    }
+}
+
+fn part_name(version: u64, part: u64, parts: u64) -> String {
+    format!("{version:020}.checkpoint.{part:010}.{parts:010}.parquet")
+}
+
+/// Selects the segment of `log_dir` for `version` (the latest when `None`).
+pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, OracleError> {
+    let entries = std::fs::read_dir(log_dir)
+        .map_err(|e| OracleError::file(log_dir.display().to_string(), format!("cannot list the log: {e}")))?;
+    let mut commits: BTreeMap<u64, PathBuf> = BTreeMap::new();
+    let mut singles: BTreeMap<u64, PathBuf> = BTreeMap::new();
+    let mut parts: BTreeMap<(u64, u64), BTreeMap<u64, PathBuf>> = BTreeMap::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| OracleError::file(log_dir.display().to_string(), e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        match classify(&name) {
+            Some(LogFile::Commit(v)) => {
+                commits.insert(v, entry.path());
+            }
+            Some(LogFile::SingleCheckpoint(v)) => {
+                // Prefer the classic name when both exist; either holds the whole state.
+                singles.entry(v).or_insert_with(|| entry.path());
+            }
+            Some(LogFile::Part { version: v, part, parts: n }) => {
+                parts.entry((v, n)).or_default().insert(part, entry.path());
+            }
+            None => {}
+        }
+    }
+    let latest_known = commits.keys().chain(singles.keys()).chain(parts.keys().map(|(v, _)| v)).max().copied();
+    let target = match (version, latest_known) {
+        (Some(v), _) => v,
+        (None, Some(v)) => v,
+        (None, None) => return Err(OracleError::log(format!("{} holds no commit or checkpoint", log_dir.display()))),
+    };
+
+    // A checkpoint `_last_checkpoint` names must be whole: a missing part is an error that
+    // names the part, never a silent fallback to a different state.
+    let hint = std::fs::read(log_dir.join("_last_checkpoint"))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+    if let Some(hint) = &hint {
+        let hinted = hint.get("version").and_then(Value::as_u64);
+        let n = hint.get("parts").and_then(Value::as_u64);
+        if let (Some(v), Some(n)) = (hinted, n) {
+            if v <= target {
+                let present = parts.get(&(v, n)).cloned().unwrap_or_default();
+                if let Some(missing) = (1..=n).find(|i| !present.contains_key(i)) {
+                    return Err(OracleError::file(
+                        log_dir.join(part_name(v, missing, n)).display().to_string(),
+                        format!("checkpoint part {missing} of {n} named by _last_checkpoint is missing"),
+                    ));
+                }
+            }
+        }
+    }
+
+    // The newest complete checkpoint at or below the target.
+    let mut candidates: Vec<Checkpoint> = singles
+        .iter()
+        .filter(|(v, _)| **v <= target)
+        .map(|(v, p)| Checkpoint { version: *v, files: vec![p.clone()] })
+        .collect();
+    for ((v, n), present) in &parts {
+        let complete: BTreeSet<u64> = present.keys().copied().collect();
+        if *v <= target && complete == (1..=*n).collect() {
+            candidates.push(Checkpoint { version: *v, files: present.values().cloned().collect() });
+        }
+    }
+    candidates.sort_by_key(|c| c.version);
+    let checkpoint = candidates.pop();
+
+    let start = checkpoint.as_ref().map_or(0, |c| c.version + 1);
+    let mut segment_commits = Vec::new();
+    for v in start..=target {
+        match commits.get(&v) {
+            Some(path) => segment_commits.push((v, path.clone())),
+            None if checkpoint.as_ref().is_some_and(|c| c.version == target) => break,
+            None => {
+                return Err(OracleError::file(
+                    log_dir.join(format!("{v:020}.json")).display().to_string(),
+                    if version.is_some() && latest_known.is_some_and(|l| v > l) {
+                        format!("version {v} does not exist (the log ends at {})", latest_known.unwrap_or_default())
+                    } else {
+                        format!("the commit of version {v} is missing")
+                    },
+                ));
+            }
+        }
+    }
+    Ok(LogSegment { version: target, checkpoint, commits: segment_commits })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log_with(names: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for name in names {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        dir
+    }
+
+    fn names(segment: &LogSegment) -> (Option<u64>, Vec<u64>) {
+        (segment.checkpoint.as_ref().map(|c| c.version), segment.commits.iter().map(|(v, _)| *v).collect())
+    }
+
+    const C: fn(u64) -> String = |v| format!("{v:020}.json");
+
+    #[test]
+    fn picks_the_newest_complete_checkpoint() {
+        let c: Vec<String> = (0..=4).map(C).collect();
+        let p1 = part_name(2, 1, 2);
+        let p2 = part_name(2, 2, 2);
+        let mut all: Vec<&str> = c.iter().map(String::as_str).collect();
+        all.extend([p1.as_str(), p2.as_str()]);
+        let dir = log_with(&all);
+        assert_eq!(names(&select(dir.path(), None).unwrap()), (Some(2), vec![3, 4]));
+        assert_eq!(names(&select(dir.path(), Some(1)).unwrap()), (None, vec![0, 1]));
+        assert_eq!(names(&select(dir.path(), Some(2)).unwrap()), (Some(2), vec![]));
+    }
+
+    #[test]
+    fn an_incomplete_multi_part_checkpoint_is_ignored_unless_named() {
+        let c: Vec<String> = (0..=2).map(C).collect();
+        let p1 = part_name(1, 1, 2);
+        let mut all: Vec<&str> = c.iter().map(String::as_str).collect();
+        all.push(p1.as_str());
+        let dir = log_with(&all);
+        assert_eq!(names(&select(dir.path(), None).unwrap()), (None, vec![0, 1, 2]));
+        std::fs::write(dir.path().join("_last_checkpoint"), r#"{"version":1,"size":3,"parts":2}"#).unwrap();
+        let err = select(dir.path(), None).unwrap_err().to_string();
+        assert!(err.contains(&part_name(1, 2, 2)) && err.contains("part 2 of 2"), "{err}");
+    }
+
+    #[test]
+    fn gaps_and_missing_versions_name_the_commit() {
+        let dir = log_with(&[&C(0), &C(2)]);
+        let err = select(dir.path(), None).unwrap_err().to_string();
+        assert!(err.contains(&C(1)) && err.contains("missing"), "{err}");
+        let dir = log_with(&[&C(0)]);
+        let err = select(dir.path(), Some(5)).unwrap_err().to_string();
+        assert!(err.contains("does not exist"), "{err}");
+    }
+
+    #[test]
+    fn recognizes_names() {
+        assert_eq!(classify("00000000000000000007.json"), Some(LogFile::Commit(7)));
+        assert_eq!(classify("00000000000000000007.checkpoint.parquet"), Some(LogFile::SingleCheckpoint(7)));
+        assert_eq!(
+            classify("00000000000000000007.checkpoint.3fa85f64-5717-4562-b3fc-2c963f66afa6.json"),
+            Some(LogFile::SingleCheckpoint(7))
+        );
+        assert_eq!(classify(&part_name(7, 1, 3)), Some(LogFile::Part { version: 7, part: 1, parts: 3 }));
+        assert_eq!(classify("00000000000000000007.crc"), None);
+        assert_eq!(classify("_last_checkpoint"), None);
+    }
+}

@@ -1,0 +1,175 @@
+//! The files that really match: every live row of every live file, decoded once
+//! ([`LoadedTable::load`]), then any number of predicates evaluated by DataFusion's SQL planner
+//! over those rows ([`LoadedTable::matching_rows`]). A file matches when at least one of its
+//! live rows makes the predicate TRUE (NULL and FALSE rows do not match).
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use arrow::array::{ArrayRef, AsArray, RecordBatch, UInt32Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt32Type};
+use datafusion::common::DFSchema;
+use datafusion::datasource::MemTable;
+use datafusion::functions_aggregate::count::count_all;
+use datafusion::logical_expr::{col, Expr};
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::delta_schema::arrow_schema;
+use crate::error::{one_line, OracleError};
+use crate::log::replay::Snapshot;
+use crate::planning::ScanPlan;
+use crate::read::read_file;
+
+/// The column that tags each row with the index of its file in `Snapshot::files`.
+pub const FILE_COLUMN: &str = "__oracle_file";
+
+/// Files larger than this are read as several byte ranges, in parallel.
+pub const RANGE_BYTES: u64 = 128 * 1024 * 1024;
+
+/// Splits `[0, size)` into contiguous ranges of at most `max` bytes (one range for a small
+/// file; never none).
+pub fn split_ranges(size: u64, max: u64) -> Vec<Range<u64>> {
+    let max = max.max(1);
+    if size <= max {
+        return vec![0..size.max(1)];
+    }
+    (0..size.div_ceil(max)).map(|k| k * max..((k + 1) * max).min(size)).collect()
+}
+
+/// Per live file: rows read and rows live after its deletion vector.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileRowCounts {
+    pub physical_rows: u64,
+    pub live_rows: u64,
+}
+
+/// A snapshot with every live row decoded and registered with DataFusion.
+pub struct LoadedTable {
+    pub snapshot: Snapshot,
+    pub counts: Vec<FileRowCounts>,
+    ctx: SessionContext,
+    runtime: tokio::runtime::Runtime,
+    logical: SchemaRef,
+}
+
+/// A DataFusion session that reads column names as written (no lower-casing), as Delta
+/// column names are.
+pub fn session(target_partitions: usize) -> SessionContext {
+    let mut config = SessionConfig::new().with_target_partitions(target_partitions.max(1));
+    config.options_mut().sql_parser.enable_ident_normalization = false;
+    SessionContext::new_with_config(config)
+}
+
+impl LoadedTable {
+    /// Reads every live file, `plan.partitions` at a time.
+    pub fn load(snapshot: Snapshot, plan: &ScanPlan) -> Result<LoadedTable, OracleError> {
+        let logical = arrow_schema(&snapshot.fields);
+        let mut tagged_fields: Vec<Field> = logical.fields().iter().map(|f| f.as_ref().clone()).collect();
+        tagged_fields.push(Field::new(FILE_COLUMN, DataType::UInt32, false));
+        let tagged = Arc::new(Schema::new(tagged_fields));
+
+        // One task per file, or per byte range of a large file; ranges own whole row groups
+        // (see read.rs), so their rows add up to the file's.
+        let tasks: Vec<(usize, Option<Range<u64>>)> = snapshot
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| {
+                let size = u64::try_from(f.size).unwrap_or(0);
+                let ranges = split_ranges(size, RANGE_BYTES);
+                let whole = ranges.len() <= 1;
+                ranges.into_iter().map(move |r| (i, (!whole).then_some(r)))
+            })
+            .collect();
+        let next = Mutex::new(0usize);
+        let results: Mutex<Vec<Option<Result<(Vec<RecordBatch>, FileRowCounts), OracleError>>>> =
+            Mutex::new((0..tasks.len()).map(|_| None).collect());
+        std::thread::scope(|scope| {
+            for _ in 0..plan.partitions.min(tasks.len()).max(1) {
+                scope.spawn(|| loop {
+                    let t = {
+                        let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
+                        let t = *n;
+                        *n += 1;
+                        t
+                    };
+                    let Some((i, range)) = tasks.get(t) else { break };
+                    let file = &snapshot.files[*i];
+                    let result = read_file(&snapshot, file, range.clone()).and_then(|rows| {
+                        let counts = FileRowCounts { physical_rows: rows.physical_rows, live_rows: rows.live_rows };
+                        let tag = u32::try_from(*i).map_err(|_| OracleError::log("too many files"))?;
+                        let batches = rows
+                            .batches
+                            .into_iter()
+                            .map(|b| {
+                                let mut columns: Vec<ArrayRef> = b.columns().to_vec();
+                                columns.push(Arc::new(UInt32Array::from(vec![tag; b.num_rows()])));
+                                RecordBatch::try_new(tagged.clone(), columns)
+                                    .map_err(|e| OracleError::file(file.path.clone(), e))
+                            })
+                            .collect::<Result<Vec<_>, _>>()?;
+                        Ok((batches, counts))
+                    });
+                    results.lock().unwrap_or_else(|p| p.into_inner())[t] = Some(result);
+                });
+            }
+        });
+        let mut batches = Vec::new();
+        let mut counts = vec![FileRowCounts::default(); snapshot.files.len()];
+        let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        for ((i, _), result) in tasks.iter().zip(results) {
+            let (task_batches, task_counts) = result.unwrap_or_else(|| Err(OracleError::log("a file was not read")))?;
+            batches.extend(task_batches);
+            counts[*i].physical_rows += task_counts.physical_rows;
+            counts[*i].live_rows += task_counts.live_rows;
+        }
+        let ctx = session(plan.partitions);
+        let table = MemTable::try_new(tagged, vec![batches]).map_err(|e| OracleError::log(e.to_string()))?;
+        ctx.register_table("t", Arc::new(table)).map_err(|e| OracleError::log(e.to_string()))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .map_err(|e| OracleError::log(format!("cannot start the runtime: {e}")))?;
+        Ok(LoadedTable { snapshot, counts, ctx, runtime, logical })
+    }
+
+    /// Parses `predicate` with DataFusion's SQL parser against the table's logical schema.
+    pub fn parse_predicate(&self, predicate: &str) -> Result<Expr, OracleError> {
+        parse_predicate(&self.ctx, &self.logical, predicate)
+    }
+
+    /// Per live file, the number of live rows for which `predicate` is TRUE.
+    pub fn matching_rows(&self, predicate: &str) -> Result<Vec<u64>, OracleError> {
+        let expr = self.parse_predicate(predicate)?;
+        let invalid = |e: datafusion::error::DataFusionError| OracleError::Predicate(one_line(&e.to_string()));
+        let batches = self.runtime.block_on(async {
+            let df = self.ctx.table("t").await?;
+            let df = df.filter(expr)?.aggregate(vec![col(FILE_COLUMN)], vec![count_all().alias("n")])?;
+            df.collect().await
+        });
+        let batches = batches.map_err(invalid)?;
+        let mut out = vec![0u64; self.snapshot.files.len()];
+        for batch in batches {
+            let files = batch.column(0).as_primitive::<UInt32Type>();
+            let counts = batch.column(1).as_primitive::<arrow::datatypes::Int64Type>();
+            for row in 0..batch.num_rows() {
+                out[files.value(row) as usize] = u64::try_from(counts.value(row)).unwrap_or(0);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Parses a predicate into a DataFusion expression over `schema`; it must be boolean.
+pub fn parse_predicate(ctx: &SessionContext, schema: &SchemaRef, predicate: &str) -> Result<Expr, OracleError> {
+    if predicate.trim().is_empty() {
+        return Err(OracleError::Predicate("the predicate is empty".into()));
+    }
+    let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(|e| OracleError::Predicate(e.to_string()))?;
+    let expr = ctx.parse_sql_expr(predicate, &df_schema).map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    use datafusion::logical_expr::ExprSchemable;
+    let data_type = expr.get_type(&df_schema).map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    if !matches!(data_type, DataType::Boolean | DataType::Null) {
+        return Err(OracleError::Predicate(format!("`{predicate}` is a {data_type}, not a boolean")));
+    }
+    Ok(expr)
+}

@@ -1,0 +1,92 @@
+//! What `delta-oracle` prints: the live files with their row counts, the files that match
+//! with their matching row counts, and the statistics-pruning kept set.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::error::OracleError;
+use crate::matching::LoadedTable;
+use crate::pruning::kept_by_statistics;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OracleReport {
+    pub table: String,
+    pub version: u64,
+    pub predicate: String,
+    pub live_files: usize,
+    pub matching_files: usize,
+    pub kept_by_statistics: usize,
+    pub files: Vec<FileOutcome>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FileOutcome {
+    pub path: String,
+    /// `numRecords` from the log (deleted rows included), when recorded.
+    pub num_records: Option<u64>,
+    pub deleted_rows: u64,
+    pub live_rows: u64,
+    pub matching_rows: u64,
+    /// Whether DataFusion's PruningPredicate over the replayed statistics keeps the file.
+    pub kept_by_statistics: bool,
+}
+
+impl OracleReport {
+    pub fn build(table: &str, loaded: &LoadedTable, predicate: &str) -> Result<OracleReport, OracleError> {
+        let matching = loaded.matching_rows(predicate)?;
+        let kept = kept_by_statistics(&loaded.snapshot, predicate)?;
+        let files: Vec<FileOutcome> = loaded
+            .snapshot
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FileOutcome {
+                path: f.path.clone(),
+                num_records: f.num_records(),
+                deleted_rows: loaded.counts[i].physical_rows - loaded.counts[i].live_rows,
+                live_rows: loaded.counts[i].live_rows,
+                matching_rows: matching[i],
+                kept_by_statistics: kept[i],
+            })
+            .collect();
+        Ok(OracleReport {
+            table: table.to_string(),
+            version: loaded.snapshot.version,
+            predicate: predicate.to_string(),
+            live_files: files.len(),
+            matching_files: files.iter().filter(|f| f.matching_rows > 0).count(),
+            kept_by_statistics: files.iter().filter(|f| f.kept_by_statistics).count(),
+            files,
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "Delta table: {} (version {})", self.table, self.version);
+        let _ = writeln!(out, "Predicate:   {}", self.predicate);
+        let _ = writeln!(
+            out,
+            "Live files: {}   matching: {}   kept by statistics: {}",
+            self.live_files, self.matching_files, self.kept_by_statistics
+        );
+        let mut files: Vec<&FileOutcome> = self.files.iter().collect();
+        files.sort_by(|a, b| b.matching_rows.cmp(&a.matching_rows).then_with(|| a.path.cmp(&b.path)));
+        for f in files {
+            let _ = writeln!(
+                out,
+                "  {:>8} of {:>8} live rows match  [{}]  {}{}",
+                f.matching_rows,
+                f.live_rows,
+                if f.kept_by_statistics { "kept" } else { "pruned" },
+                f.path,
+                if f.deleted_rows > 0 { format!("  ({} deleted)", f.deleted_rows) } else { String::new() }
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,66 @@
+//! Test support shared by every crate's suites, so no suite carries its own copy.
+//!
+//! - [`fixtures`]: the shared Delta fixtures (`$DELTA_FIXTURES`, else `../shared/fixtures`
+//!   beside the workspace). Missing fixtures fail loudly: a suite that silently passes without
+//!   its tables proves nothing.
+//! - [`copy_table`]: a writable copy of a fixture in a temp dir, for tests that damage or
+//!   extend a table (the shared copy may have no write bits and must never change).
+
+use std::path::{Path, PathBuf};
+
+pub fn fixtures() -> PathBuf {
+    let dir = std::env::var_os("DELTA_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+    assert!(
+        dir.join("taxi-nyc/_delta_log").is_dir(),
+        "the shared Delta fixtures are missing at {} (set DELTA_FIXTURES to their folder)",
+        dir.display()
+    );
+    dir
+}
+
+/// The reference table.
+pub fn taxi() -> String {
+    fixtures().join("taxi-nyc").to_string_lossy().into_owned()
+}
+
+/// Every fixture table: `taxi-nyc` and each table under `real/`, sorted.
+pub fn all_tables() -> Vec<PathBuf> {
+    let root = fixtures();
+    let mut out = vec![root.join("taxi-nyc")];
+    let mut real: Vec<PathBuf> = std::fs::read_dir(root.join("real"))
+        .expect("fixtures/real exists")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.join("_delta_log").is_dir())
+        .collect();
+    real.sort();
+    assert!(real.len() >= 18, "expected the real fixture tables, found {}", real.len());
+    out.extend(real);
+    out
+}
+
+/// A writable copy of the table at `source` in a fresh temp dir: the dir and the table path.
+pub fn copy_table(source: &Path) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let table = dir.path().join(source.file_name().expect("a table folder"));
+    copy_tree(source, &table);
+    (dir, table)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("dir entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy file");
+            let mut perms = std::fs::metadata(&target).expect("metadata").permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms).expect("make writable");
+        }
+    }
+}
