@@ -23,3 +23,22 @@ fn one_version_of_arrow_and_parquet() {
         .collect();
     assert!(duplicated.is_empty(), "duplicated arrow/parquet crates:\n{}", duplicated.join("\n"));
 }
+
+/// The oracle is ground truth only if a bug in explain-core or delta_kernel cannot reach it:
+/// neither may be in its dependency tree (dev-dependencies included).
+#[test]
+fn the_oracle_depends_on_neither_explain_core_nor_the_kernel() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new(cargo)
+        .current_dir(&root)
+        .args(["tree", "-p", "oracle", "--edges", "normal,dev,build", "--prefix", "none", "--offline", "--locked"])
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "cargo tree failed: {}", String::from_utf8_lossy(&out.stderr));
+    let tree = String::from_utf8_lossy(&out.stdout);
+    assert!(tree.lines().any(|l| l.starts_with("datafusion ")), "the tree lists the oracle's dependencies:\n{tree}");
+    let forbidden: Vec<&str> =
+        tree.lines().filter(|l| l.starts_with("explain-core ") || l.starts_with("delta_kernel")).collect();
+    assert!(forbidden.is_empty(), "the oracle must not depend on: {forbidden:?}");
+}

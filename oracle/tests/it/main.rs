@@ -1,1 +1,5 @@
+//! Integration tests of the oracle on real Delta tables and on tables written here.
 
+mod cli;
+mod rows;
+mod support;

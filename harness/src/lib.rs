@@ -1,0 +1,28 @@
+//! The harness: checks every claim of explain-core against the oracle, which shares no code
+//! with it. This crate is the only place both are linked.
+
+use std::collections::BTreeSet;
+
+use explain_core::explain::Explanation;
+use explain_core::replay::ReplayedTable;
+use oracle::log::Snapshot;
+
+/// The live file paths of a kernel replay, as the log writes them.
+pub fn kernel_paths(table: &ReplayedTable) -> BTreeSet<String> {
+    table.files().iter().map(|f| f.path.clone()).collect()
+}
+
+/// The live file paths of the oracle's replay.
+pub fn oracle_paths(snapshot: &Snapshot) -> BTreeSet<String> {
+    snapshot.files.iter().map(|f| f.path.clone()).collect()
+}
+
+/// The paths explain-core keeps after every phase.
+pub fn kept_paths(table: &ReplayedTable, explanation: &Explanation) -> BTreeSet<String> {
+    table.files().iter().zip(&explanation.kept).filter(|(_, k)| **k).map(|(f, _)| f.path.clone()).collect()
+}
+
+/// The paths of files with at least one matching live row.
+pub fn matching_paths(snapshot: &Snapshot, matching_rows: &[u64]) -> BTreeSet<String> {
+    snapshot.files.iter().zip(matching_rows).filter(|(_, n)| **n > 0).map(|(f, _)| f.path.clone()).collect()
+}

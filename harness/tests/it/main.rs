@@ -1,0 +1,3 @@
+//! Differential tests: explain-core against the oracle on the shared fixtures.
+
+mod replay_agreement;

@@ -1,0 +1,115 @@
+//! `delta-oracle`: its output, and its errors on bad input (one line naming the file).
+
+use testkit::{copy_table, fixtures, taxi};
+
+use crate::support::{run, run_json};
+
+#[test]
+fn lists_matching_files_and_the_statistics_kept_set() {
+    let doc = run_json(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5"]);
+    assert_eq!(doc["live_files"], 20);
+    assert_eq!(doc["matching_files"], 2);
+    let files = doc["files"].as_array().unwrap();
+    let matching: u64 = files.iter().map(|f| f["matching_rows"].as_u64().unwrap()).sum();
+    assert!(matching > 0);
+    for f in files {
+        if f["matching_rows"].as_u64().unwrap() > 0 {
+            assert_eq!(f["kept_by_statistics"], true, "statistics pruning never drops a matching file: {f}");
+        }
+    }
+    let text = run(&[&taxi(), "-w", "trip_distance > 8"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(text.stdout.contains("Live files: 20"), "{}", text.stdout);
+}
+
+fn check_error(args: &[&str], code: i32, fragment: &str) {
+    let r = run(args);
+    assert_eq!(r.code, code, "{args:?}: {}", r.stderr);
+    assert!(r.stdout.is_empty(), "{args:?}: stdout {}", r.stdout);
+    assert_eq!(r.stderr.trim_end().lines().count(), 1, "{args:?}: one line: {}", r.stderr);
+    assert!(r.stderr.contains(fragment), "{args:?}: `{fragment}` in {}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+}
+
+#[test]
+fn bad_predicates_exit_2() {
+    let t = taxi();
+    for (predicate, fragment) in [
+        ("trip_distance >", "invalid predicate"),
+        ("nosuch = 1", "nosuch"),
+        ("trip_distance + 1", "not a boolean"),
+        ("", "empty"),
+    ] {
+        check_error(&[&t, "-w", predicate], 2, fragment);
+    }
+    check_error(&[&t], 2, "--where");
+}
+
+type Damage = fn(&std::path::Path);
+
+#[test]
+fn broken_tables_exit_3_naming_the_file() {
+    let cases: &[(&str, Damage, &str)] = &[
+        (
+            "taxi-nyc",
+            |t| std::fs::write(t.join("_delta_log/00000000000000000002.json"), "{\"add\": {\"path\": trunc").unwrap(),
+            "00000000000000000002.json",
+        ),
+        (
+            "taxi-nyc",
+            |t| std::fs::remove_file(t.join("_delta_log/00000000000000000001.json")).unwrap(),
+            "00000000000000000001.json",
+        ),
+        (
+            "real/multi-part-checkpoint",
+            |t| {
+                std::fs::remove_file(t.join("_delta_log/00000000000000000001.checkpoint.0000000002.0000000002.parquet")).unwrap()
+            },
+            "00000000000000000001.checkpoint.0000000002.0000000002.parquet",
+        ),
+        (
+            "real/multi-part-checkpoint",
+            |t| {
+                let p = t.join("_delta_log/00000000000000000001.checkpoint.0000000001.0000000002.parquet");
+                let bytes = std::fs::read(&p).unwrap();
+                std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
+            },
+            "00000000000000000001.checkpoint.0000000001.0000000002.parquet",
+        ),
+        ("real/basic_partitioned", |t| remove_first_data_file(t), ".parquet"),
+        ("real/basic_partitioned", |t| truncate_first_data_file(t), ".parquet"),
+    ];
+    for (table, damage, names) in cases {
+        let (_dir, copy) = copy_table(&fixtures().join(table));
+        damage(&copy);
+        let location = copy.to_string_lossy().into_owned();
+        check_error(&[&location, "-w", "true"], 3, names);
+    }
+    check_error(&[&fixtures().join("nope").to_string_lossy(), "-w", "true"], 3, "no such directory");
+}
+
+fn first_data_file(t: &std::path::Path) -> std::path::PathBuf {
+    let mut found: Vec<std::path::PathBuf> = walk(t).into_iter().filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
+    found.retain(|p| !p.to_string_lossy().contains("_delta_log"));
+    found.sort();
+    found.remove(0)
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+    }
+    out
+}
+
+fn remove_first_data_file(t: &std::path::Path) {
+    std::fs::remove_file(first_data_file(t)).unwrap();
+}
+
+fn truncate_first_data_file(t: &std::path::Path) {
+    let p = first_data_file(t);
+    let bytes = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len() - 10]).unwrap();
+}

@@ -1,0 +1,75 @@
+//! Running `delta-oracle`, and writing small Delta tables with chosen Parquet layouts.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use arrow::array::{Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use parquet::arrow::ArrowWriter;
+use parquet::file::properties::WriterProperties;
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn run(args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_delta-oracle"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("delta-oracle runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let r = run(&all);
+    assert_eq!(r.code, 0, "delta-oracle {args:?}: {}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("JSON ({e}): {}", r.stdout))
+}
+
+/// Writes a one-file Delta table at `dir`: columns `id` (0..rows) and `tag`, row groups of
+/// `row_group_rows` rows, and the add action's deletion vector `dv` (a JSON object) if any.
+/// Returns the data file's size.
+pub fn write_table(dir: &Path, rows: i64, row_group_rows: usize, dv: Option<serde_json::Value>) -> u64 {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("tag", DataType::Utf8, true),
+    ]));
+    let ids = Int64Array::from_iter_values(0..rows);
+    let tags = StringArray::from_iter_values((0..rows).map(|i| format!("t{}", i % 7)));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), Arc::new(tags)]).unwrap();
+    let props = WriterProperties::builder().set_max_row_group_row_count(Some(row_group_rows)).build();
+    let data = dir.join("part-0.parquet");
+    let mut writer = ArrowWriter::try_new(std::fs::File::create(&data).unwrap(), schema, Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let size = std::fs::metadata(&data).unwrap().len();
+    std::fs::create_dir_all(dir.join("_delta_log")).unwrap();
+    let schema_string = r#"{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"tag","type":"string","nullable":true,"metadata":{}}]}"#;
+    let mut add = serde_json::json!({"path": "part-0.parquet", "partitionValues": {}, "size": size, "modificationTime": 0,
+        "dataChange": true, "stats": format!("{{\"numRecords\":{rows}}}")});
+    let mut protocol = serde_json::json!({"minReaderVersion": 1, "minWriterVersion": 2});
+    if let Some(dv) = dv {
+        add["deletionVector"] = dv;
+        protocol = serde_json::json!({"minReaderVersion": 3, "minWriterVersion": 7,
+            "readerFeatures": ["deletionVectors"], "writerFeatures": ["deletionVectors"]});
+    }
+    let lines = [
+        serde_json::json!({"protocol": protocol}),
+        serde_json::json!({"metaData": {"id": "t", "format": {"provider": "parquet", "options": {}},
+            "schemaString": schema_string, "partitionColumns": [], "configuration": {}}}),
+        serde_json::json!({"add": add}),
+    ];
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    std::fs::write(dir.join("_delta_log/00000000000000000000.json"), text).unwrap();
+    size
+}
