@@ -1,5 +1,7 @@
 //! Integration tests of the oracle on real Delta tables and on tables written here.
 
 mod cli;
+mod column_mapping;
 mod rows;
 mod support;
+mod v2_checkpoint;
