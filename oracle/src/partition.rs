@@ -67,3 +67,4 @@ mod tests {
         assert!(typed_value(Some("abc"), &DataType::Int32).is_err(), "a value that does not parse is an error");
     }
 }
+

@@ -1,0 +1,131 @@
+//! Named table specs: the fixed set the test suites use, and a reproducible name for every
+//! fault knob. `gen-table <name> <dir>` writes any of them.
+
+use crate::spec::{Checkpoint, ColumnSpec, Kind, Layout, LogShape, StatsPolicy, StringTruncation, TableSpec};
+
+fn col(name: &str, kind: Kind) -> ColumnSpec {
+    ColumnSpec { name: name.into(), kind, partition: false }
+}
+
+fn part(name: &str, kind: Kind) -> ColumnSpec {
+    ColumnSpec { name: name.into(), kind, partition: true }
+}
+
+/// Every data type, two partition columns.
+fn all_types(name: &str, seed: u64) -> TableSpec {
+    TableSpec {
+        name: name.into(),
+        seed,
+        columns: vec![
+            part("p_int", Kind::Int32),
+            part("p_str", Kind::String),
+            col("i8", Kind::Int8),
+            col("i16", Kind::Int16),
+            col("i32", Kind::Int32),
+            col("i64", Kind::Int64),
+            col("f32", Kind::Float32),
+            col("f64", Kind::Float64),
+            col("dec", Kind::Decimal),
+            col("s", Kind::String),
+            col("b", Kind::Boolean),
+            col("d", Kind::Date),
+            col("ts", Kind::Timestamp),
+            col("ntz", Kind::TimestampNtz),
+            col("st", Kind::Struct),
+        ],
+        partition_values: 3,
+        files_per_partition: 3,
+        rows_per_file: 24,
+        layout: Layout::Sorted,
+        null_fraction: 0.1,
+        special_values: false,
+        stats: StatsPolicy::default(),
+        log: LogShape { commits: 2, removed_files: vec![], checkpoint: Checkpoint::None },
+    }
+}
+
+/// The names of the catalog.
+pub const NAMES: &[&str] = &[
+    "all-types",
+    "edge-values",
+    "clustered",
+    "nan-floats",
+    "strings-truncated",
+    "strings-bare-prefix",
+    "timestamps-truncated",
+    "stats-missing",
+    "stats-indexed-cols",
+    "loose-bounds",
+    "checkpoint-classic",
+    "checkpoint-multipart",
+    "partition-types",
+];
+
+/// The spec called `name`, with `seed` (each name has a default seed in `named`).
+pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
+    let base = all_types(name, seed);
+    Some(match name {
+        "all-types" => base,
+        "edge-values" => TableSpec { special_values: true, layout: Layout::Random, ..base },
+        "clustered" => TableSpec { layout: Layout::Clustered, ..base },
+        "nan-floats" => TableSpec {
+            columns: vec![part("p", Kind::Int32), col("x", Kind::Float64), col("y", Kind::Float32), col("id", Kind::Int64)],
+            special_values: true,
+            files_per_partition: 4,
+            stats: StatsPolicy { nan_excluded_bounds: true, ..StatsPolicy::default() },
+            ..base
+        },
+        "strings-truncated" => TableSpec {
+            columns: vec![col("s", Kind::String), col("id", Kind::Int64)],
+            special_values: true,
+            stats: StatsPolicy { string_prefix: Some(StringTruncation::SparkStyle(3)), ..StatsPolicy::default() },
+            ..base
+        },
+        "strings-bare-prefix" => TableSpec {
+            columns: vec![col("s", Kind::String), col("id", Kind::Int64)],
+            special_values: true,
+            stats: StatsPolicy { string_prefix: Some(StringTruncation::BarePrefix(3)), ..StatsPolicy::default() },
+            ..base
+        },
+        "timestamps-truncated" => TableSpec {
+            columns: vec![part("day", Kind::Date), col("ts", Kind::Timestamp), col("ntz", Kind::TimestampNtz)],
+            stats: StatsPolicy { truncate_timestamp_max: true, ..StatsPolicy::default() },
+            ..base
+        },
+        "stats-missing" => TableSpec {
+            stats: StatsPolicy { missing_columns: vec!["i64".into(), "s".into()], files_without_stats: vec![0, 4], ..StatsPolicy::default() },
+            ..base
+        },
+        "stats-indexed-cols" => TableSpec { stats: StatsPolicy { num_indexed_cols: Some(3), ..StatsPolicy::default() }, ..base },
+        "loose-bounds" => TableSpec { stats: StatsPolicy { loose_bounds: true, ..StatsPolicy::default() }, ..base },
+        "checkpoint-classic" => TableSpec {
+            log: LogShape { commits: 3, removed_files: vec![1, 5], checkpoint: Checkpoint::Classic },
+            ..base
+        },
+        "checkpoint-multipart" => TableSpec {
+            log: LogShape { commits: 3, removed_files: vec![2], checkpoint: Checkpoint::MultiPart(3) },
+            ..base
+        },
+        "partition-types" => TableSpec {
+            columns: vec![
+                part("pd", Kind::Date),
+                part("pts", Kind::Timestamp),
+                part("pb", Kind::Boolean),
+                part("pdec", Kind::Decimal),
+                part("pntz", Kind::TimestampNtz),
+                col("v", Kind::Int64),
+            ],
+            partition_values: 4,
+            files_per_partition: 2,
+            null_fraction: 0.2,
+            ..base
+        },
+        _ => return None,
+    })
+}
+
+/// The spec called `name` with its default seed.
+pub fn named(name: &str) -> Option<TableSpec> {
+    let seed = NAMES.iter().position(|n| *n == name)? as u64 + 1;
+    named_with_seed(name, seed)
+}

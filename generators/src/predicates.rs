@@ -1,0 +1,298 @@
+//! Predicates over a generated table: proptest strategies (with shrinking) and an arbtest entry
+//! point, both drawing literals from the table's actual values and their boundaries (min, max,
+//! just inside, just outside), and covering every construct of the owned AST, unsupported ones
+//! included, to a bounded depth. Predicates are rendered as SQL both front ends read
+//! (explain-core's sqlparser and the oracle's DataFusion).
+
+use std::sync::Arc;
+
+use explain_core::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate, TypedLiteralKind};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+use crate::spec::{Kind, TableSpec};
+use crate::stats::format_date;
+use crate::values::{partition_text, Cell};
+use crate::writer::WrittenTable;
+
+/// The literals a predicate may compare one column with.
+#[derive(Clone, Debug)]
+pub struct ColumnPool {
+    pub column: ColumnRef,
+    pub kind: Kind,
+    pub literals: Vec<Literal>,
+}
+
+/// Every column's pool (struct columns contribute their leaves).
+#[derive(Clone, Debug)]
+pub struct Pools {
+    pub columns: Vec<ColumnPool>,
+}
+
+fn timestamp_text(micros: i64) -> String {
+    // `YYYY-MM-DD HH:MM:SS.ffffff`, read as UTC by both front ends.
+    crate::stats::format_micros(micros, false).replacen('T', " ", 1)
+}
+
+/// A cell as a literal of its column, `None` when no literal both front ends read can denote
+/// it exactly (infinities).
+pub fn literal_of(kind: Kind, cell: &Cell) -> Option<Literal> {
+    Some(match cell {
+        Cell::Int(v) => Literal::Number(v.to_string()),
+        Cell::Float(v) if v.is_nan() => Literal::String("NaN".into()),
+        Cell::Float(v) if v.is_infinite() => return None,
+        Cell::Float(v) => Literal::Number(if kind == Kind::Float32 { exact_decimal(f64::from(*v as f32)) } else { format!("{v:?}") }),
+        Cell::Decimal(v) => {
+            let sign = if *v < 0 { "-" } else { "" };
+            Literal::Number(format!("{sign}{}.{:02}", v.abs() / 100, v.abs() % 100))
+        }
+        Cell::Str(s) => Literal::String(s.clone()),
+        Cell::Bool(b) => Literal::Boolean(*b),
+        Cell::Date(d) => Literal::Typed { kind: TypedLiteralKind::Date, text: format_date(*d) },
+        Cell::Micros(t) => Literal::String(timestamp_text(*t)),
+        Cell::Null | Cell::Struct(..) => return None,
+    })
+}
+
+/// The exact decimal expansion of a binary float (every finite float has one): an f32 column
+/// compared with its shortest repr would compare in double precision against a different
+/// number, so the literal names the f32 value exactly.
+fn exact_decimal(v: f64) -> String {
+    let text = format!("{v:.160}");
+    let text = text.trim_end_matches('0');
+    text.strip_suffix('.').map_or_else(|| text.to_string(), |t| format!("{t}.0"))
+}
+
+/// Values around `cells`' extremes: min, max, one unit inside and outside each.
+fn boundaries(kind: Kind, cells: &[Cell]) -> Vec<Cell> {
+    let mut out = Vec::new();
+    let ints: Vec<i64> = cells.iter().filter_map(|c| if let Cell::Int(v) = c { Some(*v) } else { None }).collect();
+    let (lo_limit, hi_limit) = match kind {
+        Kind::Int8 => (i64::from(i8::MIN), i64::from(i8::MAX)),
+        Kind::Int16 => (i64::from(i16::MIN), i64::from(i16::MAX)),
+        Kind::Int32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
+        _ => (i64::MIN, i64::MAX),
+    };
+    if let (Some(lo), Some(hi)) = (ints.iter().min(), ints.iter().max()) {
+        for v in [lo.saturating_sub(1), *lo, lo.saturating_add(1), hi.saturating_sub(1), *hi, hi.saturating_add(1)] {
+            out.push(Cell::Int(v.clamp(lo_limit, hi_limit)));
+        }
+    }
+    let floats: Vec<f64> =
+        cells.iter().filter_map(|c| if let Cell::Float(v) = c { v.is_finite().then_some(*v) } else { None }).collect();
+    if let (Some(lo), Some(hi)) = (floats.iter().copied().reduce(f64::min), floats.iter().copied().reduce(f64::max)) {
+        let step = |v: f64, up: bool| {
+            if kind == Kind::Float32 {
+                let f = v as f32;
+                f64::from(if up { f.next_up() } else { f.next_down() })
+            } else if up {
+                v.next_up()
+            } else {
+                v.next_down()
+            }
+        };
+        for v in [step(lo, false), lo, step(lo, true), step(hi, false), hi, step(hi, true)] {
+            out.push(Cell::Float(v));
+        }
+    }
+    let strings: Vec<&String> = cells.iter().filter_map(|c| if let Cell::Str(s) = c { Some(s) } else { None }).collect();
+    if let (Some(lo), Some(hi)) = (strings.iter().min(), strings.iter().max()) {
+        out.push(Cell::Str((*lo).clone()));
+        out.push(Cell::Str((*hi).clone()));
+        out.push(Cell::Str(format!("{hi}a")));
+        out.push(Cell::Str(lo.chars().take(2).collect()));
+    }
+    let dates: Vec<i32> = cells.iter().filter_map(|c| if let Cell::Date(v) = c { Some(*v) } else { None }).collect();
+    if let (Some(lo), Some(hi)) = (dates.iter().min(), dates.iter().max()) {
+        // Only dates of four-digit years: 0001-01-01 ..= 9999-12-31.
+        out.extend([lo - 1, *lo, *hi, hi + 1].into_iter().filter(|d| (-719_162..=2_932_896).contains(d)).map(Cell::Date));
+    }
+    let times: Vec<i64> = cells.iter().filter_map(|c| if let Cell::Micros(v) = c { Some(*v) } else { None }).collect();
+    if let (Some(lo), Some(hi)) = (times.iter().min(), times.iter().max()) {
+        out.extend([lo - 1, *lo, *hi, hi + 1, (hi / 1000) * 1000].map(Cell::Micros));
+    }
+    out
+}
+
+/// Distinct literals from up to `sample` cells plus the boundaries.
+fn pool(kind: Kind, cells: &[Cell], sample: usize) -> Vec<Literal> {
+    let step = (cells.len() / sample.max(1)).max(1);
+    let mut picked: Vec<Cell> = cells.iter().step_by(step).cloned().collect();
+    picked.extend(boundaries(kind, cells));
+    let mut out: Vec<Literal> = Vec::new();
+    for c in &picked {
+        if let Some(l) = literal_of(kind, c) {
+            if !out.contains(&l) {
+                out.push(l);
+            }
+        }
+    }
+    out
+}
+
+impl Pools {
+    /// Pools from what was written (removed files included: their values are fair literals).
+    pub fn from_table(spec: &TableSpec, table: &WrittenTable) -> Pools {
+        let mut columns = Vec::new();
+        for (i, column) in spec.data_columns().iter().enumerate() {
+            let cells: Vec<Cell> = table.files.iter().flat_map(|f| f.cells[i].iter().cloned()).collect();
+            if column.kind == Kind::Struct {
+                let a: Vec<Cell> = cells.iter().filter_map(|c| match c { Cell::Struct(Some(a), _) => Some(Cell::Int(i64::from(*a))), _ => None }).collect();
+                let b: Vec<Cell> = cells.iter().filter_map(|c| match c { Cell::Struct(_, Some(b)) => Some(Cell::Str(b.clone())), _ => None }).collect();
+                columns.push(ColumnPool { column: ColumnRef::new([column.name.as_str(), "a"]), kind: Kind::Int32, literals: pool(Kind::Int32, &a, 12) });
+                columns.push(ColumnPool { column: ColumnRef::new([column.name.as_str(), "b"]), kind: Kind::String, literals: pool(Kind::String, &b, 12) });
+                continue;
+            }
+            let literals = pool(column.kind, &cells, 12);
+            if !literals.is_empty() {
+                columns.push(ColumnPool { column: ColumnRef::new([column.name.as_str()]), kind: column.kind, literals });
+            }
+        }
+        for column in spec.partition_columns() {
+            let slots = spec.partition_values.max(1);
+            let literals = (0..=slots)
+                .map(|s| {
+                    let text = partition_text(column.kind, s);
+                    match column.kind {
+                        Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float32 | Kind::Float64 | Kind::Decimal => {
+                            Literal::Number(text)
+                        }
+                        Kind::Boolean => Literal::Boolean(text == "true"),
+                        _ => Literal::String(text),
+                    }
+                })
+                .collect::<Vec<_>>();
+            let mut distinct: Vec<Literal> = Vec::new();
+            for l in literals {
+                if !distinct.contains(&l) {
+                    distinct.push(l);
+                }
+            }
+            columns.push(ColumnPool { column: ColumnRef::new([column.name.as_str()]), kind: column.kind, literals: distinct });
+        }
+        Pools { columns }
+    }
+}
+
+const OPS: [CmpOp; 6] = [CmpOp::Eq, CmpOp::NotEq, CmpOp::Lt, CmpOp::LtEq, CmpOp::Gt, CmpOp::GtEq];
+
+/// A leaf over one column: every leaf construct the column's type allows.
+fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<Predicate> {
+    let column = pool.column.clone();
+    let kind = pool.kind;
+    let lit = proptest::sample::select(pool.literals.clone());
+    let c = column.clone();
+    let compare = (lit.clone(), proptest::sample::select(OPS.to_vec()), any::<bool>())
+        .prop_map(move |(l, op, flipped)| {
+            if flipped {
+                Predicate::Compare { left: Operand::Literal(l), op: op.commuted(), right: Operand::Column(c.clone()) }
+            } else {
+                Predicate::Compare { left: Operand::Column(c.clone()), op, right: Operand::Literal(l) }
+            }
+        })
+        .boxed();
+    let c = column.clone();
+    let is_null = any::<bool>().prop_map(move |negated| Predicate::IsNull { column: c.clone(), negated }).boxed();
+    let c = column.clone();
+    let in_list = (proptest::collection::vec(lit.clone(), 1..4), any::<bool>())
+        .prop_map(move |(list, negated)| Predicate::InList { column: c.clone(), list, negated })
+        .boxed();
+    let c = column.clone();
+    let between = (lit.clone(), lit.clone(), any::<bool>())
+        .prop_map(move |(low, high, negated)| Predicate::Between { column: c.clone(), low, high, negated })
+        .boxed();
+    let mut options: Vec<BoxedStrategy<Predicate>> = vec![compare.clone(), compare, is_null, in_list, between];
+    if kind == Kind::String {
+        let c = column.clone();
+        let texts: Vec<String> = pool.literals.iter().filter_map(|l| if let Literal::String(s) = l { Some(s.clone()) } else { None }).collect();
+        if !texts.is_empty() {
+            let like = (proptest::sample::select(texts), 0usize..4, any::<bool>())
+                .prop_map(move |(text, shape, negated)| {
+                    let cut: String = text.chars().take(2).collect();
+                    let pattern = match shape {
+                        0 => format!("{cut}%"),
+                        1 => format!("%{cut}%"),
+                        2 => format!("{}_%", cut.chars().take(1).collect::<String>()),
+                        _ => text.replace('%', "\\%").replace('_', "\\_"),
+                    };
+                    Predicate::Like { column: c.clone(), pattern, escape: None, negated }
+                })
+                .boxed();
+            options.push(like);
+        }
+        let c = column.clone();
+        let upper = lit.clone().prop_map(move |l| Predicate::Unsupported {
+            sql: format!("UPPER({c}) = {l}"),
+            columns: vec![c.clone()],
+        });
+        options.push(upper.boxed());
+    }
+    if kind == Kind::Boolean {
+        let c = column.clone();
+        options.push(Just(Predicate::BoolColumn(c)).boxed());
+    }
+    if matches!(kind, Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float64 | Kind::Decimal) {
+        let c = column.clone();
+        let arithmetic = lit.prop_map(move |l| Predicate::Unsupported {
+            sql: format!("{c} + 1 > {l}"),
+            columns: vec![c.clone()],
+        });
+        options.push(arithmetic.boxed());
+    }
+    // Column against column of the same kind.
+    let peers: Vec<ColumnRef> = all.iter().filter(|p| p.kind == kind && p.column != column).map(|p| p.column.clone()).collect();
+    if !peers.is_empty() {
+        let c = column.clone();
+        let vs = (proptest::sample::select(peers), proptest::sample::select(OPS.to_vec())).prop_map(move |(other, op)| {
+            Predicate::Unsupported { sql: format!("{c} {} {other}", op.sql()), columns: vec![c.clone(), other] }
+        });
+        options.push(vs.boxed());
+    }
+    proptest::strategy::Union::new(options).boxed()
+}
+
+/// Predicates over the pools' columns, nested to at most `depth` junction levels.
+pub fn predicate_strategy(pools: &Pools, depth: u32) -> BoxedStrategy<Predicate> {
+    let all = Arc::new(pools.columns.clone());
+    let leaves: Vec<BoxedStrategy<Predicate>> =
+        pools.columns.iter().map(|p| leaf_strategy(p.clone(), all.clone())).collect();
+    let leaf = proptest::strategy::Union::new(leaves).boxed();
+    leaf.prop_recursive(depth, 24, 3, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 2..4).prop_map(Predicate::And),
+            proptest::collection::vec(inner.clone(), 2..4).prop_map(Predicate::Or),
+            inner.prop_map(|p| Predicate::Not(Box::new(p))),
+        ]
+    })
+    .boxed()
+}
+
+/// `n` predicates drawn deterministically from `seed`.
+pub fn sample_predicates(pools: &Pools, depth: u32, seed: u64, n: usize) -> Vec<Predicate> {
+    let strategy = predicate_strategy(pools, depth);
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes));
+    (0..n)
+        .filter_map(|_| strategy.new_tree(&mut runner).ok().map(|t| proptest::strategy::ValueTree::current(&t)))
+        .collect()
+}
+
+/// The arbtest entry point: a predicate from unstructured bytes (arbtest shrinks the bytes).
+pub fn arbitrary_predicate(u: &mut arbtest::arbitrary::Unstructured<'_>, pools: &Pools, depth: u32) -> arbtest::arbitrary::Result<Predicate> {
+    if depth == 0 || u.ratio(2u8, 3u8)? {
+        let pool = u.choose(&pools.columns)?;
+        let literal = u.choose(&pool.literals)?.clone();
+        return Ok(match u.int_in_range(0u8..=3)? {
+            0 => Predicate::IsNull { column: pool.column.clone(), negated: u.arbitrary()? },
+            1 => Predicate::InList { column: pool.column.clone(), list: vec![literal, u.choose(&pool.literals)?.clone()], negated: u.arbitrary()? },
+            2 => Predicate::Between { column: pool.column.clone(), low: literal, high: u.choose(&pool.literals)?.clone(), negated: u.arbitrary()? },
+            _ => Predicate::Compare { left: Operand::Column(pool.column.clone()), op: *u.choose(&OPS)?, right: Operand::Literal(literal) },
+        });
+    }
+    Ok(match u.int_in_range(0u8..=2)? {
+        0 => Predicate::And(vec![arbitrary_predicate(u, pools, depth - 1)?, arbitrary_predicate(u, pools, depth - 1)?]),
+        1 => Predicate::Or(vec![arbitrary_predicate(u, pools, depth - 1)?, arbitrary_predicate(u, pools, depth - 1)?]),
+        _ => Predicate::Not(Box::new(arbitrary_predicate(u, pools, depth - 1)?)),
+    })
+}

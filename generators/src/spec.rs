@@ -1,0 +1,183 @@
+//! Table specifications: everything a generated table is made of, as plain data (JSON), so a
+//! case can be named, stored and reproduced. The same spec (seed included) gives the same
+//! bytes.
+
+use serde::{Deserialize, Serialize};
+
+/// A column type the generator can write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Float32,
+    Float64,
+    /// `decimal(10, 2)`.
+    Decimal,
+    String,
+    Boolean,
+    Date,
+    Timestamp,
+    TimestampNtz,
+    /// `struct<a: int, b: string>`.
+    Struct,
+}
+
+impl Kind {
+    /// The Delta type name in `schemaString`.
+    pub fn delta_type(self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Kind::Int8 => json!("byte"),
+            Kind::Int16 => json!("short"),
+            Kind::Int32 => json!("integer"),
+            Kind::Int64 => json!("long"),
+            Kind::Float32 => json!("float"),
+            Kind::Float64 => json!("double"),
+            Kind::Decimal => json!("decimal(10,2)"),
+            Kind::String => json!("string"),
+            Kind::Boolean => json!("boolean"),
+            Kind::Date => json!("date"),
+            Kind::Timestamp => json!("timestamp"),
+            Kind::TimestampNtz => json!("timestamp_ntz"),
+            Kind::Struct => json!({"type": "struct", "fields": [
+                {"name": "a", "type": "integer", "nullable": true, "metadata": {}},
+                {"name": "b", "type": "string", "nullable": true, "metadata": {}}
+            ]}),
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Kind::Float32 | Kind::Float64)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ColumnSpec {
+    pub name: String,
+    pub kind: Kind,
+    /// A partition column (never a struct).
+    #[serde(default)]
+    pub partition: bool,
+}
+
+/// How values are laid out across files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// Each file holds a disjoint, increasing slice of the value range: data skipping prunes.
+    Sorted,
+    /// Each file draws from a narrow window that may overlap its neighbours.
+    Clustered,
+    /// Uniform over the whole range: every file overlaps every other.
+    Random,
+}
+
+/// How a file's statistics are recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatsPolicy {
+    /// Columns recorded with no min/max/nullCount at all.
+    #[serde(default)]
+    pub missing_columns: Vec<String>,
+    /// Files (by index in the table) written with no statistics.
+    #[serde(default)]
+    pub files_without_stats: Vec<usize>,
+    /// `delta.dataSkippingNumIndexedCols`: only the first N data columns get statistics.
+    #[serde(default)]
+    pub num_indexed_cols: Option<usize>,
+    /// Truncate string bounds to this many characters.
+    #[serde(default)]
+    pub string_prefix: Option<StringTruncation>,
+    /// Leave NaN out of float min/max, as arrow-rs and delta-rs write them (pitfall 2). When
+    /// false, a float column holding NaN records no min/max (the sound choice).
+    #[serde(default)]
+    pub nan_excluded_bounds: bool,
+    /// Truncate the timestamp max to milliseconds, as Spark does (pitfall 3).
+    #[serde(default)]
+    pub truncate_timestamp_max: bool,
+    /// Declare `tightBounds: false` and widen numeric bounds by one unit.
+    #[serde(default)]
+    pub loose_bounds: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StringTruncation {
+    /// Spark: the max gets a U+10FFFF tie-breaker after the prefix.
+    SparkStyle(usize),
+    /// A bare prefix as max: unsound for `>` (pitfall 4).
+    BarePrefix(usize),
+}
+
+impl Default for StatsPolicy {
+    fn default() -> Self {
+        StatsPolicy {
+            missing_columns: Vec::new(),
+            files_without_stats: Vec::new(),
+            num_indexed_cols: None,
+            string_prefix: None,
+            nan_excluded_bounds: false,
+            truncate_timestamp_max: false,
+            loose_bounds: false,
+        }
+    }
+}
+
+/// The shape of the log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogShape {
+    /// Data files are appended over this many commits (after the metadata commit).
+    pub commits: usize,
+    /// Files removed in a final commit (by index in write order).
+    #[serde(default)]
+    pub removed_files: Vec<usize>,
+    #[serde(default)]
+    pub checkpoint: Checkpoint,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Checkpoint {
+    #[default]
+    None,
+    /// A classic single-file checkpoint at the last version.
+    Classic,
+    /// A multi-part checkpoint with this many parts at the last version.
+    MultiPart(usize),
+}
+
+/// A whole table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableSpec {
+    pub name: String,
+    pub seed: u64,
+    pub columns: Vec<ColumnSpec>,
+    /// Distinct values per partition column (a NULL partition value is one of them when
+    /// `null_fraction > 0`).
+    pub partition_values: usize,
+    pub files_per_partition: usize,
+    pub rows_per_file: usize,
+    pub layout: Layout,
+    /// Share of NULL values in data columns (and chance of a NULL partition value).
+    pub null_fraction: f64,
+    /// Mix in NaN, +-0, +-inf, type extremes, long strings and edge code points.
+    pub special_values: bool,
+    pub stats: StatsPolicy,
+    pub log: LogShape,
+}
+
+impl TableSpec {
+    pub fn partition_columns(&self) -> Vec<&ColumnSpec> {
+        self.columns.iter().filter(|c| c.partition).collect()
+    }
+
+    pub fn data_columns(&self) -> Vec<&ColumnSpec> {
+        self.columns.iter().filter(|c| !c.partition).collect()
+    }
+
+    pub fn column(&self, name: &str) -> Option<&ColumnSpec> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+}

@@ -1,0 +1,223 @@
+//! Cell values: drawn deterministically from a seeded generator, laid out across files, with
+//! the edge values readers get wrong mixed in on request.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayRef, BooleanArray, Date32Array, Decimal128Array, Float32Array, Float64Array, Int16Array, Int32Array,
+    Int64Array, Int8Array, StringArray, StructArray, TimestampMicrosecondArray,
+};
+use arrow::datatypes::{DataType, Field, Fields, TimeUnit};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::spec::{Kind, Layout};
+
+/// One cell. Decimals are in hundredths (`decimal(10, 2)`), dates in days and timestamps in
+/// microseconds since the epoch.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Float(f64),
+    Decimal(i128),
+    Str(String),
+    Bool(bool),
+    Date(i32),
+    Micros(i64),
+    Struct(Option<i32>, Option<String>),
+}
+
+/// 2021-01-01T00:00:00Z in microseconds.
+const TS_BASE: i64 = 1_609_459_200_000_000;
+const DAY_MICROS: i64 = 86_400_000_000;
+/// 2020-01-01 in days.
+const DATE_BASE: i32 = 18_262;
+
+/// The part of the value range a file draws from, as `[lo, hi)` fractions of the domain.
+pub fn window(layout: Layout, file: usize, files: usize, rng: &mut ChaCha8Rng) -> (f64, f64) {
+    let n = files.max(1) as f64;
+    match layout {
+        Layout::Sorted => (file as f64 / n, (file + 1) as f64 / n),
+        Layout::Clustered => {
+            let width = (2.0 / n).min(1.0);
+            let lo = rng.random_range(0.0..=(1.0 - width));
+            (lo, lo + width)
+        }
+        Layout::Random => (0.0, 1.0),
+    }
+}
+
+/// The value at fraction `u` of a kind's domain (monotone in `u`).
+pub fn at_fraction(kind: Kind, u: f64, rng: &mut ChaCha8Rng) -> Cell {
+    let u = u.clamp(0.0, 0.999_999);
+    let span = |lo: i64, hi: i64| lo + ((hi - lo) as f64 * u) as i64;
+    match kind {
+        Kind::Int8 => Cell::Int(span(-100, 100)),
+        Kind::Int16 | Kind::Int32 | Kind::Int64 => Cell::Int(span(-1000, 1000)),
+        Kind::Float32 => Cell::Float(f64::from((-1000.0 + 2000.0 * u) as f32)),
+        Kind::Float64 => Cell::Float(-1000.0 + 2000.0 * u),
+        Kind::Decimal => Cell::Decimal(i128::from(span(-1_000_000, 1_000_000))),
+        Kind::String => Cell::Str(word(u)),
+        Kind::Boolean => Cell::Bool(u >= 0.5),
+        Kind::Date => Cell::Date(DATE_BASE + (1000.0 * u) as i32),
+        // Sub-millisecond digits, so a max truncated to milliseconds is visibly wrong.
+        Kind::Timestamp | Kind::TimestampNtz => Cell::Micros(TS_BASE + (1000.0 * u * DAY_MICROS as f64) as i64 + rng.random_range(0..1000)),
+        Kind::Struct => Cell::Struct(Some(span(-1000, 1000) as i32), Some(word(u))),
+    }
+}
+
+/// A lowercase word whose order follows `u`.
+fn word(u: f64) -> String {
+    let mut x = u;
+    let mut out = String::new();
+    for _ in 0..4 {
+        x *= 26.0;
+        let d = x.floor().min(25.0);
+        out.push(char::from(b'a' + d as u8));
+        x -= d;
+    }
+    out
+}
+
+/// The edge values of a kind (pitfalls 2, 4, 6, 13).
+pub fn specials(kind: Kind) -> Vec<Cell> {
+    match kind {
+        Kind::Int8 => vec![Cell::Int(i64::from(i8::MIN)), Cell::Int(i64::from(i8::MAX)), Cell::Int(0)],
+        Kind::Int16 => vec![Cell::Int(i64::from(i16::MIN)), Cell::Int(i64::from(i16::MAX))],
+        Kind::Int32 => vec![Cell::Int(i64::from(i32::MIN)), Cell::Int(i64::from(i32::MAX))],
+        Kind::Int64 => vec![Cell::Int(i64::MIN), Cell::Int(i64::MAX)],
+        Kind::Float32 | Kind::Float64 => vec![
+            Cell::Float(f64::NAN),
+            Cell::Float(-0.0),
+            Cell::Float(0.0),
+            Cell::Float(f64::INFINITY),
+            Cell::Float(f64::NEG_INFINITY),
+        ],
+        Kind::Decimal => vec![Cell::Decimal(99_999_999), Cell::Decimal(-99_999_999), Cell::Decimal(0)],
+        Kind::String => vec![
+            Cell::Str(String::new()),
+            Cell::Str("\u{7F}".into()),
+            Cell::Str("\u{10FFFF}".into()),
+            Cell::Str(format!("long{}", "z".repeat(40))),
+            Cell::Str("50%_off".into()),
+        ],
+        Kind::Boolean => vec![Cell::Bool(true), Cell::Bool(false)],
+        Kind::Date => vec![Cell::Date(0), Cell::Date(2_932_896)],
+        Kind::Timestamp | Kind::TimestampNtz => vec![Cell::Micros(0), Cell::Micros(TS_BASE + 999)],
+        Kind::Struct => vec![Cell::Struct(None, Some(String::new())), Cell::Struct(Some(i32::MAX), None)],
+    }
+}
+
+/// The rows of one column of one file.
+pub fn column_cells(
+    kind: Kind,
+    rows: usize,
+    window: (f64, f64),
+    null_fraction: f64,
+    special_values: bool,
+    rng: &mut ChaCha8Rng,
+) -> Vec<Cell> {
+    let edges = specials(kind);
+    (0..rows)
+        .map(|_| {
+            if rng.random_bool(null_fraction.clamp(0.0, 1.0)) {
+                return Cell::Null;
+            }
+            if special_values && rng.random_bool(0.1) {
+                return edges[rng.random_range(0..edges.len())].clone();
+            }
+            let u = rng.random_range(window.0..window.1.max(window.0 + f64::EPSILON));
+            at_fraction(kind, u, rng)
+        })
+        .collect()
+}
+
+/// The Arrow type a kind is written as.
+pub fn arrow_type(kind: Kind) -> DataType {
+    match kind {
+        Kind::Int8 => DataType::Int8,
+        Kind::Int16 => DataType::Int16,
+        Kind::Int32 => DataType::Int32,
+        Kind::Int64 => DataType::Int64,
+        Kind::Float32 => DataType::Float32,
+        Kind::Float64 => DataType::Float64,
+        Kind::Decimal => DataType::Decimal128(10, 2),
+        Kind::String => DataType::Utf8,
+        Kind::Boolean => DataType::Boolean,
+        Kind::Date => DataType::Date32,
+        Kind::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        Kind::TimestampNtz => DataType::Timestamp(TimeUnit::Microsecond, None),
+        Kind::Struct => DataType::Struct(struct_fields()),
+    }
+}
+
+fn struct_fields() -> Fields {
+    Fields::from(vec![Field::new("a", DataType::Int32, true), Field::new("b", DataType::Utf8, true)])
+}
+
+/// The cells of a column as an Arrow array of the kind's type.
+pub fn to_array(kind: Kind, cells: &[Cell]) -> ArrayRef {
+    let int = |c: &Cell| if let Cell::Int(v) = c { Some(*v) } else { None };
+    match kind {
+        Kind::Int8 => Arc::new(cells.iter().map(|c| int(c).map(|v| v as i8)).collect::<Int8Array>()),
+        Kind::Int16 => Arc::new(cells.iter().map(|c| int(c).map(|v| v as i16)).collect::<Int16Array>()),
+        Kind::Int32 => Arc::new(cells.iter().map(|c| int(c).map(|v| v as i32)).collect::<Int32Array>()),
+        Kind::Int64 => Arc::new(cells.iter().map(int).collect::<Int64Array>()),
+        Kind::Float32 => Arc::new(
+            cells.iter().map(|c| if let Cell::Float(v) = c { Some(*v as f32) } else { None }).collect::<Float32Array>(),
+        ),
+        Kind::Float64 => {
+            Arc::new(cells.iter().map(|c| if let Cell::Float(v) = c { Some(*v) } else { None }).collect::<Float64Array>())
+        }
+        Kind::Decimal => Arc::new(
+            cells
+                .iter()
+                .map(|c| if let Cell::Decimal(v) = c { Some(*v) } else { None })
+                .collect::<Decimal128Array>()
+                .with_precision_and_scale(10, 2)
+                .expect("decimal(10, 2) is valid"),
+        ),
+        Kind::String => Arc::new(
+            cells.iter().map(|c| if let Cell::Str(v) = c { Some(v.as_str()) } else { None }).collect::<StringArray>(),
+        ),
+        Kind::Boolean => {
+            Arc::new(cells.iter().map(|c| if let Cell::Bool(v) = c { Some(*v) } else { None }).collect::<BooleanArray>())
+        }
+        Kind::Date => {
+            Arc::new(cells.iter().map(|c| if let Cell::Date(v) = c { Some(*v) } else { None }).collect::<Date32Array>())
+        }
+        Kind::Timestamp | Kind::TimestampNtz => {
+            let array = cells
+                .iter()
+                .map(|c| if let Cell::Micros(v) = c { Some(*v) } else { None })
+                .collect::<TimestampMicrosecondArray>();
+            Arc::new(if kind == Kind::Timestamp { array.with_timezone("UTC") } else { array })
+        }
+        Kind::Struct => {
+            let a: Int32Array = cells.iter().map(|c| if let Cell::Struct(a, _) = c { *a } else { None }).collect();
+            let b: StringArray =
+                cells.iter().map(|c| if let Cell::Struct(_, b) = c { b.clone() } else { None }).collect();
+            let nulls: Vec<bool> = cells.iter().map(|c| !matches!(c, Cell::Null)).collect();
+            Arc::new(
+                StructArray::try_new(struct_fields(), vec![Arc::new(a), Arc::new(b)], Some(nulls.into()))
+                    .expect("struct arrays line up"),
+            )
+        }
+    }
+}
+
+/// A partition value of a kind: the `slot`-th of its distinct values, as the log writes it.
+pub fn partition_text(kind: Kind, slot: usize) -> String {
+    let s = slot as i64;
+    match kind {
+        Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => (s * 7 - 3).to_string(),
+        Kind::Float32 | Kind::Float64 => format!("{}", s as f64 * 1.5 - 1.0),
+        Kind::Decimal => format!("{}.{:02}", s, (s * 13) % 100),
+        Kind::String => format!("p{s}"),
+        Kind::Boolean => (slot % 2 == 1).to_string(),
+        Kind::Date => format!("2021-01-{:02}", 1 + slot % 28),
+        Kind::Timestamp | Kind::TimestampNtz => format!("2021-01-{:02} 12:30:00.{:06}", 1 + slot % 28, slot * 1001),
+        Kind::Struct => unreachable!("struct columns are never partition columns"),
+    }
+}

@@ -1,0 +1,200 @@
+//! Metamorphic variants: rewrites that preserve SQL three-valued semantics, so explain-core
+//! must keep identical file sets in every phase for a predicate and its variants (harness
+//! invariant 2); and the degraded form (an unsupported conjunct added), which must keep
+//! exactly what its stripped remainder keeps (invariant 3).
+//!
+//! The rewrites are written here independently of explain-core's normalizer: a shared helper
+//! would let a bug agree with itself.
+
+use explain_core::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// `a AND b` as `NOT (NOT a OR NOT b)`, `a OR b` as `NOT (NOT a AND NOT b)`.
+    DeMorgan,
+    /// `p` as `NOT NOT p`.
+    DoubleNegation,
+    /// `c LIKE 'ab%'` as `c >= 'ab' AND c < 'ac'`.
+    LikePrefixRange,
+    /// `c BETWEEN l AND h` as `c >= l AND c <= h`.
+    BetweenRange,
+    /// `c IN (a, b)` as `c = a OR c = b`.
+    InAsOr,
+    /// `x > 5` as `5 < x`.
+    Commuted,
+    /// `a AND (b OR c)` as `(a AND b) OR (a AND c)`: the form OR factoring folds back.
+    OrFactoring,
+}
+
+pub const ALL: [Variant; 7] = [
+    Variant::DeMorgan,
+    Variant::DoubleNegation,
+    Variant::LikePrefixRange,
+    Variant::BetweenRange,
+    Variant::InAsOr,
+    Variant::Commuted,
+    Variant::OrFactoring,
+];
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::DeMorgan => "de-morgan",
+            Variant::DoubleNegation => "double-negation",
+            Variant::LikePrefixRange => "like-prefix-range",
+            Variant::BetweenRange => "between-range",
+            Variant::InAsOr => "in-as-or",
+            Variant::Commuted => "commuted",
+            Variant::OrFactoring => "or-factoring",
+        }
+    }
+}
+
+/// The variant of `p`, or `None` when no node of `p` is of the form the variant rewrites.
+pub fn apply(variant: Variant, p: &Predicate) -> Option<Predicate> {
+    match variant {
+        Variant::DoubleNegation => Some(Predicate::Not(Box::new(Predicate::Not(Box::new(p.clone()))))),
+        Variant::OrFactoring => distribute(p),
+        _ => {
+            let mut changed = false;
+            let out = rewrite(p, variant, &mut changed);
+            changed.then_some(out)
+        }
+    }
+}
+
+fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
+    let recurse = |items: &[Predicate], changed: &mut bool| -> Vec<Predicate> { items.iter().map(|i| rewrite(i, v, changed)).collect() };
+    match (v, p) {
+        (Variant::DeMorgan, Predicate::And(items)) => {
+            *changed = true;
+            let inner = recurse(items, changed).into_iter().map(|i| Predicate::Not(Box::new(i))).collect();
+            Predicate::Not(Box::new(Predicate::Or(inner)))
+        }
+        (Variant::DeMorgan, Predicate::Or(items)) => {
+            *changed = true;
+            let inner = recurse(items, changed).into_iter().map(|i| Predicate::Not(Box::new(i))).collect();
+            Predicate::Not(Box::new(Predicate::And(inner)))
+        }
+        (_, Predicate::And(items)) => Predicate::And(recurse(items, changed)),
+        (_, Predicate::Or(items)) => Predicate::Or(recurse(items, changed)),
+        (_, Predicate::Not(inner)) => Predicate::Not(Box::new(rewrite(inner, v, changed))),
+        (Variant::BetweenRange, Predicate::Between { column, low, high, negated }) => {
+            *changed = true;
+            let range = Predicate::And(vec![cmp(column, CmpOp::GtEq, low), cmp(column, CmpOp::LtEq, high)]);
+            negate_if(range, *negated)
+        }
+        (Variant::InAsOr, Predicate::InList { column, list, negated }) if !list.is_empty() => {
+            *changed = true;
+            let any = Predicate::Or(list.iter().map(|l| cmp(column, CmpOp::Eq, l)).collect());
+            negate_if(any, *negated)
+        }
+        (Variant::Commuted, Predicate::Compare { left, op, right }) => {
+            *changed = true;
+            Predicate::Compare { left: right.clone(), op: op.commuted(), right: left.clone() }
+        }
+        (Variant::LikePrefixRange, Predicate::Like { column, pattern, escape: None, negated }) => {
+            match prefix_of(pattern).and_then(|prefix| successor(&prefix).map(|next| (prefix, next))) {
+                Some((prefix, next)) => {
+                    *changed = true;
+                    let range = Predicate::And(vec![
+                        cmp(column, CmpOp::GtEq, &Literal::String(prefix)),
+                        cmp(column, CmpOp::Lt, &Literal::String(next)),
+                    ]);
+                    negate_if(range, *negated)
+                }
+                None => p.clone(),
+            }
+        }
+        _ => p.clone(),
+    }
+}
+
+fn cmp(column: &ColumnRef, op: CmpOp, literal: &Literal) -> Predicate {
+    Predicate::Compare { left: Operand::Column(column.clone()), op, right: Operand::Literal(literal.clone()) }
+}
+
+fn negate_if(p: Predicate, negated: bool) -> Predicate {
+    if negated { Predicate::Not(Box::new(p)) } else { p }
+}
+
+/// The literal prefix of a pattern `prefix%` with no other wildcard or escape, non-empty.
+fn prefix_of(pattern: &str) -> Option<String> {
+    let prefix = pattern.strip_suffix('%')?;
+    (!prefix.is_empty() && !prefix.contains(['%', '_', '\\'])).then(|| prefix.to_string())
+}
+
+/// The smallest string greater than every string starting with `prefix`: the prefix with its
+/// last character incremented (dropping trailing U+10FFFF, which has no successor).
+fn successor(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let mut code = u32::from(last) + 1;
+        if (0xD800..=0xDFFF).contains(&code) {
+            code = 0xE000;
+        }
+        if let Some(next) = char::from_u32(code) {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+/// `a AND (b OR c)` to `(a AND b) OR (a AND c)` at the root.
+fn distribute(p: &Predicate) -> Option<Predicate> {
+    let Predicate::And(items) = p else { return None };
+    let at = items.iter().position(|i| matches!(i, Predicate::Or(_)))?;
+    let Predicate::Or(branches) = &items[at] else { return None };
+    let rest: Vec<Predicate> = items.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, p)| p.clone()).collect();
+    Some(Predicate::Or(
+        branches
+            .iter()
+            .map(|b| {
+                let mut conj = rest.clone();
+                conj.push(b.clone());
+                Predicate::And(conj)
+            })
+            .collect(),
+    ))
+}
+
+/// `p AND UPPER(column) = 'X'`: the degraded form, and `p`, the stripped remainder it must
+/// keep exactly the files of.
+pub fn degraded(p: &Predicate, column: &ColumnRef) -> (Predicate, Predicate) {
+    let unsupported = Predicate::Unsupported { sql: format!("UPPER(CAST({column} AS VARCHAR)) = 'X'"), columns: vec![column.clone()] };
+    (Predicate::And(vec![p.clone(), unsupported]), p.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(name: &str) -> ColumnRef {
+        ColumnRef::new([name])
+    }
+
+    #[test]
+    fn each_variant_rewrites_its_form() {
+        let x_gt_5 = cmp(&c("x"), CmpOp::Gt, &Literal::Number("5".into()));
+        let like = Predicate::Like { column: c("s"), pattern: "ab%".into(), escape: None, negated: false };
+        let between = Predicate::Between { column: c("x"), low: Literal::Number("1".into()), high: Literal::Number("9".into()), negated: true };
+        let inlist = Predicate::InList { column: c("x"), list: vec![Literal::Number("1".into()), Literal::Number("2".into())], negated: false };
+        let and = Predicate::And(vec![x_gt_5.clone(), Predicate::Or(vec![like.clone(), between.clone()])]);
+        let cases: Vec<(Variant, &Predicate, &str)> = vec![
+            (Variant::Commuted, &x_gt_5, "5 < x"),
+            (Variant::LikePrefixRange, &like, "s >= 'ab' AND s < 'ac'"),
+            (Variant::BetweenRange, &between, "NOT (x >= 1 AND x <= 9)"),
+            (Variant::InAsOr, &inlist, "x = 1 OR x = 2"),
+            (Variant::DoubleNegation, &x_gt_5, "NOT NOT x > 5"),
+            (Variant::DeMorgan, &and, "NOT (NOT x > 5 OR NOT NOT (NOT s LIKE 'ab%' AND NOT x NOT BETWEEN 1 AND 9))"),
+            (Variant::OrFactoring, &and, "x > 5 AND s LIKE 'ab%' OR x > 5 AND x NOT BETWEEN 1 AND 9"),
+        ];
+        for (variant, input, expected) in cases {
+            assert_eq!(apply(variant, input).map(|p| p.to_string()).as_deref(), Some(expected), "{}", variant.name());
+        }
+        assert_eq!(apply(Variant::LikePrefixRange, &x_gt_5), None, "no LIKE to rewrite");
+        assert_eq!(successor("a\u{10FFFF}"), Some("b".into()));
+        assert_eq!(successor("\u{10FFFF}"), None);
+    }
+}

@@ -1,0 +1,418 @@
+//! Writing a table: Parquet data files through the `parquet` crate, the JSON log and the
+//! checkpoints written here (no Delta library involved). Every byte follows from the spec:
+//! one seeded generator, fixed timestamps and ids, sorted JSON keys.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
+use arrow::json::ReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Value};
+
+use crate::spec::{Checkpoint, Kind, StringTruncation, TableSpec};
+use crate::stats::file_stats;
+use crate::values::{arrow_type, column_cells, partition_text, to_array, window, Cell};
+
+/// What was written: every data file with its cells, for tests and literal pools.
+#[derive(Clone, Debug)]
+pub struct WrittenTable {
+    pub root: PathBuf,
+    pub version: u64,
+    pub files: Vec<WrittenFile>,
+}
+
+#[derive(Clone, Debug)]
+pub struct WrittenFile {
+    /// The path in the log (relative to the root).
+    pub path: String,
+    /// Partition values by column (`None`: NULL).
+    pub partition: Vec<(String, Option<String>)>,
+    /// The data columns' cells, in `TableSpec::data_columns` order.
+    pub cells: Vec<Vec<Cell>>,
+    pub stats: Option<String>,
+    pub removed: bool,
+}
+
+fn props() -> WriterProperties {
+    WriterProperties::builder()
+        .set_created_by("delta-explain generators".into())
+        .set_compression(Compression::UNCOMPRESSED)
+        .build()
+}
+
+fn io(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("{}: {e}", path.display())
+}
+
+/// The table's `schemaString`.
+pub fn schema_string(spec: &TableSpec) -> String {
+    let fields: Vec<Value> = spec
+        .columns
+        .iter()
+        .map(|c| json!({"name": c.name, "type": c.kind.delta_type(), "nullable": true, "metadata": {}}))
+        .collect();
+    json!({"type": "struct", "fields": fields}).to_string()
+}
+
+fn protocol(spec: &TableSpec) -> Value {
+    if spec.columns.iter().any(|c| c.kind == Kind::TimestampNtz) {
+        json!({"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
+            "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}})
+    } else {
+        json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}})
+    }
+}
+
+fn metadata(spec: &TableSpec) -> Value {
+    let mut configuration = serde_json::Map::new();
+    if let Some(n) = spec.stats.num_indexed_cols {
+        configuration.insert("delta.dataSkippingNumIndexedCols".into(), json!(n.to_string()));
+    }
+    if let Some(StringTruncation::SparkStyle(n) | StringTruncation::BarePrefix(n)) = spec.stats.string_prefix {
+        configuration.insert("delta.dataSkippingStringPrefixLength".into(), json!(n.to_string()));
+    }
+    let partition_columns: Vec<&str> = spec.partition_columns().iter().map(|c| c.name.as_str()).collect();
+    json!({"metaData": {
+        "id": format!("generated-{}-{}", spec.name, spec.seed),
+        "format": {"provider": "parquet", "options": {}},
+        "schemaString": schema_string(spec),
+        "partitionColumns": partition_columns,
+        "configuration": configuration,
+        "createdTime": 0,
+    }})
+}
+
+/// Writes `spec` into `root` (created if needed; must hold no table yet).
+pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String> {
+    let log = root.join("_delta_log");
+    std::fs::create_dir_all(&log).map_err(|e| io(&log, e))?;
+    if std::fs::read_dir(&log).map_err(|e| io(&log, e))?.next().is_some() {
+        return Err(format!("{} already holds a Delta log", root.display()));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let data_columns = spec.data_columns();
+    let partition_columns = spec.partition_columns();
+    let schema: SchemaRef = Arc::new(Schema::new(
+        data_columns.iter().map(|c| Field::new(&c.name, arrow_type(c.kind), true)).collect::<Vec<_>>(),
+    ));
+    let slots = if partition_columns.is_empty() { 1 } else { spec.partition_values.max(1) };
+    let total_files = slots * spec.files_per_partition.max(1);
+    let mut files = Vec::with_capacity(total_files);
+    for slot in 0..slots {
+        // Slot 0 is the NULL partition when the spec asks for nulls.
+        let null_partition = slot == 0 && spec.null_fraction > 0.0;
+        let partition: Vec<(String, Option<String>)> = partition_columns
+            .iter()
+            .map(|c| (c.name.clone(), (!null_partition).then(|| partition_text(c.kind, slot))))
+            .collect();
+        let dir: String = partition_columns.iter().map(|c| format!("{}=v{slot}/", c.name)).collect();
+        for f in 0..spec.files_per_partition.max(1) {
+            let index = files.len();
+            let cells: Vec<Vec<Cell>> = data_columns
+                .iter()
+                .map(|c| {
+                    let w = window(spec.layout, index, total_files, &mut rng);
+                    column_cells(c.kind, spec.rows_per_file, w, spec.null_fraction, spec.special_values, &mut rng)
+                })
+                .collect();
+            let path = format!("{dir}part-{index:05}-{f}.parquet");
+            let full = root.join(&path);
+            std::fs::create_dir_all(full.parent().unwrap_or(root)).map_err(|e| io(&full, e))?;
+            let arrays = data_columns.iter().zip(&cells).map(|(c, cells)| to_array(c.kind, cells)).collect();
+            let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io(&full, e))?;
+            let file = std::fs::File::create(&full).map_err(|e| io(&full, e))?;
+            let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props())).map_err(|e| io(&full, e))?;
+            writer.write(&batch).map_err(|e| io(&full, e))?;
+            writer.close().map_err(|e| io(&full, e))?;
+            let stats = file_stats(index, &data_columns, &cells, spec.rows_per_file, &spec.stats);
+            files.push(WrittenFile { path, partition: partition.clone(), cells, stats, removed: false });
+        }
+    }
+    // Commit 0: protocol and metadata; then the adds over `commits` commits; then removes.
+    let mut commits: Vec<Vec<Value>> = vec![vec![protocol(spec), metadata(spec)]];
+    let per_commit = files.len().div_ceil(spec.log.commits.max(1)).max(1);
+    for chunk in files.chunks(per_commit) {
+        commits.push(chunk.iter().map(|f| add_action(root, f)).collect::<Result<_, _>>()?);
+    }
+    let removed: Vec<usize> = spec.log.removed_files.iter().copied().filter(|i| *i < files.len()).collect();
+    if !removed.is_empty() {
+        commits.push(
+            removed
+                .iter()
+                .map(|&i| json!({"remove": {"path": files[i].path, "deletionTimestamp": 0, "dataChange": true}}))
+                .collect(),
+        );
+        for &i in &removed {
+            files[i].removed = true;
+        }
+    }
+    for (version, actions) in commits.iter().enumerate() {
+        let text: String = actions.iter().map(|a| a.to_string() + "\n").collect();
+        let path = log.join(format!("{version:020}.json"));
+        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+    }
+    let version = (commits.len() - 1) as u64;
+    let live: Vec<AddRow> = files
+        .iter()
+        .filter(|f| !f.removed)
+        .map(|f| {
+            let full = root.join(&f.path);
+            Ok(AddRow {
+                path: f.path.clone(),
+                partition_values: f.partition.clone(),
+                size: std::fs::metadata(&full).map_err(|e| io(&full, e))?.len() as i64,
+                stats: f.stats.clone(),
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    match spec.log.checkpoint {
+        Checkpoint::None => {}
+        Checkpoint::Classic => write_checkpoint(&log, version, &[protocol(spec), metadata(spec)], &live, 1)?,
+        Checkpoint::MultiPart(parts) => write_checkpoint(&log, version, &[protocol(spec), metadata(spec)], &live, parts)?,
+    }
+    Ok(WrittenTable { root: root.to_path_buf(), version, files })
+}
+
+fn add_action(root: &Path, f: &WrittenFile) -> Result<Value, String> {
+    let full = root.join(&f.path);
+    let size = std::fs::metadata(&full).map_err(|e| io(&full, e))?.len();
+    let partition: serde_json::Map<String, Value> =
+        f.partition.iter().map(|(k, v)| (k.clone(), v.clone().map_or(Value::Null, Value::String))).collect();
+    let mut add = json!({"path": f.path, "partitionValues": partition, "size": size, "modificationTime": 0, "dataChange": true});
+    if let Some(stats) = &f.stats {
+        add["stats"] = json!(stats);
+    }
+    Ok(json!({ "add": add }))
+}
+
+/// The checkpoint schema the generator writes: the actions replay needs.
+fn checkpoint_schema() -> SchemaRef {
+    let string_map = || {
+        DataType::Map(
+            Arc::new(Field::new(
+                "key_value",
+                DataType::Struct(Fields::from(vec![
+                    Field::new("key", DataType::Utf8, false),
+                    Field::new("value", DataType::Utf8, true),
+                ])),
+                false,
+            )),
+            false,
+        )
+    };
+    let add = Field::new(
+        "add",
+        DataType::Struct(Fields::from(vec![
+            Field::new("path", DataType::Utf8, true),
+            Field::new("partitionValues", string_map(), true),
+            Field::new("size", DataType::Int64, true),
+            Field::new("modificationTime", DataType::Int64, true),
+            Field::new("dataChange", DataType::Boolean, true),
+            Field::new("stats", DataType::Utf8, true),
+        ])),
+        true,
+    );
+    let metadata = Field::new(
+        "metaData",
+        DataType::Struct(Fields::from(vec![
+            Field::new("id", DataType::Utf8, true),
+            Field::new(
+                "format",
+                DataType::Struct(Fields::from(vec![
+                    Field::new("provider", DataType::Utf8, true),
+                    Field::new("options", string_map(), true),
+                ])),
+                true,
+            ),
+            Field::new("schemaString", DataType::Utf8, true),
+            Field::new("partitionColumns", DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))), true),
+            Field::new("configuration", string_map(), true),
+            Field::new("createdTime", DataType::Int64, true),
+        ])),
+        true,
+    );
+    let protocol = Field::new(
+        "protocol",
+        DataType::Struct(Fields::from(vec![
+            Field::new("minReaderVersion", DataType::Int32, true),
+            Field::new("minWriterVersion", DataType::Int32, true),
+            Field::new("readerFeatures", DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))), true),
+            Field::new("writerFeatures", DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))), true),
+        ])),
+        true,
+    );
+    Arc::new(Schema::new(vec![add, metadata, protocol]))
+}
+
+/// One add action of a checkpoint.
+#[derive(Clone, Debug)]
+pub struct AddRow {
+    pub path: String,
+    pub partition_values: Vec<(String, Option<String>)>,
+    pub size: i64,
+    pub stats: Option<String>,
+}
+
+/// The add rows as a checkpoint batch (the other action columns NULL), built column by column:
+/// a million adds take seconds, not the minutes a JSON round trip would.
+fn adds_batch(schema: &SchemaRef, adds: &[AddRow]) -> Result<RecordBatch, String> {
+    use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, Int64Array, MapBuilder, StringArray, StringBuilder, StructArray};
+    let DataType::Struct(add_fields) = schema.field(0).data_type() else { return Err("add is a struct".into()) };
+    let mut partitions = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
+    for add in adds {
+        for (k, v) in &add.partition_values {
+            partitions.keys().append_value(k);
+            partitions.values().append_option(v.as_deref());
+        }
+        partitions.append(true).map_err(|e| e.to_string())?;
+    }
+    let partitions = partitions.finish();
+    let DataType::Map(entries, _) = add_fields[1].data_type() else { return Err("partitionValues is a map".into()) };
+    // The builder names its entries differently; rebuild with the schema's field names.
+    let partitions = arrow::array::MapArray::try_new(
+        entries.clone(),
+        partitions.offsets().clone(),
+        StructArray::try_new(
+            match entries.data_type() { DataType::Struct(f) => f.clone(), _ => return Err("map entries".into()) },
+            vec![partitions.keys().clone(), partitions.values().clone()],
+            None,
+        )
+        .map_err(|e| e.to_string())?,
+        partitions.nulls().cloned(),
+        false,
+    )
+    .map_err(|e| e.to_string())?;
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(adds.iter().map(|a| a.path.as_str()))),
+        Arc::new(partitions),
+        Arc::new(Int64Array::from_iter_values(adds.iter().map(|a| a.size))),
+        Arc::new(Int64Array::from_iter_values(adds.iter().map(|_| 0))),
+        Arc::new(BooleanArray::from(vec![true; adds.len()])),
+        Arc::new(adds.iter().map(|a| a.stats.as_deref()).collect::<StringArray>()),
+    ];
+    let add = StructArray::try_new(add_fields.clone(), columns, None).map_err(|e| e.to_string())?;
+    RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(add),
+            new_null_array(schema.field(1).data_type(), adds.len()),
+            new_null_array(schema.field(2).data_type(), adds.len()),
+        ],
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// Writes a checkpoint of `head` (protocol, metadata) and `adds` at `version`, in `parts`
+/// Parquet files (a classic checkpoint when 1), and `_last_checkpoint`.
+pub fn write_checkpoint(log: &Path, version: u64, head: &[Value], adds: &[AddRow], parts: usize) -> Result<(), String> {
+    let schema = checkpoint_schema();
+    let parts = parts.clamp(1, adds.len().max(1));
+    let per_part = adds.len().div_ceil(parts).max(1);
+    let chunks: Vec<&[AddRow]> = if adds.is_empty() { vec![&[]] } else { adds.chunks(per_part).collect() };
+    let n = chunks.len();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let name = if n == 1 {
+            format!("{version:020}.checkpoint.parquet")
+        } else {
+            format!("{version:020}.checkpoint.{:010}.{n:010}.parquet", i + 1)
+        };
+        let path = log.join(name);
+        let file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+        let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props())).map_err(|e| io(&path, e))?;
+        if i == 0 {
+            // Protocol and metadata go in the first part.
+            let text: String = head.iter().map(|r| r.to_string() + "\n").collect();
+            let reader = ReaderBuilder::new(schema.clone()).build(Cursor::new(text.into_bytes())).map_err(|e| io(&path, e))?;
+            for batch in reader {
+                writer.write(&batch.map_err(|e| io(&path, e))?).map_err(|e| io(&path, e))?;
+            }
+        }
+        for rows in chunk.chunks(100_000) {
+            writer.write(&adds_batch(&schema, rows).map_err(|e| io(&path, e))?).map_err(|e| io(&path, e))?;
+        }
+        writer.close().map_err(|e| io(&path, e))?;
+    }
+    let mut hint = json!({"version": version, "size": head.len() + adds.len()});
+    if n > 1 {
+        hint["parts"] = json!(n);
+    }
+    let path = log.join("_last_checkpoint");
+    std::fs::write(&path, hint.to_string()).map_err(|e| io(&path, e))
+}
+
+/// A table of `files` files with statistics and no data (for benchmarks of log replay and
+/// pruning). Columns `id` (each file holds a disjoint range) and `value`; partitioned by `p`
+/// over `partitions` values when `partitions > 0`. With `checkpoint`, commit 0 holds protocol
+/// and metadata and a checkpoint at version 1 holds every add; without, the adds are spread
+/// over JSON commits of `files_per_commit` adds.
+pub fn write_metadata_only(
+    root: &Path,
+    files: usize,
+    partitions: usize,
+    checkpoint: bool,
+    files_per_commit: usize,
+) -> Result<u64, String> {
+    let log = root.join("_delta_log");
+    std::fs::create_dir_all(&log).map_err(|e| io(&log, e))?;
+    let mut columns = vec![
+        json!({"name": "id", "type": "long", "nullable": true, "metadata": {}}),
+        json!({"name": "value", "type": "double", "nullable": true, "metadata": {}}),
+    ];
+    if partitions > 0 {
+        columns.push(json!({"name": "p", "type": "string", "nullable": true, "metadata": {}}));
+    }
+    let head = [
+        json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}),
+        json!({"metaData": {"id": format!("metadata-only-{files}"), "format": {"provider": "parquet", "options": {}},
+            "schemaString": json!({"type": "struct", "fields": columns}).to_string(),
+            "partitionColumns": if partitions > 0 { vec!["p"] } else { vec![] }, "configuration": {}, "createdTime": 0}}),
+    ];
+    let add = |i: usize| {
+        let lo = i as i64 * 1000;
+        AddRow {
+            path: format!("part-{i:07}.parquet"),
+            partition_values: if partitions > 0 { vec![("p".into(), Some(format!("p{}", i % partitions)))] } else { vec![] },
+            size: 1_000_000,
+            stats: Some(format!(
+                "{{\"numRecords\":1000,\"minValues\":{{\"id\":{lo},\"value\":{}}},\"maxValues\":{{\"id\":{},\"value\":{}}},\"nullCount\":{{\"id\":0,\"value\":0}}}}",
+                (i % 97) as f64,
+                lo + 999,
+                (i % 97) as f64 + 100.0
+            )),
+        }
+    };
+    let write_commit = |version: usize, lines: &[Value]| {
+        let path = log.join(format!("{version:020}.json"));
+        let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+        std::fs::write(&path, text).map_err(|e| io(&path, e))
+    };
+    write_commit(0, &head)?;
+    if checkpoint {
+        let adds: Vec<AddRow> = (0..files).map(add).collect();
+        write_checkpoint(&log, 1, &head, &adds, 1)?;
+        return Ok(1);
+    }
+    let mut version = 0;
+    for start in (0..files).step_by(files_per_commit.max(1)) {
+        version += 1;
+        let end = (start + files_per_commit.max(1)).min(files);
+        let lines: Vec<Value> = (start..end)
+            .map(|i| {
+                let a = add(i);
+                let partition: serde_json::Map<String, Value> =
+                    a.partition_values.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+                json!({"add": {"path": a.path, "partitionValues": partition, "size": a.size, "modificationTime": 0,
+                    "dataChange": true, "stats": a.stats}})
+            })
+            .collect();
+        write_commit(version, &lines)?;
+    }
+    Ok(version as u64)
+}
