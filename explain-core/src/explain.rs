@@ -37,6 +37,7 @@ impl CompiledPredicate {
 }
 
 pub const NAN_UNGUARDED_BOUNDS: &str = "NAN_UNGUARDED_BOUNDS";
+pub const TYPE_WIDENING_STATS: &str = "TYPE_WIDENING_STATS";
 pub const NAN_STRICT_EXCLUDED: &str = "NAN_STRICT_EXCLUDED";
 
 /// How to explain.
@@ -66,6 +67,15 @@ pub fn nan_unguarded(leaf: &Leaf, columns: &TableColumns) -> bool {
         Leaf::In { list, .. } => list.iter().any(is_nan),
         _ => false,
     }
+}
+
+/// Whether the leaf bounds a data column widened from float: its older files keep f32
+/// statistics (JSON `3.4` for the f32 value 3.4000000953674316), and read as a double such a
+/// bound sits below the value it stands for, so `x = 3.4000000953674316` or `x > 3.4` would
+/// prune a matching file (pitfall 7). No bound of such a column is used.
+pub fn widening_unbounded(leaf: &Leaf, columns: &TableColumns) -> bool {
+    let Some(column) = leaf.column() else { return false };
+    columns.resolve(column).is_ok_and(|info| !info.is_partition && info.widened_from_float)
 }
 
 /// One pruning phase and what it did.
@@ -207,7 +217,8 @@ pub fn explain_with(
     // (sound by monotonicity, see nnf.rs), intersected with phase 1 (both sets are sound, so
     // their intersection is).
     let nan_exposed = |l: &Leaf| nan_unguarded(l, columns);
-    let scan_keeps = |l: &Leaf| kernel_can_evaluate(l) && !(options.strict && nan_exposed(l));
+    let widened = |l: &Leaf| widening_unbounded(l, columns);
+    let scan_keeps = |l: &Leaf| kernel_can_evaluate(l) && !widened(l) && !(options.strict && nan_exposed(l));
     let (full_kernel_nnf, _) = classes
         .conjunction(&[Bucket::PartitionSafe, Bucket::StatsSafe, Bucket::Unsplittable])
         .weaken(&scan_keeps);
@@ -218,7 +229,17 @@ pub fn explain_with(
     if credited != Nnf::Const(true) {
         let (honoured, stripped) = credited.weaken(&scan_keeps);
         let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) =
-            stripped.into_iter().partition(kernel_can_evaluate);
+            stripped.into_iter().partition(|l| kernel_can_evaluate(l) && !widened(l));
+        let widening: Vec<&Leaf> = stripped.iter().filter(|l| widened(l)).collect();
+        if !widening.is_empty() {
+            notes.push(Note {
+                code: TYPE_WIDENING_STATS,
+                message: format!(
+                    "{} left out of data skipping: the column was widened from float, and files written before keep f32 statistics that may not bound their double values",
+                    quoted_list(widening.iter().copied())
+                ),
+            });
+        }
         let unguarded: Vec<&Leaf> = honoured.leaves().into_iter().filter(|l| nan_exposed(l)).collect();
         if !unguarded.is_empty() {
             notes.push(Note {
@@ -239,7 +260,7 @@ pub fn explain_with(
             });
         }
         let has_unsplittable = !classes.in_bucket(Bucket::Unsplittable).is_empty();
-        let lowered = has_unsplittable || !unguarded.is_empty() || !nan_excluded.is_empty();
+        let lowered = has_unsplittable || !unguarded.is_empty() || !nan_excluded.is_empty() || !widening.is_empty();
         phases.push(Phase {
             name: DATA_SKIPPING_PHASE,
             predicate: honoured,

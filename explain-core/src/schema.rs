@@ -18,6 +18,9 @@ pub struct ColumnInfo {
     pub partition_key: String,
     /// The path of this column in the stats JSON: physical names under column mapping.
     pub stats_path: Vec<String>,
+    /// Type widening changed this column from `float`: files written before keep f32
+    /// statistics, which may not bound the double values they hold (pitfall 7).
+    pub widened_from_float: bool,
 }
 
 impl ColumnInfo {
@@ -76,6 +79,7 @@ impl TableColumns {
         let mut top_physical = None;
         let mut stats_path = Vec::with_capacity(column.path.len());
         let mut data_type = None;
+        let mut widened_from_float = false;
         for (depth, part) in column.path.iter().enumerate() {
             let exact = current.fields().find(|f| f.name() == part);
             let field = match exact {
@@ -110,6 +114,11 @@ impl TableColumns {
                 }
             } else {
                 data_type = Some(field.data_type().clone());
+                widened_from_float = matches!(
+                    field.get_config_value(&ColumnMetadataKey::TypeChanges),
+                    Some(MetadataValue::Other(serde_json::Value::Array(changes)))
+                        if changes.iter().any(|c| c.get("fromType").and_then(serde_json::Value::as_str) == Some("float"))
+                );
             }
         }
         let data_type = data_type.ok_or_else(unknown)?;
@@ -118,6 +127,7 @@ impl TableColumns {
             column: ColumnRef { path: canonical },
             data_type,
             is_partition,
+            widened_from_float,
             partition_key: top_physical.unwrap_or_default(),
             stats_path,
         })

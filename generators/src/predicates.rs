@@ -57,7 +57,7 @@ pub fn literal_of(kind: Kind, cell: &Cell) -> Option<Literal> {
 /// The exact decimal expansion of a binary float (every finite float has one): an f32 column
 /// compared with its shortest repr would compare in double precision against a different
 /// number, so the literal names the f32 value exactly.
-fn exact_decimal(v: f64) -> String {
+pub fn exact_decimal(v: f64) -> String {
     let text = format!("{v:.160}");
     let text = text.trim_end_matches('0');
     text.strip_suffix('.').map_or_else(|| text.to_string(), |t| format!("{t}.0"))

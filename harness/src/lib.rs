@@ -1,5 +1,18 @@
 //! The harness: checks every claim of explain-core against the oracle, which shares no code
-//! with it. This crate is the only place both are linked.
+//! with it.
+//!
+//! - [`subject`]: a table loaded once for both;
+//! - [`checks`]: the invariants, one (table, predicate) at a time;
+//! - [`corpus`]: predicate corpora and minimized regressions under `corpora/`;
+//! - [`shrink`]: minimizing a failing predicate;
+//! - [`campaign`], [`page`]: the fuzz campaign and its report.
+
+pub mod campaign;
+pub mod checks;
+pub mod corpus;
+pub mod page;
+pub mod shrink;
+pub mod subject;
 
 use std::collections::BTreeSet;
 

@@ -53,10 +53,13 @@ pub struct LoadedTable {
 }
 
 /// A DataFusion session that reads column names as written (no lower-casing), as Delta
-/// column names are.
+/// column names are, and numeric literals with a point as exact decimals.
 pub fn session(target_partitions: usize) -> SessionContext {
     let mut config = SessionConfig::new().with_target_partitions(target_partitions.max(1));
     config.options_mut().sql_parser.enable_ident_normalization = false;
+    // `1.23` is the exact decimal, as in SQL, not the nearest double: compared with a decimal
+    // column it must not pick up a binary rounding error.
+    config.options_mut().sql_parser.parse_float_as_decimal = true;
     SessionContext::new_with_config(config)
 }
 
@@ -126,7 +129,9 @@ impl LoadedTable {
         let ctx = session(plan.partitions);
         let table = MemTable::try_new(tagged, vec![batches]).map_err(|e| OracleError::log(e.to_string()))?;
         ctx.register_table("t", Arc::new(table)).map_err(|e| OracleError::log(e.to_string()))?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
+        // Multi-threaded so several threads may evaluate predicates on one loaded table at once.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(plan.partitions.max(1))
             .build()
             .map_err(|e| OracleError::log(format!("cannot start the runtime: {e}")))?;
         Ok(LoadedTable { snapshot, counts, ctx, runtime, logical })
@@ -166,10 +171,61 @@ pub fn parse_predicate(ctx: &SessionContext, schema: &SchemaRef, predicate: &str
     }
     let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(|e| OracleError::Predicate(e.to_string()))?;
     let expr = ctx.parse_sql_expr(predicate, &df_schema).map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    let expr = decimal_literals_as_floats_beside_floats(expr, &df_schema)?;
     use datafusion::logical_expr::ExprSchemable;
     let data_type = expr.get_type(&df_schema).map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
     if !matches!(data_type, DataType::Boolean | DataType::Null) {
         return Err(OracleError::Predicate(format!("`{predicate}` is a {data_type}, not a boolean")));
     }
     Ok(expr)
+}
+
+/// Literals with a point parse as exact decimals (see [`session`]); beside anything that is not
+/// a decimal (a float column, arithmetic on one) they become the nearest double, which is what
+/// SQL compares a float with. Left as decimals there, DataFusion would cast the float column
+/// to a decimal and fail on NaN and infinities.
+fn decimal_literals_as_floats_beside_floats(expr: Expr, schema: &DFSchema) -> Result<Expr, OracleError> {
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    use datafusion::logical_expr::expr::InList;
+    use datafusion::logical_expr::{Between, BinaryExpr, ExprSchemable};
+    use datafusion::scalar::ScalarValue;
+
+    let is_decimal = |e: &Expr| matches!(e.get_type(schema), Ok(DataType::Decimal128(..) | DataType::Decimal256(..)));
+    let to_float = |e: Expr| -> Expr {
+        match e {
+            Expr::Literal(ScalarValue::Decimal128(Some(v), _, scale), _) => {
+                let text = if scale <= 0 {
+                    format!("{v}")
+                } else {
+                    let digits = format!("{:0>width$}", v.unsigned_abs(), width = scale as usize + 1);
+                    let (int, frac) = digits.split_at(digits.len() - scale as usize);
+                    format!("{}{int}.{frac}", if v < 0 { "-" } else { "" })
+                };
+                datafusion::logical_expr::lit(ScalarValue::Float64(text.parse().ok()))
+            }
+            other => other,
+        }
+    };
+    let floaty = |other: &Expr| !is_decimal(other) && !matches!(other, Expr::Literal(..));
+    expr.transform_down(|e| {
+        Ok(match e {
+            Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
+                let (l, r) = (*left, *right);
+                let (l, r) = if floaty(&l) { (l.clone(), to_float(r)) } else if floaty(&r) { (to_float(l), r.clone()) } else { (l, r) };
+                Transformed::yes(Expr::BinaryExpr(BinaryExpr { left: Box::new(l), op, right: Box::new(r) }))
+            }
+            Expr::Between(Between { expr, negated, low, high }) if floaty(&expr) => Transformed::yes(Expr::Between(Between {
+                expr,
+                negated,
+                low: Box::new(to_float(*low)),
+                high: Box::new(to_float(*high)),
+            })),
+            Expr::InList(InList { expr, list, negated }) if floaty(&expr) => {
+                Transformed::yes(Expr::InList(InList { expr, list: list.into_iter().map(to_float).collect(), negated }))
+            }
+            other => Transformed::no(other),
+        })
+    })
+    .map(|t| t.data)
+    .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))
 }

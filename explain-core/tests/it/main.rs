@@ -5,6 +5,7 @@ mod errors;
 mod features;
 mod fixtures_sweep;
 mod layers;
+mod pitfalls;
 mod schema;
 mod support;
 mod taxi;

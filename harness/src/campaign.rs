@@ -1,0 +1,269 @@
+//! The fuzz campaign: rounds of (generated table, sampled predicates), every invariant checked,
+//! every failure minimized and saved as a regression, and a report of what was checked.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use explain_core::ast::Predicate;
+use generators::catalog::{named_with_seed, NAMES};
+use generators::predicates::{sample_predicates, Pools};
+use generators::variants::{apply, ALL};
+use generators::writer::write_table;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::checks::{accepted, degradation, equivalence, soundness, stats_difference, Invariant, Outcome};
+use crate::corpus::{Regression, RegressionTable};
+use crate::shrink::minimize;
+use crate::subject::Subject;
+
+/// Tables whose writer breaks the protocol on purpose; see `WRITER_BUGS` in the suites.
+pub const WRITER_BUGS: &[&str] = &["strings-bare-prefix"];
+
+#[derive(Clone, Debug)]
+pub struct CampaignOptions {
+    pub seconds: u64,
+    pub max_cases: Option<u64>,
+    pub seed: u64,
+    pub jobs: usize,
+    pub predicates_per_table: usize,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Counts {
+    pub pass: u64,
+    pub announced: u64,
+    pub skipped: u64,
+    pub fail: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Outcome) {
+        match o {
+            Outcome::Pass => self.pass += 1,
+            Outcome::Announced { .. } => self.announced += 1,
+            Outcome::Skipped { .. } => self.skipped += 1,
+            Outcome::Fail { .. } => self.fail += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.pass + self.announced + self.skipped + self.fail
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TableTightness {
+    pub cases: u64,
+    pub files: u64,
+    pub kept: u64,
+    pub matching: u64,
+    /// Files explain-core prunes that DataFusion's statistics pruning keeps.
+    pub explain_tighter: u64,
+    /// Files DataFusion's statistics pruning prunes that explain-core keeps.
+    pub oracle_tighter: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    pub table: String,
+    pub seed: u64,
+    pub invariant: Invariant,
+    pub predicate: String,
+    pub minimized: String,
+    pub message: String,
+    pub reproduce: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CampaignReport {
+    pub seed: u64,
+    pub seconds: f64,
+    pub jobs: usize,
+    pub tables: u64,
+    pub predicates: u64,
+    pub cases: u64,
+    pub cases_per_second: f64,
+    pub per_invariant: BTreeMap<String, Counts>,
+    /// Soundness cases by the constructs their predicate uses.
+    pub per_construct: BTreeMap<String, Counts>,
+    pub tightness: BTreeMap<String, TableTightness>,
+    /// Default-mode violations announced by NAN_UNGUARDED_BOUNDS (pitfall 2), with one example.
+    pub nan_announced: u64,
+    pub nan_example: Option<String>,
+    pub failures: Vec<Failure>,
+}
+
+/// The constructs a predicate uses, for per-construct counts.
+pub fn constructs(p: &Predicate) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    fn walk(p: &Predicate, out: &mut Vec<&'static str>) {
+        let name = match p {
+            Predicate::Compare { .. } => "compare",
+            Predicate::And(items) | Predicate::Or(items) => {
+                items.iter().for_each(|i| walk(i, out));
+                if matches!(p, Predicate::And(_)) { "and" } else { "or" }
+            }
+            Predicate::Not(inner) => {
+                walk(inner, out);
+                "not"
+            }
+            Predicate::IsNull { .. } => "is_null",
+            Predicate::InList { .. } => "in",
+            Predicate::Between { .. } => "between",
+            Predicate::Like { .. } => "like",
+            Predicate::BoolColumn(_) => "bool_column",
+            Predicate::Constant(_) => "constant",
+            Predicate::Unsupported { .. } => "unsupported",
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    walk(p, &mut out);
+    out
+}
+
+/// Runs one round: a table of `name` with `seed`, `n` predicates, every invariant.
+fn round(name: &str, seed: u64, n: usize, report: &Mutex<CampaignReport>, regressions: &Mutex<Vec<Regression>>) -> Result<u64, String> {
+    let spec = named_with_seed(name, seed).ok_or("unknown spec")?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let written = write_table(&spec, dir.path())?;
+    let location = dir.path().to_string_lossy().into_owned();
+    let subject = Subject::load(name, &location)?;
+    let predicates = sample_predicates(&Pools::from_table(&spec, &written), 3, seed, n);
+    let mut cases = 0u64;
+    let reproduce = |p: &str| {
+        format!(
+            "cargo run -p generators --bin gen-table -- {name} /tmp/case --seed {seed} && cargo run -p explain-core --bin delta-explain -- /tmp/case -w {p:?} && cargo run -p oracle --bin delta-oracle -- /tmp/case -w {p:?}"
+        )
+    };
+    for p in &predicates {
+        let sql = p.to_string();
+        let mut outcomes: Vec<(Invariant, Option<&'static str>, Outcome)> = Vec::new();
+        let (sound, tight) = soundness(&subject, &sql);
+        let diff = stats_difference(&subject, &sql);
+        outcomes.push((Invariant::Soundness, None, sound.clone()));
+        outcomes.push((Invariant::Accepted, None, accepted(&subject, &sql)));
+        outcomes.push((Invariant::Degradation, None, degradation(&subject, p)));
+        for v in ALL {
+            if apply(v, p).is_some() {
+                outcomes.push((Invariant::Equivalence, Some(v.name()), equivalence(&subject, p, v)));
+            }
+        }
+        cases += outcomes.len() as u64;
+        let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
+        r.predicates += 1;
+        for c in constructs(p) {
+            r.per_construct.entry(c.to_string()).or_default().add(&sound);
+        }
+        let t = r.tightness.entry(name.to_string()).or_default();
+        if !matches!(sound, Outcome::Skipped { .. }) {
+            t.cases += 1;
+            t.files += tight.total as u64;
+            t.kept += tight.kept as u64;
+            t.matching += tight.matching as u64;
+        }
+        if let Some((e, o)) = diff {
+            t.explain_tighter += e as u64;
+            t.oracle_tighter += o as u64;
+        }
+        if let Outcome::Announced { message } = &sound {
+            r.nan_announced += 1;
+            if r.nan_example.is_none() {
+                r.nan_example = Some(format!("{name} (seed {seed}): `{sql}`: {message}"));
+            }
+        }
+        for (invariant, _, outcome) in &outcomes {
+            r.per_invariant.entry(invariant.name().to_string()).or_default().add(outcome);
+        }
+        drop(r);
+        for (invariant, variant, outcome) in outcomes {
+            let Outcome::Fail { message } = outcome else { continue };
+            let still_fails = |q: &Predicate| match invariant {
+                Invariant::Soundness => soundness(&subject, &q.to_string()).0.is_failure(),
+                Invariant::Accepted => accepted(&subject, &q.to_string()).is_failure(),
+                Invariant::Degradation => degradation(&subject, q).is_failure(),
+                Invariant::Equivalence => ALL
+                    .iter()
+                    .find(|v| Some(v.name()) == variant)
+                    .is_some_and(|v| equivalence(&subject, q, *v).is_failure()),
+                Invariant::Replay => false,
+            };
+            let minimized = minimize(p, &still_fails).to_string();
+            report.lock().unwrap_or_else(|e| e.into_inner()).failures.push(Failure {
+                table: name.to_string(),
+                seed,
+                invariant,
+                predicate: sql.clone(),
+                minimized: minimized.clone(),
+                message: message.clone(),
+                reproduce: reproduce(&minimized),
+            });
+            regressions.lock().unwrap_or_else(|e| e.into_inner()).push(Regression {
+                table: RegressionTable::Generated(spec.clone()),
+                predicate: minimized,
+                invariant: invariant.name().to_string(),
+                variant: variant.map(str::to_string),
+                found: format!("campaign seed {seed}: {message}"),
+            });
+        }
+    }
+    Ok(cases)
+}
+
+/// Runs the campaign; `progress` is told the cases done so far.
+pub fn run(options: &CampaignOptions, progress: &(dyn Fn(u64) + Sync)) -> (CampaignReport, Vec<Regression>) {
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(options.seconds);
+    let report = Mutex::new(CampaignReport { seed: options.seed, jobs: options.jobs, ..Default::default() });
+    let regressions = Mutex::new(Vec::new());
+    let next_round = Mutex::new(0u64);
+    let cases_done = Mutex::new(0u64);
+    let names: Vec<&str> = NAMES.iter().copied().filter(|n| !WRITER_BUGS.contains(n)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1) {
+            scope.spawn(|| loop {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                if options.max_cases.is_some_and(|m| *cases_done.lock().unwrap_or_else(|e| e.into_inner()) >= m) {
+                    break;
+                }
+                let k = {
+                    let mut n = next_round.lock().unwrap_or_else(|e| e.into_inner());
+                    *n += 1;
+                    *n
+                };
+                // Each round's table and seed follow from the campaign seed and the round number.
+                let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let name = names[rng.random_range(0..names.len())];
+                let seed: u64 = rng.random();
+                match round(name, seed, options.predicates_per_table, &report, &regressions) {
+                    Ok(cases) => {
+                        let mut done = cases_done.lock().unwrap_or_else(|e| e.into_inner());
+                        *done += cases;
+                        report.lock().unwrap_or_else(|e| e.into_inner()).tables += 1;
+                        progress(*done);
+                    }
+                    Err(e) => report.lock().unwrap_or_else(|e| e.into_inner()).failures.push(Failure {
+                        table: name.to_string(),
+                        seed,
+                        invariant: Invariant::Replay,
+                        predicate: String::new(),
+                        minimized: String::new(),
+                        message: format!("the table could not be written or loaded: {e}"),
+                        reproduce: format!("cargo run -p generators --bin gen-table -- {name} /tmp/case --seed {seed}"),
+                    }),
+                }
+            });
+        }
+    });
+    let mut report = report.into_inner().unwrap_or_else(|e| e.into_inner());
+    report.seconds = started.elapsed().as_secs_f64();
+    report.cases = cases_done.into_inner().unwrap_or_else(|e| e.into_inner());
+    report.cases_per_second = report.cases as f64 / report.seconds.max(0.001);
+    (report, regressions.into_inner().unwrap_or_else(|e| e.into_inner()))
+}

@@ -1,0 +1,241 @@
+//! The invariants of the design, each checked for one (table, predicate):
+//! 1. soundness: the final kept set holds every file with a matching row (default mode: a
+//!    violation must be announced by `NAN_UNGUARDED_BOUNDS`; `--strict`: none at all);
+//! 2. equivalence: a metamorphic variant keeps identical sets in every phase;
+//! 3. degradation: a predicate with an unsupported conjunct keeps exactly what its stripped
+//!    remainder keeps;
+//! 4. replay agreement: checked per table (`replay_agreement`);
+//! 5. accepted partition values hold the value of every matching file.
+
+use explain_core::explain::{explain_with, ExplainOptions, Explanation, NAN_UNGUARDED_BOUNDS};
+use explain_core::ExplainError;
+use generators::variants::{apply, degraded, Variant};
+use serde::Serialize;
+
+use crate::subject::Subject;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Invariant {
+    Soundness,
+    Equivalence,
+    Degradation,
+    Replay,
+    Accepted,
+}
+
+impl Invariant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Invariant::Soundness => "soundness",
+            Invariant::Equivalence => "equivalence",
+            Invariant::Degradation => "degradation",
+            Invariant::Replay => "replay",
+            Invariant::Accepted => "accepted",
+        }
+    }
+}
+
+/// The result of one check.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    Pass,
+    /// A default-mode violation the report announced with `NAN_UNGUARDED_BOUNDS`.
+    Announced { message: String },
+    /// The case does not apply (a front end refuses the predicate, no variant form).
+    Skipped { reason: String },
+    Fail { message: String },
+}
+
+impl Outcome {
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Outcome::Fail { .. })
+    }
+}
+
+/// Tightness of one soundness case: files kept against files that really match.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tightness {
+    pub total: usize,
+    pub kept: usize,
+    pub matching: usize,
+}
+
+fn explained(subject: &Subject, predicate: &str, strict: bool) -> Result<Explanation, ExplainError> {
+    explain_with(&subject.kernel, Some(predicate), ExplainOptions { strict })
+}
+
+/// Per kernel file: matching rows by the oracle (`None`: the oracle refuses the predicate).
+fn matching(subject: &Subject, predicate: &str) -> Result<Vec<u64>, String> {
+    let rows = subject.oracle.matching_rows(predicate).map_err(|e| e.to_string())?;
+    Ok(subject.oracle_index.iter().map(|i| i.map_or(0, |i| rows[i])).collect())
+}
+
+/// Describes a file for a failure message: its path, partition values and raw statistics.
+fn describe(subject: &Subject, i: usize) -> String {
+    let f = &subject.kernel.files()[i];
+    let mut partition: Vec<String> = f.partition_values.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    partition.sort();
+    format!("{} (partition {{{}}}, stats {})", f.path, partition.join(", "), f.stats_json.as_deref().unwrap_or("none"))
+}
+
+/// Invariant 1, in default and strict mode.
+pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
+    let rows = match matching(subject, predicate) {
+        Ok(r) => r,
+        Err(e) => return (Outcome::Skipped { reason: format!("the oracle refuses it: {e}") }, Tightness::default()),
+    };
+    let default = match explained(subject, predicate, false) {
+        Ok(e) => e,
+        Err(e) => return (Outcome::Skipped { reason: format!("explain-core refuses it: {e}") }, Tightness::default()),
+    };
+    let tightness = Tightness {
+        total: rows.len(),
+        kept: default.final_files(),
+        matching: rows.iter().filter(|n| **n > 0).count(),
+    };
+    let dropped = |ex: &Explanation| -> Vec<usize> { (0..rows.len()).filter(|&i| rows[i] > 0 && !ex.kept[i]).collect() };
+    let strict = match explained(subject, predicate, true) {
+        Ok(e) => e,
+        Err(e) => return (Outcome::Fail { message: format!("--strict refuses what the default mode explains: {e}") }, tightness),
+    };
+    let lost = dropped(&strict);
+    if let Some(&i) = lost.first() {
+        return (
+            Outcome::Fail {
+                message: format!(
+                    "--strict dropped {} file(s) holding matching rows; first: {} with {} matching row(s), pruned by {:?}",
+                    lost.len(),
+                    describe(subject, i),
+                    rows[i],
+                    strict.pruned_by(i)
+                ),
+            },
+            tightness,
+        );
+    }
+    let lost = dropped(&default);
+    let Some(&i) = lost.first() else { return (Outcome::Pass, tightness) };
+    let message = format!(
+        "dropped {} file(s) holding matching rows; first: {} with {} matching row(s), pruned by {:?}",
+        lost.len(),
+        describe(subject, i),
+        rows[i],
+        default.pruned_by(i)
+    );
+    if default.notes.iter().any(|n| n.code == NAN_UNGUARDED_BOUNDS) {
+        (Outcome::Announced { message }, tightness)
+    } else {
+        (Outcome::Fail { message: format!("unannounced: {message}") }, tightness)
+    }
+}
+
+/// Both explanations keep the same files after each phase.
+fn same_sets(subject: &Subject, a: &Explanation, b: &Explanation) -> Result<(), String> {
+    for (phase, x, y) in [("partition pruning", &a.after_partition, &b.after_partition), ("the full scan", &a.kept, &b.kept)] {
+        if let Some(i) = (0..x.len()).find(|&i| x[i] != y[i]) {
+            return Err(format!(
+                "after {phase} the forms disagree on {}: kept by the {} form only",
+                describe(subject, i),
+                if x[i] { "first" } else { "second" }
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Invariant 2 for one variant.
+pub fn equivalence(subject: &Subject, predicate: &explain_core::ast::Predicate, variant: Variant) -> Outcome {
+    let Some(form) = apply(variant, predicate) else {
+        return Outcome::Skipped { reason: format!("no {} form", variant.name()) };
+    };
+    let (a, b) = (predicate.to_string(), form.to_string());
+    match (explained(subject, &a, false), explained(subject, &b, false)) {
+        (Ok(x), Ok(y)) => match same_sets(subject, &x, &y) {
+            Ok(()) => Outcome::Pass,
+            Err(e) => Outcome::Fail { message: format!("{} variant `{b}`: {e}", variant.name()) },
+        },
+        (Err(_), Err(_)) => Outcome::Skipped { reason: "both forms refused".into() },
+        (Ok(_), Err(e)) => Outcome::Fail { message: format!("{} variant `{b}` refused: {e}", variant.name()) },
+        (Err(e), Ok(_)) => Outcome::Skipped { reason: format!("the original is refused: {e}") },
+    }
+}
+
+/// Invariant 3.
+pub fn degradation(subject: &Subject, predicate: &explain_core::ast::Predicate) -> Outcome {
+    let Some(column) = predicate.columns().into_iter().next() else {
+        return Outcome::Skipped { reason: "no column to degrade on".into() };
+    };
+    let (degraded_form, remainder) = degraded(predicate, &column);
+    let (a, b) = (degraded_form.to_string(), remainder.to_string());
+    match (explained(subject, &a, false), explained(subject, &b, false)) {
+        (Ok(x), Ok(y)) => match same_sets(subject, &x, &y) {
+            Ok(()) => Outcome::Pass,
+            Err(e) => Outcome::Fail { message: format!("degraded `{a}` vs remainder: {e}") },
+        },
+        (_, Err(e)) => Outcome::Skipped { reason: format!("the remainder is refused: {e}") },
+        (Err(e), Ok(_)) => Outcome::Fail { message: format!("the degraded form is refused: {e}") },
+    }
+}
+
+/// Invariant 5.
+pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
+    let (ex, rows) = match (explained(subject, predicate, false), matching(subject, predicate)) {
+        (Ok(ex), Ok(rows)) => (ex, rows),
+        _ => return Outcome::Skipped { reason: "a front end refuses it".into() },
+    };
+    let columns = subject.kernel.columns();
+    for (column, values) in &ex.accepted {
+        let Some(values) = values else { continue };
+        let Ok(info) = columns.resolve(&explain_core::ast::ColumnRef::new([column.as_str()])) else { continue };
+        for (i, file) in subject.kernel.files().iter().enumerate() {
+            if rows[i] == 0 {
+                continue;
+            }
+            let value = file.partition_values.get(&info.partition_key).cloned().flatten();
+            if !values.contains(&value) {
+                return Outcome::Fail {
+                    message: format!(
+                        "{} holds {} matching row(s) with {column}={value:?}, outside the accepted values {values:?}",
+                        describe(subject, i),
+                        rows[i]
+                    ),
+                };
+            }
+        }
+    }
+    Outcome::Pass
+}
+
+/// Invariant 4 for a table: the baseline file sets are equal; and, predicate by predicate,
+/// where explain-core and DataFusion's statistics pruning disagree, which one is tighter.
+pub fn replay_agreement(subject: &Subject) -> Outcome {
+    let kernel: std::collections::BTreeSet<&str> = subject.kernel.files().iter().map(|f| f.path.as_str()).collect();
+    let oracle: std::collections::BTreeSet<&str> = subject.oracle.snapshot.files.iter().map(|f| f.path.as_str()).collect();
+    if kernel == oracle {
+        Outcome::Pass
+    } else {
+        let only_kernel: Vec<_> = kernel.difference(&oracle).take(3).collect();
+        let only_oracle: Vec<_> = oracle.difference(&kernel).take(3).collect();
+        Outcome::Fail { message: format!("live files differ: only in the kernel {only_kernel:?}, only in the oracle {only_oracle:?}") }
+    }
+}
+
+/// Kept-set comparison with DataFusion's statistics pruning: (explain-core tighter, oracle
+/// tighter) file counts. Explain-core tighter must still be sound (soundness checks that);
+/// oracle tighter is a pruning opportunity explain-core misses.
+pub fn stats_difference(subject: &Subject, predicate: &str) -> Option<(usize, usize)> {
+    let ex = explained(subject, predicate, false).ok()?;
+    let kept = oracle::pruning::kept_by_statistics(&subject.oracle.snapshot, predicate).ok()?;
+    let mut tighter = (0, 0);
+    for (i, index) in subject.oracle_index.iter().enumerate() {
+        let Some(j) = index else { continue };
+        match (ex.kept[i], kept[*j]) {
+            (false, true) => tighter.0 += 1,
+            (true, false) => tighter.1 += 1,
+            _ => {}
+        }
+    }
+    Some(tighter)
+}
