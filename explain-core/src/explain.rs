@@ -38,6 +38,7 @@ impl CompiledPredicate {
 
 pub const NAN_UNGUARDED_BOUNDS: &str = "NAN_UNGUARDED_BOUNDS";
 pub const TYPE_WIDENING_STATS: &str = "TYPE_WIDENING_STATS";
+pub const SIGNED_ZERO_BOUNDS: &str = "SIGNED_ZERO_BOUNDS";
 pub const NAN_STRICT_EXCLUDED: &str = "NAN_STRICT_EXCLUDED";
 
 /// How to explain.
@@ -76,6 +77,28 @@ pub fn nan_unguarded(leaf: &Leaf, columns: &TableColumns) -> bool {
 pub fn widening_unbounded(leaf: &Leaf, columns: &TableColumns) -> bool {
     let Some(column) = leaf.column() else { return false };
     columns.resolve(column).is_ok_and(|info| !info.is_partition && info.widened_from_float)
+}
+
+/// Whether the leaf compares a float data column with zero. A bound of zero does not say its
+/// sign: Parquet lets a writer record min `+0.0` for a file holding `-0.0` and max `-0.0` for
+/// one holding `+0.0`, and writers differ. Against any other literal both zeros decide alike;
+/// against a zero (in the total order, `-0.0 < +0.0`), the recorded sign can prune a file
+/// whose other zero matches. Such leaves are left out of data skipping.
+pub fn signed_zero_exposed(leaf: &Leaf, columns: &TableColumns) -> bool {
+    let Some(column) = leaf.column() else { return false };
+    let Ok(info) = columns.resolve(column) else { return false };
+    if info.is_partition || !info.is_float() {
+        return false;
+    }
+    let zero = |l: &crate::ast::Literal| match l {
+        crate::ast::Literal::Number(t) | crate::ast::Literal::String(t) => t.trim().parse::<f64>().is_ok_and(|v| v == 0.0),
+        _ => false,
+    };
+    match leaf {
+        Leaf::Cmp { literal, .. } => zero(literal),
+        Leaf::In { list, .. } => list.iter().any(zero),
+        _ => false,
+    }
 }
 
 /// One pruning phase and what it did.
@@ -217,7 +240,7 @@ pub fn explain_with(
     // (sound by monotonicity, see nnf.rs), intersected with phase 1 (both sets are sound, so
     // their intersection is).
     let nan_exposed = |l: &Leaf| nan_unguarded(l, columns);
-    let widened = |l: &Leaf| widening_unbounded(l, columns);
+    let widened = |l: &Leaf| widening_unbounded(l, columns) || signed_zero_exposed(l, columns);
     let scan_keeps = |l: &Leaf| kernel_can_evaluate(l) && !widened(l) && !(options.strict && nan_exposed(l));
     let (full_kernel_nnf, _) = classes
         .conjunction(&[Bucket::PartitionSafe, Bucket::StatsSafe, Bucket::Unsplittable])
@@ -230,7 +253,17 @@ pub fn explain_with(
         let (honoured, stripped) = credited.weaken(&scan_keeps);
         let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) =
             stripped.into_iter().partition(|l| kernel_can_evaluate(l) && !widened(l));
-        let widening: Vec<&Leaf> = stripped.iter().filter(|l| widened(l)).collect();
+        let widening: Vec<&Leaf> = stripped.iter().filter(|l| widening_unbounded(l, columns)).collect();
+        let zeros: Vec<&Leaf> = stripped.iter().filter(|l| signed_zero_exposed(l, columns) && !widening_unbounded(l, columns)).collect();
+        if !zeros.is_empty() {
+            notes.push(Note {
+                code: SIGNED_ZERO_BOUNDS,
+                message: format!(
+                    "{} left out of data skipping: a float bound of zero does not record its sign (writers may store +0.0 for -0.0 and back), so against a zero it cannot prune soundly",
+                    quoted_list(zeros.iter().copied())
+                ),
+            });
+        }
         if !widening.is_empty() {
             notes.push(Note {
                 code: TYPE_WIDENING_STATS,
@@ -260,7 +293,11 @@ pub fn explain_with(
             });
         }
         let has_unsplittable = !classes.in_bucket(Bucket::Unsplittable).is_empty();
-        let lowered = has_unsplittable || !unguarded.is_empty() || !nan_excluded.is_empty() || !widening.is_empty();
+        let lowered = has_unsplittable
+            || !unguarded.is_empty()
+            || !nan_excluded.is_empty()
+            || !widening.is_empty()
+            || !zeros.is_empty();
         phases.push(Phase {
             name: DATA_SKIPPING_PHASE,
             predicate: honoured,
