@@ -228,6 +228,23 @@ impl Predicate {
         }
     }
 
+    /// The node's construct, as reports and trees name it.
+    pub fn construct(&self) -> &'static str {
+        match self {
+            Predicate::Compare { .. } => "compare",
+            Predicate::And(_) => "and",
+            Predicate::Or(_) => "or",
+            Predicate::Not(_) => "not",
+            Predicate::IsNull { .. } => "is_null",
+            Predicate::InList { .. } => "in",
+            Predicate::Between { .. } => "between",
+            Predicate::Like { .. } => "like",
+            Predicate::BoolColumn(_) => "bool_column",
+            Predicate::Constant(_) => "constant",
+            Predicate::Unsupported { .. } => "unsupported",
+        }
+    }
+
     /// The nesting depth of the tree (a leaf has depth 1).
     pub fn depth(&self) -> usize {
         match self {

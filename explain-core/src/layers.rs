@@ -122,20 +122,12 @@ fn node(kind: &'static str, sql: String, children: Vec<TreeNode>) -> TreeNode {
 
 /// The tree of the predicate as parsed.
 pub fn parsed_tree(p: &Predicate) -> TreeNode {
-    let kind = match p {
-        Predicate::And(items) => return node("and", p.to_string(), items.iter().map(parsed_tree).collect()),
-        Predicate::Or(items) => return node("or", p.to_string(), items.iter().map(parsed_tree).collect()),
-        Predicate::Not(inner) => return node("not", p.to_string(), vec![parsed_tree(inner)]),
-        Predicate::Compare { .. } => "compare",
-        Predicate::IsNull { .. } => "is_null",
-        Predicate::InList { .. } => "in",
-        Predicate::Between { .. } => "between",
-        Predicate::Like { .. } => "like",
-        Predicate::BoolColumn(_) => "bool_column",
-        Predicate::Constant(_) => "constant",
-        Predicate::Unsupported { .. } => "unsupported",
+    let children = match p {
+        Predicate::And(items) | Predicate::Or(items) => items.iter().map(parsed_tree).collect(),
+        Predicate::Not(inner) => vec![parsed_tree(inner)],
+        _ => Vec::new(),
     };
-    node(kind, p.to_string(), Vec::new())
+    node(p.construct(), p.to_string(), children)
 }
 
 /// The tree of the normalized predicate.

@@ -100,26 +100,13 @@ pub struct CampaignReport {
 pub fn constructs(p: &Predicate) -> Vec<&'static str> {
     let mut out = Vec::new();
     fn walk(p: &Predicate, out: &mut Vec<&'static str>) {
-        let name = match p {
-            Predicate::Compare { .. } => "compare",
-            Predicate::And(items) | Predicate::Or(items) => {
-                items.iter().for_each(|i| walk(i, out));
-                if matches!(p, Predicate::And(_)) { "and" } else { "or" }
-            }
-            Predicate::Not(inner) => {
-                walk(inner, out);
-                "not"
-            }
-            Predicate::IsNull { .. } => "is_null",
-            Predicate::InList { .. } => "in",
-            Predicate::Between { .. } => "between",
-            Predicate::Like { .. } => "like",
-            Predicate::BoolColumn(_) => "bool_column",
-            Predicate::Constant(_) => "constant",
-            Predicate::Unsupported { .. } => "unsupported",
-        };
-        if !out.contains(&name) {
-            out.push(name);
+        match p {
+            Predicate::And(items) | Predicate::Or(items) => items.iter().for_each(|i| walk(i, out)),
+            Predicate::Not(inner) => walk(inner, out),
+            _ => {}
+        }
+        if !out.contains(&p.construct()) {
+            out.push(p.construct());
         }
     }
     walk(p, &mut out);
