@@ -90,6 +90,9 @@ pub struct CampaignReport {
     /// Soundness cases by the constructs their predicate uses.
     pub per_construct: BTreeMap<String, Counts>,
     pub tightness: BTreeMap<String, TableTightness>,
+    /// The same sums by the constructs the predicates use.
+    #[serde(default)]
+    pub tightness_per_construct: BTreeMap<String, TableTightness>,
     /// Default-mode violations announced by NAN_UNGUARDED_BOUNDS (pitfall 2), with one example.
     pub nan_announced: u64,
     pub nan_example: Option<String>,
@@ -145,6 +148,13 @@ fn round(name: &str, seed: u64, n: usize, report: &Mutex<CampaignReport>, regres
         r.predicates += 1;
         for c in constructs(p) {
             r.per_construct.entry(c.to_string()).or_default().add(&sound);
+            if !matches!(sound, Outcome::Skipped { .. }) {
+                let t = r.tightness_per_construct.entry(c.to_string()).or_default();
+                t.cases += 1;
+                t.files += tight.total as u64;
+                t.kept += tight.kept as u64;
+                t.matching += tight.matching as u64;
+            }
         }
         let t = r.tightness.entry(name.to_string()).or_default();
         if !matches!(sound, Outcome::Skipped { .. }) {

@@ -101,6 +101,11 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
         let ratio = if t.matching > 0 { format!("{:.2}", t.kept as f64 / t.matching as f64) } else { "-".into() };
         let _ = writeln!(md, "| {k} | {} | {} | {} | {} | {ratio} | {} | {} |", t.cases, t.files, t.kept, t.matching, t.explain_tighter, t.oracle_tighter);
     }
+    let _ = writeln!(md, "\nBy construct (a case counts for every construct its predicate uses):\n\n| construct | cases | files | kept | matching | kept/matching |\n|---|---|---|---|---|---|");
+    for (k, t) in &report.tightness_per_construct {
+        let ratio = if t.matching > 0 { format!("{:.2}", t.kept as f64 / t.matching as f64) } else { "-".into() };
+        let _ = writeln!(md, "| {k} | {} | {} | {} | {} | {ratio} |", t.cases, t.files, t.kept, t.matching);
+    }
     let _ = writeln!(md, "\n## NaN (pitfall 2)\n\n{} default-mode violation(s) found on tables whose float bounds leave NaN out, every one announced by `NAN_UNGUARDED_BOUNDS` (an unannounced one is a failure; under `--strict` any violation is a failure).", report.nan_announced);
     if let Some(example) = &report.nan_example {
         let _ = writeln!(md, "\nExample: {}", example.replace('|', "\\|"));
