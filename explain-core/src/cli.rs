@@ -23,12 +23,17 @@ pub enum Format {
 #[derive(Debug, Parser)]
 #[command(name = "delta-explain", version, about)]
 #[command(group = clap::ArgGroup::new("file_lists").args(["verbose", "layers"]).multiple(true))]
+#[command(group = clap::ArgGroup::new("some_predicate").args(["predicate", "predicates"]))]
 pub struct Args {
     /// The Delta table: a directory path or a URL (file://, ...).
     pub table: String,
     /// The SQL WHERE predicate to explain.
     #[arg(short = 'w', long = "where", value_name = "PREDICATE")]
     pub predicate: Option<String>,
+    /// Explain every predicate of FILE (one per line; blank lines and `#` comments skipped)
+    /// against one replay of the table: in JSON an array of reports, in text a line each.
+    #[arg(long, value_name = "FILE", conflicts_with = "predicate")]
+    pub predicates: Option<std::path::PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -42,21 +47,21 @@ pub struct Args {
     #[arg(long, value_name = "N", requires = "file_lists")]
     pub limit: Option<usize>,
     /// Gate: fail (exit 1, report still printed) unless at least PCT percent of files are pruned.
-    #[arg(long, value_name = "PCT", requires = "predicate", value_parser = parse_pct)]
+    #[arg(long, value_name = "PCT", requires = "some_predicate", value_parser = parse_pct)]
     pub min_pruning: Option<f64>,
     /// Gate: fail (exit 1) if any file lacks statistics for a data column the predicate uses.
     #[arg(long)]
     pub assert_stats: bool,
     /// Leave out of the scan every fragment NaN rows could satisfy beyond the recorded
     /// min/max (float `>`, `>=`, `!=`), so the survivor set is sound for any data.
-    #[arg(long, requires = "predicate")]
+    #[arg(long, requires = "some_predicate")]
     pub strict: bool,
     /// Diagnose weak pruning: stable codes with a message and a suggestion each.
-    #[arg(long, requires = "predicate")]
+    #[arg(long, requires = "some_predicate")]
     pub explain_why: bool,
     /// Show the five forms of the predicate: parsed AST, normalized AST, classification,
     /// kernel scan predicates, survivor sets.
-    #[arg(long, requires = "predicate")]
+    #[arg(long, requires = "some_predicate")]
     pub layers: bool,
 }
 
@@ -79,17 +84,60 @@ pub struct Outcome {
 pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     let started = Instant::now();
     let table = ReplayedTable::open(&args.table, args.at_version)?;
+    if let Some(path) = &args.predicates {
+        return run_many(args, &table, path);
+    }
+    let (report, failures) = report_for(args, &table, args.predicate.as_deref(), started)?;
+    let stdout = match args.format {
+        Format::Text => report.to_text(),
+        Format::Json => report.to_json() + "\n",
+    };
+    Ok(Outcome { stdout, stderr: failures.join("; "), exit_code: if failures.is_empty() { 0 } else { 1 } })
+}
+
+/// Every predicate of `path`, explained against the one replay of `table`.
+fn run_many(args: &Args, table: &ReplayedTable, path: &std::path::Path) -> Result<Outcome, ExplainError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ExplainError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let mut reports = Vec::new();
+    let mut failures = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let predicate = line.trim();
+        if predicate.is_empty() || predicate.starts_with('#') {
+            continue;
+        }
+        let (report, gate_failures) = report_for(args, table, Some(predicate), Instant::now()).map_err(|e| match e {
+            ExplainError::Table { .. } | ExplainError::Output(_) => e,
+            other => ExplainError::Usage(format!("{} line {}: {other}", path.display(), i + 1)),
+        })?;
+        failures.extend(gate_failures.into_iter().map(|f| format!("line {}: {f}", i + 1)));
+        reports.push(report);
+    }
+    let stdout = match args.format {
+        Format::Json => serde_json::to_string_pretty(&reports).unwrap_or_default() + "\n",
+        Format::Text => reports.iter().map(Report::to_summary_line).collect::<Vec<_>>().join("\n") + "\n",
+    };
+    Ok(Outcome { stdout, stderr: failures.join("; "), exit_code: if failures.is_empty() { 0 } else { 1 } })
+}
+
+/// The report of one predicate (`None`: the baseline), with the gates it failed.
+fn report_for(
+    args: &Args,
+    table: &ReplayedTable,
+    predicate: Option<&str>,
+    started: Instant,
+) -> Result<(Report, Vec<String>), ExplainError> {
     let options = ExplainOptions { strict: args.strict };
-    let explanation = explain_with(&table, args.predicate.as_deref(), options)?;
+    let explanation = explain_with(table, predicate, options)?;
     let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mut report = Report::build(&table, &explanation, elapsed_ms);
+    let mut report = Report::build(table, &explanation, elapsed_ms);
     report.strict = args.strict;
     let mut assertions = Vec::new();
     if let Some(threshold) = args.min_pruning {
         assertions.push(gates::min_pruning(threshold, report.total_pruning_pct));
     }
     if args.assert_stats {
-        assertions.push(gates::stats_complete(&table, &explanation));
+        assertions.push(gates::stats_complete(table, &explanation));
     }
     let failures: Vec<String> = assertions
         .iter()
@@ -98,17 +146,14 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         .collect();
     report = report.with_assertions(assertions);
     if args.verbose {
-        report = report.with_files(&table, &explanation, args.limit);
+        report = report.with_files(table, &explanation, args.limit);
     }
     if args.layers {
-        report.layers = Layers::build(&table, &explanation, args.limit);
+        report.layers = Layers::build(table, &explanation, args.limit);
     }
     if args.explain_why {
-        report.diagnoses = Some(diagnose(&table, &explanation)?);
+        report.diagnoses = Some(diagnose(table, &explanation)?);
     }
-    let stdout = match args.format {
-        Format::Text => report.to_text(),
-        Format::Json => report.to_json() + "\n",
-    };
-    Ok(Outcome { stdout, stderr: failures.join("; "), exit_code: if failures.is_empty() { 0 } else { 1 } })
+    Ok((report, failures))
 }
+

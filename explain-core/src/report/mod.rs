@@ -252,6 +252,24 @@ impl Report {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
+    /// One line for a list of predicates: the counts of each phase, the confidence, the notes.
+    pub fn to_summary_line(&self) -> String {
+        let mut counts = vec![self.total_files.to_string()];
+        counts.extend(self.phases.iter().map(|p| p.output_files.to_string()));
+        if self.phases.is_empty() {
+            counts.push(self.final_files.to_string());
+        }
+        let confidence = self.analysis.as_ref().map_or("exact", |a| a.confidence.label());
+        let notes: Vec<&str> = self.analysis.iter().flat_map(|a| a.notes.iter().map(|n| n.code)).collect();
+        format!(
+            "{} files ({} pruned) [{confidence}]{}  {}",
+            counts.join(" -> "),
+            text::format_pct(self.total_pruning_pct),
+            if notes.is_empty() { String::new() } else { format!(" {}", notes.join(",")) },
+            self.predicate.as_deref().unwrap_or("-")
+        )
+    }
+
     /// The human page.
     pub fn to_text(&self) -> String {
         let mut out = String::new();

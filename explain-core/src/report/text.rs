@@ -257,6 +257,6 @@ fn outcome_label(o: Outcome) -> &'static str {
     }
 }
 
-fn format_pct(p: f64) -> String {
+pub(super) fn format_pct(p: f64) -> String {
     if (p - p.round()).abs() < 1e-9 { format!("{}%", p.round() as i64) } else { format!("{p:.1}%") }
 }

@@ -38,6 +38,8 @@ fn invalid_input_exits_2() {
         (&[], "required"),
         (&[&t, "--limit", "3"], "--verbose"),
         (&[&t, "--strict"], "--where"),
+        (&[&t, "--predicates", "/nonexistent", "-w", "x > 1"], "cannot be used with"),
+        (&[&t, "--predicates", "/nonexistent"], "cannot read /nonexistent"),
         (&[&t, "--min-pruning", "50"], "--where"),
         (&[&t, "-w", "trip_distance > 1", "--min-pruning", "101"], "percentage"),
         (&[&t, "-w", "trip_distance > 1", "--min-pruning", "lots"], "percentage"),

@@ -6,6 +6,7 @@ mod features;
 mod fixtures_sweep;
 mod layers;
 mod pitfalls;
+mod predicates_file;
 mod schema;
 mod support;
 mod taxi;
