@@ -218,11 +218,13 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
         });
     }
     let excluded: Vec<&Leaf> = explanation.phases.iter().flat_map(|p| &p.nan_excluded).collect();
+    // Leaves a guard left out of the scan (widened or zero bounds) prune nothing: no NaN risk.
+    let guarded: Vec<&Leaf> = explanation.phases.iter().flat_map(|p| &p.stripped).collect();
     let exposed: Vec<String> = compiled
         .normalized
         .leaves()
         .into_iter()
-        .filter(|l| nan_unguarded(l, columns) && !excluded.contains(l))
+        .filter(|l| nan_unguarded(l, columns) && !excluded.contains(l) && !guarded.contains(l))
         .map(|l| format!("`{l}`"))
         .collect();
     if !exposed.is_empty() {
