@@ -177,13 +177,14 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
     Ok(())
 }
 
-/// `trip_distance > 8 (+1 unsupported fragment, keeps all files)`.
+/// `trip_distance > 8 (+1 fragment left out, keeps all files)`: a fragment is left out when no
+/// phase can evaluate it or a guard distrusts its bounds; the notes say which and why.
 fn render_honoured(predicate: &str, stripped: &[String]) -> String {
     let base = if predicate == "TRUE" && !stripped.is_empty() { "none" } else { predicate };
     match stripped.len() {
         0 => base.to_string(),
-        1 => format!("{base} (+1 unsupported fragment, keeps all files)"),
-        n => format!("{base} (+{n} unsupported fragments, keep all files)"),
+        1 => format!("{base} (+1 fragment left out, keeps all files)"),
+        n => format!("{base} (+{n} fragments left out, keep all files)"),
     }
 }
 

@@ -224,7 +224,7 @@ fn reference_cases_in_text() {
 fn degraded_phase_annotates_what_it_stripped() {
     let r = run(&[&taxi(), "-w", "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8"]);
     assert!(
-        r.stdout.contains("predicate:       trip_distance > 8 (+1 unsupported fragment, keeps all files)"),
+        r.stdout.contains("predicate:       trip_distance > 8 (+1 fragment left out, keeps all files)"),
         "{}",
         r.stdout
     );
