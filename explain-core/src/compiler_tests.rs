@@ -610,3 +610,27 @@ fn accepted_partition_values_are_decided_per_present_value() {
         check_accepted(sql, column, *expected);
     }
 }
+
+#[test]
+fn signed_zero_exposure_of_float_bounds() {
+    let cases: &[(&str, bool)] = &[
+        ("trip_distance > 0", true),
+        ("trip_distance = -0.0", true),
+        ("trip_distance < 0.0", true),
+        ("trip_distance IN (1, 0)", true),
+        ("ratio <= '-0'", true),
+        ("trip_distance > 0.5", false),
+        ("trip_distance IN (1, 2)", false),
+        ("trip_distance IS NULL", false),
+        // Integers have one zero; partition values are exact.
+        ("vendor = 0", false),
+        ("passenger_count > 0", false),
+    ];
+    let cols = columns();
+    for (sql, expected) in cases {
+        let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+        let leaves = nnf.leaves();
+        assert_eq!(leaves.len(), 1, "`{sql}` is one leaf");
+        assert_eq!(crate::explain::signed_zero_exposed(leaves[0], &cols), *expected, "signed-zero exposure of `{sql}`");
+    }
+}
