@@ -240,8 +240,9 @@ pub fn explain_with(
     // (sound by monotonicity, see nnf.rs), intersected with phase 1 (both sets are sound, so
     // their intersection is).
     let nan_exposed = |l: &Leaf| nan_unguarded(l, columns);
-    let widened = |l: &Leaf| widening_unbounded(l, columns) || signed_zero_exposed(l, columns);
-    let scan_keeps = |l: &Leaf| kernel_can_evaluate(l) && !widened(l) && !(options.strict && nan_exposed(l));
+    // Leaves whose bounds no file can be trusted with: never scanned, whatever the mode.
+    let untrusted = |l: &Leaf| widening_unbounded(l, columns) || signed_zero_exposed(l, columns);
+    let scan_keeps = |l: &Leaf| kernel_can_evaluate(l) && !untrusted(l) && !(options.strict && nan_exposed(l));
     let (full_kernel_nnf, _) = classes
         .conjunction(&[Bucket::PartitionSafe, Bucket::StatsSafe, Bucket::Unsplittable])
         .weaken(&scan_keeps);
@@ -252,45 +253,29 @@ pub fn explain_with(
     if credited != Nnf::Const(true) {
         let (honoured, stripped) = credited.weaken(&scan_keeps);
         let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) =
-            stripped.into_iter().partition(|l| kernel_can_evaluate(l) && !widened(l));
+            stripped.into_iter().partition(|l| kernel_can_evaluate(l) && !untrusted(l));
         let widening: Vec<&Leaf> = stripped.iter().filter(|l| widening_unbounded(l, columns)).collect();
         let zeros: Vec<&Leaf> = stripped.iter().filter(|l| signed_zero_exposed(l, columns) && !widening_unbounded(l, columns)).collect();
-        if !zeros.is_empty() {
-            notes.push(Note {
-                code: SIGNED_ZERO_BOUNDS,
-                message: format!(
-                    "{} left out of data skipping: a float bound of zero does not record its sign (writers may store +0.0 for -0.0 and back), so against a zero it cannot prune soundly",
-                    quoted_list(zeros.iter().copied())
-                ),
-            });
-        }
-        if !widening.is_empty() {
-            notes.push(Note {
-                code: TYPE_WIDENING_STATS,
-                message: format!(
-                    "{} left out of data skipping: the column was widened from float, and files written before keep f32 statistics that may not bound their double values",
-                    quoted_list(widening.iter().copied())
-                ),
-            });
-        }
         let unguarded: Vec<&Leaf> = honoured.leaves().into_iter().filter(|l| nan_exposed(l)).collect();
-        if !unguarded.is_empty() {
-            notes.push(Note {
-                code: NAN_UNGUARDED_BOUNDS,
-                message: format!(
-                    "{} on float column(s): writers leave NaN out of min/max and Delta stats carry no NaN count, so a file whose matching rows are NaN can be pruned; --strict leaves these fragments out of the scan",
-                    quoted_list(unguarded.iter().copied())
-                ),
-            });
-        }
-        if !nan_excluded.is_empty() {
-            notes.push(Note {
-                code: NAN_STRICT_EXCLUDED,
-                message: format!(
-                    "--strict left {} out of the scan: NaN rows could satisfy it beyond the recorded bounds",
-                    quoted_list(nan_excluded.iter())
-                ),
-            });
+        let nan_excluded_refs: Vec<&Leaf> = nan_excluded.iter().collect();
+        let leaf_notes: [(&'static str, &[&Leaf], fn(&str) -> String); 4] = [
+            (SIGNED_ZERO_BOUNDS, &zeros, |list| format!(
+                "{list} left out of data skipping: a float bound of zero does not record its sign (writers may store +0.0 for -0.0 and back), so against a zero it cannot prune soundly"
+            )),
+            (TYPE_WIDENING_STATS, &widening, |list| format!(
+                "{list} left out of data skipping: the column was widened from float, and files written before keep f32 statistics that may not bound their double values"
+            )),
+            (NAN_UNGUARDED_BOUNDS, &unguarded, |list| format!(
+                "{list} on float column(s): writers leave NaN out of min/max and Delta stats carry no NaN count, so a file whose matching rows are NaN can be pruned; --strict leaves these fragments out of the scan"
+            )),
+            (NAN_STRICT_EXCLUDED, &nan_excluded_refs, |list| format!(
+                "--strict left {list} out of the scan: NaN rows could satisfy it beyond the recorded bounds"
+            )),
+        ];
+        for (code, leaves, message) in leaf_notes {
+            if !leaves.is_empty() {
+                notes.push(Note { code, message: message(&quoted_list(leaves.iter().copied())) });
+            }
         }
         let has_unsplittable = !classes.in_bucket(Bucket::Unsplittable).is_empty();
         let lowered = has_unsplittable

@@ -51,6 +51,8 @@ pub struct ReplayedTable {
     /// Physical paths of the data columns whose min/max the kernel reads for data skipping,
     /// as the table's current statistics configuration selects them.
     min_max_columns: BTreeSet<Vec<String>>,
+    /// Read on first use, once per snapshot (clustering needs a metadata replay of its own).
+    features: std::sync::OnceLock<crate::features::TableFeatures>,
 }
 
 impl ReplayedTable {
@@ -82,7 +84,7 @@ impl ReplayedTable {
         }
         let index_of = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect();
         let min_max_columns = min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
-        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, min_max_columns })
+        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, min_max_columns, features: Default::default() })
     }
 
     pub fn location(&self) -> &str {
@@ -106,6 +108,11 @@ impl ReplayedTable {
     /// `delta.dataSkippingStatsColumns`) prunes nothing, whatever bounds its files record.
     pub fn has_min_max_column(&self, stats_path: &[String]) -> bool {
         self.min_max_columns.contains(stats_path)
+    }
+
+    /// The snapshot's table features, read once however many reports are built.
+    pub fn features(&self) -> &crate::features::TableFeatures {
+        self.features.get_or_init(|| crate::features::TableFeatures::read(self))
     }
 
     pub fn engine(&self) -> &dyn Engine {

@@ -64,3 +64,35 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// What a run of one of the workspace's binaries printed.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the binary at `path` (an `env!("CARGO_BIN_EXE_...")`) with `args`. Backtraces are on,
+/// so a leaked one would break the one-line error contract the suites check.
+pub fn run_binary(path: &str, args: &[&str]) -> Run {
+    let out = std::process::Command::new(path)
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("{path} runs: {e}"));
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The error contract: exit `code`, empty stdout, one stderr line mentioning `fragment`, no
+/// panic.
+pub fn assert_error(run: &Run, context: &str, code: i32, fragment: &str) {
+    assert_eq!(run.code, code, "exit code of {context}; stderr: {}", run.stderr);
+    assert!(run.stdout.is_empty(), "stdout must be empty on error for {context}: {}", run.stdout);
+    assert_eq!(run.stderr.trim_end().lines().count(), 1, "one stderr line for {context}: {}", run.stderr);
+    assert!(run.stderr.contains(fragment), "stderr of {context} should mention `{fragment}`: {}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "no panic for {context}: {}", run.stderr);
+}

@@ -154,7 +154,7 @@ impl Report {
             final_files,
             total_pruning_pct: pct(total - final_files, total),
             analysis,
-            table_features: TableFeatures::read(table),
+            table_features: table.features().clone(),
             stats: StatsCoverage { mode, files_with_stats: with_stats },
             phases: explanation
                 .phases

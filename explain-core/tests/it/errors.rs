@@ -6,12 +6,7 @@ use std::path::Path;
 use crate::support::{copy_table, fixtures, run, taxi};
 
 fn check_error(args: &[&str], code: i32, fragment: &str) {
-    let r = run(args);
-    assert_eq!(r.code, code, "exit code of {args:?}; stderr: {}", r.stderr);
-    assert!(r.stdout.is_empty(), "stdout must be empty on error for {args:?}: {}", r.stdout);
-    assert_eq!(r.stderr.trim_end().lines().count(), 1, "one stderr line for {args:?}: {}", r.stderr);
-    assert!(r.stderr.contains(fragment), "stderr of {args:?} should mention `{fragment}`: {}", r.stderr);
-    assert!(!r.stderr.contains("panicked"), "no panic for {args:?}: {}", r.stderr);
+    testkit::assert_error(&run(args), &format!("{args:?}"), code, fragment);
 }
 
 #[test]

@@ -1,29 +1,12 @@
 //! Shared helpers: where the fixtures are, how to run the binary, golden files.
 
 use std::path::Path;
-use std::process::Command;
 
-pub use testkit::{copy_table, fixtures, taxi};
-
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
+pub use testkit::{copy_table, fixtures, taxi, Run};
 
 /// Runs `delta-explain` with `args`.
 pub fn run(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_delta-explain"))
-        .args(args)
-        // With backtraces on, a leaked kernel backtrace would break the one-line contract.
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .expect("the delta-explain binary runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    testkit::run_binary(env!("CARGO_BIN_EXE_delta-explain"), args)
 }
 
 /// Runs with `--format json` and parses the document; the run must succeed.

@@ -23,12 +23,7 @@ fn lists_matching_files_and_the_statistics_kept_set() {
 }
 
 fn check_error(args: &[&str], code: i32, fragment: &str) {
-    let r = run(args);
-    assert_eq!(r.code, code, "{args:?}: {}", r.stderr);
-    assert!(r.stdout.is_empty(), "{args:?}: stdout {}", r.stdout);
-    assert_eq!(r.stderr.trim_end().lines().count(), 1, "{args:?}: one line: {}", r.stderr);
-    assert!(r.stderr.contains(fragment), "{args:?}: `{fragment}` in {}", r.stderr);
-    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    testkit::assert_error(&run(args), &format!("{args:?}"), code, fragment);
 }
 
 #[test]

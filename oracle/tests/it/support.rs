@@ -1,7 +1,6 @@
 //! Running `delta-oracle`, and writing small Delta tables with chosen Parquet layouts.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use arrow::array::{Int64Array, RecordBatch, StringArray};
@@ -9,23 +8,11 @@ use arrow::datatypes::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
+pub use testkit::Run;
 
+/// Runs `delta-oracle` with `args`.
 pub fn run(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_delta-oracle"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .expect("delta-oracle runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    testkit::run_binary(env!("CARGO_BIN_EXE_delta-oracle"), args)
 }
 
 pub fn run_json(args: &[&str]) -> serde_json::Value {
