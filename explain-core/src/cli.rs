@@ -10,6 +10,7 @@ use crate::error::ExplainError;
 use crate::layers::Layers;
 use crate::explain::{explain_with, ExplainOptions};
 use crate::gates;
+use crate::progress::ReplayProgress;
 use crate::replay::ReplayedTable;
 use crate::report::Report;
 
@@ -83,7 +84,10 @@ pub struct Outcome {
 /// Runs the tool. Errors carry their exit code; stdout stays empty on error.
 pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     let started = Instant::now();
-    let table = ReplayedTable::open(&args.table, args.at_version)?;
+    let mut progress = ReplayProgress::new(&args.table);
+    let table = ReplayedTable::open_observed(&args.table, args.at_version, &mut |n| progress.files_so_far(n));
+    progress.finish();
+    let table = table?;
     if let Some(path) = &args.predicates {
         return run_many(args, &table, path);
     }
@@ -120,8 +124,9 @@ fn run_many(args: &Args, table: &ReplayedTable, path: &std::path::Path) -> Resul
     Ok(Outcome { stdout, stderr: failures.join("; "), exit_code: if failures.is_empty() { 0 } else { 1 } })
 }
 
-/// The report of one predicate (`None`: the baseline), with the gates it failed.
-fn report_for(
+/// The report of one predicate (`None`: the baseline), with the gates it failed: what one
+/// line of `--predicates` costs, which the benchmarks measure.
+pub fn report_for(
     args: &Args,
     table: &ReplayedTable,
     predicate: Option<&str>,

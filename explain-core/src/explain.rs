@@ -8,6 +8,7 @@ use crate::classify::{classify, Bucket, Classification, Confidence, Note, PARTIT
 use crate::schema::TableColumns;
 use crate::error::ExplainError;
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
+use delta_kernel::PredicateRef;
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
 use crate::partition_eval::evaluate;
@@ -28,10 +29,15 @@ pub struct CompiledPredicate {
 
 impl CompiledPredicate {
     pub fn compile(text: &str, table: &ReplayedTable) -> Result<Self, ExplainError> {
+        Self::compile_against(text, table.columns())
+    }
+
+    /// Compiles against a schema alone, without a replay (the benchmarks' plain kernel scans).
+    pub fn compile_against(text: &str, columns: &TableColumns) -> Result<Self, ExplainError> {
         let parsed = parse_predicate(text)?;
-        let normalized = normalize(&parsed, table.columns())?;
-        check_literals(&normalized, table.columns())?;
-        let classification = classify(&normalized, table.columns());
+        let normalized = normalize(&parsed, columns)?;
+        check_literals(&normalized, columns)?;
+        let classification = classify(&normalized, columns);
         Ok(Self { text: text.to_string(), parsed, normalized, classification })
     }
 }
@@ -165,6 +171,42 @@ impl Explanation {
     }
 }
 
+/// The two kernel scans behind the phases: the partition-safe fragment (phase 1) and the full
+/// predicate with every leaf the scan must not see weakened to TRUE (phase 2).
+#[derive(Clone, Debug, Default)]
+pub struct KernelScans {
+    pub partition: Option<PredicateRef>,
+    pub full: Option<PredicateRef>,
+}
+
+/// Lowers `compiled` to the kernel predicates of both phase scans. The benchmarks run the same
+/// predicates through plain kernel scans, so the floor they measure is this tool's own scan.
+pub fn kernel_scans(
+    compiled: &CompiledPredicate,
+    columns: &TableColumns,
+    options: ExplainOptions,
+) -> Result<KernelScans, ExplainError> {
+    let classes = &compiled.classification;
+    let partition = to_kernel(&classes.conjunction(&[Bucket::PartitionSafe]), columns)?;
+    // Weakening a leaf to TRUE only widens the survivor set (monotonicity, see nnf.rs), so the
+    // full scan stays sound whatever it leaves out.
+    let (full_nnf, _) = classes
+        .conjunction(&[Bucket::PartitionSafe, Bucket::StatsSafe, Bucket::Unsplittable])
+        .weaken(&|l: &Leaf| scanned(l, columns, options));
+    let full = to_kernel(&full_nnf, columns)?;
+    Ok(KernelScans { partition, full })
+}
+
+/// Leaves whose bounds no file can be trusted with: never scanned, whatever the mode.
+fn untrusted_bounds(leaf: &Leaf, columns: &TableColumns) -> bool {
+    widening_unbounded(leaf, columns) || signed_zero_exposed(leaf, columns)
+}
+
+/// Whether the full scan hands `leaf` to the kernel's data skipping.
+fn scanned(leaf: &Leaf, columns: &TableColumns, options: ExplainOptions) -> bool {
+    kernel_can_evaluate(leaf) && !untrusted_bounds(leaf, columns) && !(options.strict && nan_unguarded(leaf, columns))
+}
+
 /// Explains `predicate` (none: just the baseline) on a replayed table.
 pub fn explain(table: &ReplayedTable, predicate: Option<&str>) -> Result<Explanation, ExplainError> {
     explain_with(table, predicate, ExplainOptions::default())
@@ -197,9 +239,8 @@ pub fn explain_with(
 
     // Phase 1: the kernel prunes on the partition-safe fragment; the partition evaluator
     // decides the partition-exact fragment per file. A file survives if both keep it.
-    let partition_safe = classes.conjunction(&[Bucket::PartitionSafe]);
     let partition_exact = classes.conjunction(&[Bucket::PartitionExact]);
-    let partition_kernel = to_kernel(&partition_safe, columns)?;
+    let KernelScans { partition: partition_kernel, full: full_kernel } = kernel_scans(&compiled, columns, options)?;
     let mut after_partition = table.survivors(partition_kernel.clone())?;
     let mut undecided = 0usize;
     if partition_exact != Nnf::Const(true) {
@@ -240,13 +281,8 @@ pub fn explain_with(
     // (sound by monotonicity, see nnf.rs), intersected with phase 1 (both sets are sound, so
     // their intersection is).
     let nan_exposed = |l: &Leaf| nan_unguarded(l, columns);
-    // Leaves whose bounds no file can be trusted with: never scanned, whatever the mode.
-    let untrusted = |l: &Leaf| widening_unbounded(l, columns) || signed_zero_exposed(l, columns);
-    let scan_keeps = |l: &Leaf| kernel_can_evaluate(l) && !untrusted(l) && !(options.strict && nan_exposed(l));
-    let (full_kernel_nnf, _) = classes
-        .conjunction(&[Bucket::PartitionSafe, Bucket::StatsSafe, Bucket::Unsplittable])
-        .weaken(&scan_keeps);
-    let full_kernel = to_kernel(&full_kernel_nnf, columns)?;
+    let untrusted = |l: &Leaf| untrusted_bounds(l, columns);
+    let scan_keeps = |l: &Leaf| scanned(l, columns, options);
     let full_scan = table.survivors(full_kernel.clone())?;
     let kept: Vec<bool> = full_scan.iter().zip(&after_partition).map(|(a, b)| *a && *b).collect();
     let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);

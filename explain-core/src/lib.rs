@@ -24,6 +24,7 @@ pub mod lower;
 pub mod nnf;
 pub mod normalize;
 pub mod partition_eval;
+pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod schema;

@@ -59,14 +59,23 @@ impl ReplayedTable {
     /// Opens `location` (a directory path or a URL) at `version` (latest when `None`) and
     /// replays its log once.
     pub fn open(location: &str, version: Option<u64>) -> Result<Self, ExplainError> {
+        Self::open_observed(location, version, &mut |_| {})
+    }
+
+    /// [`open`](Self::open), telling `observer` how many live files the replay has
+    /// reconciled so far after each batch of scan rows: the command line draws its progress
+    /// bar from this, the library itself never writes to the terminal.
+    pub fn open_observed(
+        location: &str,
+        version: Option<u64>,
+        observer: &mut dyn FnMut(usize),
+    ) -> Result<Self, ExplainError> {
         let table_err = |reason: String| ExplainError::Table {
             table: location.to_string(),
             reason: one_line(&reason),
         };
-        let url = table_url(location).map_err(table_err)?;
-        let store = store_from_url(&url).map_err(|e| table_err(kernel_message(&e)))?;
-        let engine: Arc<dyn Engine> = Arc::new(DefaultEngineBuilder::new(store).build());
-        let (snapshot, cached_rows) = replay_log(engine.as_ref(), &url, version).map_err(|e| {
+        let (url, engine) = open_engine(location)?;
+        let (snapshot, cached_rows) = replay_log(engine.as_ref(), &url, version, observer).map_err(|e| {
             let reason = kernel_message(&e);
             match locate_broken_file(engine.as_ref(), &url, version) {
                 Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
@@ -178,6 +187,15 @@ impl ReplayedTable {
     }
 }
 
+/// The table's URL and a default engine over its object store: what every replay starts from,
+/// the benchmarks' plain kernel scans included.
+pub fn open_engine(location: &str) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
+    let table_err = |reason: String| ExplainError::Table { table: location.to_string(), reason: one_line(&reason) };
+    let url = table_url(location).map_err(table_err)?;
+    let store = store_from_url(&url).map_err(|e| table_err(kernel_message(&e)))?;
+    Ok((url, Arc::new(DefaultEngineBuilder::new(store).build())))
+}
+
 /// A directory path becomes a `file://` URL; anything with a scheme is taken as a URL.
 fn table_url(location: &str) -> Result<Url, String> {
     if let Ok(url) = Url::parse(location)
@@ -208,6 +226,7 @@ fn replay_log(
     engine: &dyn Engine,
     url: &Url,
     version: Option<u64>,
+    observer: &mut dyn FnMut(usize),
 ) -> Result<(SnapshotRef, Vec<RecordBatch>), delta_kernel::KernelError> {
     let mut builder = Snapshot::builder_for(url.as_str());
     if let Some(v) = version {
@@ -216,11 +235,14 @@ fn replay_log(
     let snapshot = builder.build(engine)?;
     let base = snapshot.clone().scan_builder().with_stats(StatsOptions::json_only()).build()?;
     let mut rows = Vec::new();
+    let mut live = 0usize;
     for meta in base.scan_metadata(engine)? {
         let selected = meta?.scan_files.apply_selection_vector()?;
         let batch: RecordBatch = ArrowEngineData::try_from_engine_data(selected)?.record_batch().clone();
         if batch.num_rows() > 0 {
+            live += batch.num_rows();
             rows.push(batch);
+            observer(live);
         }
     }
     Ok((snapshot, rows))

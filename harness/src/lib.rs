@@ -11,6 +11,7 @@ pub mod campaign;
 pub mod checks;
 pub mod corpus;
 pub mod page;
+pub mod scaling;
 pub mod shrink;
 pub mod subject;
 

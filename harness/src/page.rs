@@ -129,3 +129,78 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
     }
     md
 }
+
+/// One line of a [`log_log_chart`]: a name, a colour, dashed or not, and its (x, y) points.
+pub struct Series {
+    pub name: String,
+    pub colour: &'static str,
+    pub dashed: bool,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart with both axes logarithmic (decades marked), so a straight line of slope 1 is
+/// linear growth and the gap between two lines is their ratio.
+pub fn log_log_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
+    let (width, height) = (720.0, 420.0);
+    let (left, right, top, bottom) = (70.0, 200.0, 40.0, 50.0);
+    let points = || series.iter().flat_map(|s| s.points.iter()).filter(|(x, y)| *x > 0.0 && *y > 0.0);
+    let decade = |v: f64, up: bool| if up { v.log10().ceil() } else { v.log10().floor() };
+    let x_lo = points().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let x_hi = points().map(|p| p.0).fold(0.0, f64::max);
+    let y_lo = points().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let y_hi = points().map(|p| p.1).fold(0.0, f64::max);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n",
+        escape(title)
+    );
+    if !x_lo.is_finite() || !y_lo.is_finite() {
+        svg.push_str("<text x=\"10\" y=\"60\">no data</text>\n</svg>\n");
+        return svg;
+    }
+    let (x0, x1) = (decade(x_lo, false), decade(x_hi, true).max(decade(x_lo, false) + 1.0));
+    let (y0, y1) = (decade(y_lo, false), decade(y_hi, true).max(decade(y_lo, false) + 1.0));
+    let plot_w = width - left - right;
+    let plot_h = height - top - bottom;
+    let sx = |x: f64| left + (x.log10() - x0) / (x1 - x0) * plot_w;
+    let sy = |y: f64| top + plot_h - (y.log10() - y0) / (y1 - y0) * plot_h;
+    for d in (x0 as i32)..=(x1 as i32) {
+        let x = sx(10f64.powi(d));
+        let _ = writeln!(svg, "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"#ddd\"/><text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", top + plot_h, top + plot_h + 16.0, decade_label(d));
+    }
+    for d in (y0 as i32)..=(y1 as i32) {
+        let y = sy(10f64.powi(d));
+        let _ = writeln!(svg, "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>", left + plot_w, left - 6.0, y + 4.0, decade_label(d));
+    }
+    let _ = writeln!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", left + plot_w / 2.0, height - 12.0, escape(x_label));
+    let _ = writeln!(svg, "<text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">{}</text>", top + plot_h / 2.0, top + plot_h / 2.0, escape(y_label));
+    for (i, s) in series.iter().enumerate() {
+        let path: Vec<String> = s
+            .points
+            .iter()
+            .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+            .map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y)))
+            .collect();
+        let dash = if s.dashed { " stroke-dasharray=\"6 4\"" } else { "" };
+        let _ = writeln!(svg, "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{dash}/>", path.join(" "), s.colour);
+        for p in &path {
+            let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
+            let _ = writeln!(svg, "<circle cx=\"{x}\" cy=\"{y}\" r=\"3\" fill=\"{}\"/>", s.colour);
+        }
+        let ly = top + 10.0 + 18.0 * i as f64;
+        let lx = left + plot_w + 12.0;
+        let _ = writeln!(svg, "<line x1=\"{lx}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{}\" stroke-width=\"2\"{dash}/><text x=\"{}\" y=\"{}\">{}</text>", lx + 24.0, s.colour, lx + 30.0, ly + 4.0, escape(&s.name));
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// `10^d` as people write it: 1, 10, 100, 1k, 10k, 100k, 1M, ...
+fn decade_label(d: i32) -> String {
+    match d {
+        i32::MIN..=-1 => format!("1e{d}"),
+        0..=2 => format!("{}", 10i64.pow(d as u32)),
+        3..=5 => format!("{}k", 10i64.pow(d as u32 - 3)),
+        6..=8 => format!("{}M", 10i64.pow(d as u32 - 6)),
+        _ => format!("1e{d}"),
+    }
+}

@@ -7,6 +7,7 @@ mod fixtures_sweep;
 mod layers;
 mod pitfalls;
 mod predicates_file;
+mod progress;
 mod schema;
 mod support;
 mod taxi;

@@ -2,3 +2,4 @@
 
 mod fixture_soundness;
 mod replay_agreement;
+mod scaling;

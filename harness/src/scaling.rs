@@ -1,0 +1,281 @@
+//! What the performance claims measure: metadata-only tables of a given shape, and the three
+//! ways of explaining a predicate on them.
+//!
+//! - (a) [`floor_scan`]: one delta_kernel scan with the full predicate, the least any reader
+//!   pays to learn the surviving files;
+//! - (b) [`naive_explain`]: three independent kernel scans (no predicate, the partition
+//!   fragment, the full predicate), each replaying the log again;
+//! - (c) [`delta_explain`]: the tool itself, in process: one replay, both phase scans over the
+//!   cached rows, and the JSON report.
+//!
+//! The criterion benches (`harness/benches/scaling.rs`) and the scaling report
+//! (`src/bin/scaling.rs`) run these same functions, so the two cannot measure different things.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use delta_kernel::scan::StatsOptions;
+use delta_kernel::{Engine, PredicateRef, Snapshot};
+use explain_core::cli::{run, Args};
+use explain_core::explain::{kernel_scans, CompiledPredicate, ExplainOptions};
+use explain_core::replay::open_engine;
+use explain_core::schema::TableColumns;
+use serde::{Deserialize, Serialize};
+
+/// The log's layout: commits only, or one checkpoint holding every add.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogLayout {
+    JsonCommits,
+    Checkpoint,
+}
+
+/// The shape of a metadata-only benchmark table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableShape {
+    pub files: usize,
+    pub partitioned: bool,
+    pub layout: LogLayout,
+}
+
+/// Partition values of a partitioned shape: `p0` .. `p9`.
+pub const PARTITIONS: usize = 10;
+/// Adds per JSON commit of a commits-only shape: a 1M-file table is 100 commits, as a busy
+/// streaming table's log between checkpoints might be.
+pub const ADDS_PER_COMMIT: usize = 10_000;
+
+impl TableShape {
+    /// Every shape of one size: both layouts, partitioned and not.
+    pub fn all_of(files: usize) -> Vec<TableShape> {
+        let mut out = Vec::new();
+        for layout in [LogLayout::Checkpoint, LogLayout::JsonCommits] {
+            for partitioned in [false, true] {
+                out.push(TableShape { files, partitioned, layout });
+            }
+        }
+        out
+    }
+
+    /// A stable name: `checkpoint-partitioned-100000`.
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.config_name().replace('/', "-"), self.files)
+    }
+
+    /// The shape without its size: `checkpoint/partitioned`, one line of the plots.
+    pub fn config_name(&self) -> String {
+        let layout = match self.layout {
+            LogLayout::JsonCommits => "json-commits",
+            LogLayout::Checkpoint => "checkpoint",
+        };
+        format!("{layout}/{}", if self.partitioned { "partitioned" } else { "flat" })
+    }
+
+    /// Writes the table under `root` (a folder per shape) unless it is there already.
+    pub fn write(&self, root: &Path) -> Result<PathBuf, String> {
+        let dir = root.join(self.config_name().replace('/', "-")).join(self.files.to_string());
+        if dir.join("_delta_log").is_dir() {
+            return Ok(dir);
+        }
+        let partitions = if self.partitioned { PARTITIONS } else { 0 };
+        let checkpoint = self.layout == LogLayout::Checkpoint;
+        generators::writer::write_metadata_only(&dir, self.files, partitions, checkpoint, ADDS_PER_COMMIT)?;
+        Ok(dir)
+    }
+
+    /// The predicate explained on this shape. File `i` holds ids `[1000 i, 1000 i + 999]`, so
+    /// `id < 100 n` keeps the first tenth of the files; a partitioned shape adds one partition
+    /// value of ten. Both phases have work to do, and the data phase a column the stats hold.
+    pub fn predicate(&self) -> String {
+        let ids = format!("id < {}", self.files * 100);
+        if self.partitioned { format!("p = 'p3' AND {ids} AND value >= 0") } else { format!("{ids} AND value >= 0") }
+    }
+}
+
+/// The kernel predicates of both phases of `predicate`, compiled against the table's schema
+/// alone (no replay), exactly as the tool lowers them.
+pub struct ScanPredicates {
+    pub partition: Option<PredicateRef>,
+    pub full: Option<PredicateRef>,
+}
+
+pub fn scan_predicates(location: &str, predicate: &str) -> Result<ScanPredicates, String> {
+    let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
+    let snapshot = Snapshot::builder_for(url.as_str()).build(engine.as_ref()).map_err(|e| e.to_string())?;
+    let config = snapshot.table_configuration();
+    let columns =
+        TableColumns::new(snapshot.schema().as_ref().clone(), config.metadata().partition_columns().to_vec());
+    let compiled = CompiledPredicate::compile_against(predicate, &columns).map_err(|e| e.to_string())?;
+    let scans = kernel_scans(&compiled, &columns, ExplainOptions::default()).map_err(|e| e.to_string())?;
+    Ok(ScanPredicates { partition: scans.partition, full: scans.full })
+}
+
+/// (a) One kernel scan from a fresh engine: snapshot, log replay, skipping with `predicate`.
+/// Returns the surviving files.
+pub fn floor_scan(location: &str, predicate: Option<PredicateRef>) -> Result<usize, String> {
+    let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
+    kernel_scan(engine, url.as_str(), predicate)
+}
+
+fn kernel_scan(engine: Arc<dyn Engine>, url: &str, predicate: Option<PredicateRef>) -> Result<usize, String> {
+    let snapshot = Snapshot::builder_for(url).build(engine.as_ref()).map_err(|e| e.to_string())?;
+    let scan = snapshot
+        .scan_builder()
+        .with_predicate(predicate)
+        .with_stats(StatsOptions::default())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut survivors = 0;
+    for meta in scan.scan_metadata(engine.as_ref()).map_err(|e| e.to_string())? {
+        let meta = meta.map_err(|e| e.to_string())?;
+        // Rows past the end of a short selection vector are selected (FilteredEngineData).
+        let (rows, selection) = (meta.scan_files.data().len(), meta.scan_files.selection_vector());
+        survivors += selection.iter().filter(|s| **s).count() + rows.saturating_sub(selection.len());
+    }
+    Ok(survivors)
+}
+
+/// (b) The naive explain: the baseline, the partition fragment and the full predicate, each
+/// its own kernel scan with its own replay. Returns the three survivor counts.
+pub fn naive_explain(location: &str, scans: &ScanPredicates) -> Result<[usize; 3], String> {
+    Ok([
+        floor_scan(location, None)?,
+        floor_scan(location, scans.partition.clone())?,
+        floor_scan(location, scans.full.clone())?,
+    ])
+}
+
+/// (c) The tool in process, as `delta-explain TABLE --where PREDICATE --format json` runs it:
+/// one replay, both phase scans, the report. Returns the JSON report.
+pub fn delta_explain(location: &str, predicate: &str) -> Result<String, String> {
+    let args = Args { predicate: Some(predicate.to_string()), ..plain_args(location) };
+    let outcome = run(&args).map_err(|e| e.to_string())?;
+    if outcome.exit_code != 0 {
+        return Err(format!("delta-explain exited {}: {}", outcome.exit_code, outcome.stderr));
+    }
+    Ok(outcome.stdout)
+}
+
+/// `delta-explain TABLE --format json`: no gates, no extra sections.
+pub fn plain_args(location: &str) -> Args {
+    Args {
+        table: location.to_string(),
+        predicate: None,
+        predicates: None,
+        format: explain_core::cli::Format::Json,
+        at_version: None,
+        verbose: false,
+        limit: None,
+        min_pruning: None,
+        assert_stats: false,
+        strict: false,
+        explain_why: false,
+        layers: false,
+    }
+}
+
+/// The `final_files` of a JSON report.
+pub fn final_files(report: &str) -> Result<usize, String> {
+    let value: serde_json::Value = serde_json::from_str(report).map_err(|e| e.to_string())?;
+    value["final_files"].as_u64().map(|n| n as usize).ok_or_else(|| "the report has no final_files".to_string())
+}
+
+/// The process's peak and current resident set, in KiB, from `/proc/self/status` (Linux);
+/// `None` elsewhere.
+pub fn resident_kib() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    Some((field("VmHWM:")?, field("VmRSS:")?))
+}
+
+/// Least-squares slope of `ln y` against `ln x`: 1 is linear growth.
+pub fn log_log_slope(points: &[(f64, f64)]) -> Option<f64> {
+    let logs: Vec<(f64, f64)> =
+        points.iter().filter(|(x, y)| *x > 0.0 && *y > 0.0).map(|(x, y)| (x.ln(), y.ln())).collect();
+    if logs.len() < 2 {
+        return None;
+    }
+    let n = logs.len() as f64;
+    let mean_x = logs.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = logs.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = logs.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    let sxy: f64 = logs.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// The median of a non-empty sample.
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 }
+}
+
+/// Plain DataFusion over a list of Parquet files: `SELECT count(*) FROM files WHERE ...`, the
+/// yardstick for the oracle's per-file matching. It parses SQL as the oracle's session does.
+pub struct ParquetCount {
+    ctx: datafusion::prelude::SessionContext,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl ParquetCount {
+    pub fn new(files: Vec<String>) -> Result<Self, String> {
+        let ctx = oracle::matching::session(2);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime.block_on(async {
+            let options = datafusion::prelude::ParquetReadOptions::default();
+            let df = ctx.read_parquet(files, options).await.map_err(|e| e.to_string())?;
+            ctx.register_table("parquet_files", df.into_view()).map_err(|e| e.to_string())
+        })?;
+        Ok(Self { ctx, runtime })
+    }
+
+    /// The rows of every file for which `predicate` is TRUE (deletion vectors not applied).
+    pub fn count(&self, predicate: &str) -> Result<u64, String> {
+        let sql = format!("SELECT count(*) FROM parquet_files WHERE {predicate}");
+        let batches = self
+            .runtime
+            .block_on(async { self.ctx.sql(&sql).await?.collect().await })
+            .map_err(|e| e.to_string())?;
+        use arrow::array::AsArray;
+        Ok(batches
+            .iter()
+            .filter(|b| b.num_rows() > 0)
+            .map(|b| b.column(0).as_primitive::<arrow::datatypes::Int64Type>().value(0) as u64)
+            .sum())
+    }
+}
+
+/// The oracle's loaded taxi, its Parquet files, and the corpus predicates over data columns
+/// only (a plain Parquet read has no partition columns).
+pub fn oracle_subject(taxi: &str) -> Result<(oracle::matching::LoadedTable, Vec<String>, Vec<String>), String> {
+    let snapshot = oracle::log::Snapshot::open(taxi, None).map_err(|e| e.to_string())?;
+    let partition_columns: Vec<String> = snapshot.partition_columns().to_vec();
+    let loaded = oracle::matching::LoadedTable::load(snapshot, &oracle::planning::plan(2)).map_err(|e| e.to_string())?;
+    let root = Path::new(taxi);
+    let files = loaded.snapshot.files.iter().map(|f| root.join(&f.path).to_string_lossy().to_string()).collect();
+    let predicates = crate::corpus::read_corpus(&crate::corpus::corpus_path("taxi-nyc"))?
+        .into_iter()
+        .filter(|p| !partition_columns.iter().any(|c| p.contains(c.as_str())))
+        .collect();
+    Ok((loaded, files, predicates))
+}
+
+/// The fixtures folder (`DELTA_FIXTURES`, as the tests read it, else `../shared/fixtures` beside the clone).
+pub fn fixtures_dir() -> PathBuf {
+    std::env::var_os("DELTA_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"))
+}

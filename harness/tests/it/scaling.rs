@@ -1,0 +1,88 @@
+//! The benchmarks' three ways of explaining agree file for file on every shape, and the
+//! scaling report's binary writes a complete report. (Speed is measured by `cargo bench` and
+//! `scaling report`, never asserted here.)
+
+use harness::scaling::{
+    delta_explain, final_files, floor_scan, log_log_slope, naive_explain, scan_predicates, TableShape,
+};
+
+/// For each shape of 1,000 files: (a) one kernel scan, (b) three kernel scans and (c) the tool
+/// keep the same files, and the counts are the ones the shape's predicate selects by design.
+#[test]
+fn the_three_modes_agree_on_every_shape() {
+    let work = tempfile::tempdir().unwrap();
+    for shape in TableShape::all_of(1_000) {
+        let dir = shape.write(work.path()).unwrap();
+        let table = dir.to_string_lossy().into_owned();
+        let predicate = shape.predicate();
+        let scans = scan_predicates(&table, &predicate).unwrap();
+        let floor = floor_scan(&table, scans.full.clone()).unwrap();
+        let [all, partition, full] = naive_explain(&table, &scans).unwrap();
+        let report: serde_json::Value = serde_json::from_str(&delta_explain(&table, &predicate).unwrap()).unwrap();
+        let name = shape.name();
+        // ids below 100 n live in the first tenth of the files; `p = 'p3'` keeps one in ten.
+        let (expected_partition, expected_final) = if shape.partitioned { (100, 10) } else { (1_000, 100) };
+        assert_eq!(all, 1_000, "{name}: the baseline scan keeps every file");
+        assert_eq!(partition, expected_partition, "{name}: the partition scan");
+        assert_eq!((floor, full), (expected_final, expected_final), "{name}: the full scans");
+        assert_eq!(final_files(&report.to_string()).unwrap(), expected_final, "{name}: delta-explain");
+        assert_eq!(report["total_files"], 1_000, "{name}");
+        if shape.partitioned {
+            assert_eq!(report["phases"][0]["output_files"], expected_partition, "{name}: the partition phase");
+        }
+    }
+}
+
+#[test]
+fn log_log_slope_reads_the_growth_exponent() {
+    let linear: Vec<(f64, f64)> = [1e4, 1e5, 1e6].iter().map(|x| (*x, 3.0 * x)).collect();
+    let square: Vec<(f64, f64)> = [1e4, 1e5, 1e6].iter().map(|x| (*x, x * x)).collect();
+    assert!((log_log_slope(&linear).unwrap() - 1.0).abs() < 1e-9);
+    assert!((log_log_slope(&square).unwrap() - 2.0).abs() < 1e-9);
+    assert_eq!(log_log_slope(&[(10.0, 5.0)]), None, "one point has no slope");
+}
+
+#[test]
+fn the_scaling_binary_writes_a_complete_report() {
+    let out = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let run = testkit::run_binary(
+        env!("CARGO_BIN_EXE_scaling"),
+        &[
+            "report",
+            "--out",
+            &out.path().to_string_lossy(),
+            "--work",
+            &work.path().to_string_lossy(),
+            "--sizes",
+            "1000,2000",
+            "--repeats",
+            "1",
+            "--predicates",
+            "40",
+            "--separate-runs",
+            "4",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("report.json")).unwrap()).unwrap();
+    let shapes = report["shapes"].as_array().unwrap();
+    assert_eq!(shapes.len(), 8, "four shapes at each of two sizes");
+    for shape in shapes {
+        for mode in ["floor", "naive", "explain"] {
+            assert!(shape[mode]["median_ms"].as_f64().unwrap() > 0.0, "{mode}: {shape}");
+            assert!(shape[mode]["peak_mib"].as_f64().unwrap() > 0.0, "{mode}: {shape}");
+        }
+    }
+    assert_eq!(report["predicates"]["predicates"], 40);
+    assert!(report["oracle"]["predicates"].as_u64().unwrap() > 0, "the oracle ran some predicates");
+    let claims = report["claims"].as_array().unwrap();
+    assert!(claims.iter().any(|c| c["claim"].as_str().unwrap().contains("2,000 predicates")));
+    let page = std::fs::read_to_string(out.path().join("README.md")).unwrap();
+    for svg in ["checkpoint-time.svg", "checkpoint-memory.svg", "json-commits-time.svg", "json-commits-memory.svg"] {
+        assert!(page.contains(svg), "the page shows {svg}");
+        let chart = std::fs::read_to_string(out.path().join(svg)).unwrap();
+        assert!(chart.starts_with("<svg") && chart.contains("<polyline"), "{svg} plots lines");
+    }
+}
