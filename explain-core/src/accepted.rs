@@ -28,7 +28,28 @@ use crate::schema::TableColumns;
 /// partition value), in typed order; `None` when the predicate does not constrain the column.
 pub type AcceptedValues = BTreeMap<String, Option<Vec<Option<String>>>>;
 
+/// Per partition key (physical), the distinct raw values present in the snapshot.
+pub type PresentValues = BTreeMap<String, BTreeSet<Option<String>>>;
+
+/// The distinct partition values of `files`: what [`accepted_partition_values_among`] decides.
+/// A snapshot has few of them and many files, so [`ReplayedTable`](crate::replay::ReplayedTable)
+/// collects them once, not once per predicate.
+pub fn present_values(files: &[LiveFile], columns: &TableColumns) -> PresentValues {
+    let mut out = PresentValues::new();
+    for name in columns.partition_columns() {
+        let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else { continue };
+        let values = files.iter().map(|f| f.partition_values.get(&info.partition_key).cloned().flatten()).collect();
+        out.insert(info.partition_key.clone(), values);
+    }
+    out
+}
+
 pub fn accepted_partition_values(predicate: &Nnf, files: &[LiveFile], columns: &TableColumns) -> AcceptedValues {
+    accepted_partition_values_among(predicate, &present_values(files, columns), columns)
+}
+
+/// [`accepted_partition_values`] over values collected beforehand.
+pub fn accepted_partition_values_among(predicate: &Nnf, present: &PresentValues, columns: &TableColumns) -> AcceptedValues {
     let referenced: Vec<String> = columns.split_columns(predicate).0.iter().map(|i| i.column.dotted()).collect();
     let mut out = AcceptedValues::new();
     for name in columns.partition_columns() {
@@ -40,12 +61,13 @@ pub fn accepted_partition_values(predicate: &Nnf, files: &[LiveFile], columns: &
             out.insert(name.clone(), None);
             continue;
         };
-        let present: BTreeSet<Option<&str>> = files
-            .iter()
-            .map(|f| f.partition_values.get(&info.partition_key).and_then(|v| v.as_deref()))
-            .collect();
+        let Some(present) = present.get(&info.partition_key) else {
+            out.insert(name.clone(), None);
+            continue;
+        };
         let mut accepted: Vec<Option<String>> = present
-            .into_iter()
+            .iter()
+            .map(|v| v.as_deref())
             .filter(|value| {
                 let bound: RawPartitionValues =
                     [(info.partition_key.clone(), value.map(str::to_string))].into_iter().collect();

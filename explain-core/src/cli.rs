@@ -103,18 +103,21 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
 fn run_many(args: &Args, table: &ReplayedTable, path: &std::path::Path) -> Result<Outcome, ExplainError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ExplainError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, p)| !p.is_empty() && !p.starts_with('#'))
+        .collect();
+    let predicates: Vec<&str> = lines.iter().map(|(_, p)| *p).collect();
     let mut reports = Vec::new();
     let mut failures = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let predicate = line.trim();
-        if predicate.is_empty() || predicate.starts_with('#') {
-            continue;
-        }
-        let (report, gate_failures) = report_for(args, table, Some(predicate), Instant::now()).map_err(|e| match e {
+    for ((line, _), outcome) in lines.iter().zip(explain_all(args, table, &predicates)) {
+        let (report, gate_failures) = outcome.map_err(|e| match e {
             ExplainError::Table { .. } | ExplainError::Output(_) => e,
-            other => ExplainError::Usage(format!("{} line {}: {other}", path.display(), i + 1)),
+            other => ExplainError::Usage(format!("{} line {line}: {other}", path.display())),
         })?;
-        failures.extend(gate_failures.into_iter().map(|f| format!("line {}: {f}", i + 1)));
+        failures.extend(gate_failures.into_iter().map(|f| format!("line {line}: {f}")));
         reports.push(report);
     }
     let stdout = match args.format {
@@ -123,6 +126,51 @@ fn run_many(args: &Args, table: &ReplayedTable, path: &std::path::Path) -> Resul
     };
     Ok(Outcome { stdout, stderr: failures.join("; "), exit_code: if failures.is_empty() { 0 } else { 1 } })
 }
+
+/// Explains every predicate against the one replay of `table`, on every core (the replay is
+/// shared read-only; each predicate's scans are its own), and returns the outcomes in input
+/// order. Workers get the main thread's deep stack: a predicate file may hold deep predicates.
+pub fn explain_all(
+    args: &Args,
+    table: &ReplayedTable,
+    predicates: &[&str],
+) -> Vec<Result<(Report, Vec<String>), ExplainError>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    type Outcome = Result<(Report, Vec<String>), ExplainError>;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(predicates.len());
+    if workers <= 1 {
+        return predicates.iter().map(|p| report_for(args, table, Some(p), Instant::now())).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Outcome>>> = predicates.iter().map(|_| Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(predicate) = predicates.get(i) else { break };
+        let outcome = report_for(args, table, Some(predicate), Instant::now());
+        *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
+    };
+    std::thread::scope(|scope| {
+        let spawned: Vec<bool> = (0..workers)
+            .map(|_| std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(scope, work).is_ok())
+            .collect();
+        // A worker that could not start leaves its share to the others; with none, this thread.
+        if !spawned.contains(&true) {
+            work();
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(|| Err(ExplainError::Output("a predicate was not explained".into())))
+        })
+        .collect()
+}
+
+/// The stack of a `--predicates` worker, as large as the main worker's (main.rs).
+const WORKER_STACK: usize = 256 * 1024 * 1024;
 
 /// The report of one predicate (`None`: the baseline), with the gates it failed: what one
 /// line of `--predicates` costs, which the benchmarks measure.

@@ -1,7 +1,7 @@
 //! The pipeline: SQL -> owned AST -> normalized AST -> classification -> kernel predicates per
 //! phase -> three nested survivor sets (baseline, partition-only, full), all from one replay.
 
-use crate::accepted::{accepted_partition_values, AcceptedValues};
+use crate::accepted::{accepted_partition_values_among, AcceptedValues};
 use crate::ast::Predicate;
 use crate::ast::CmpOp;
 use crate::classify::{classify, Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP};
@@ -241,7 +241,8 @@ pub fn explain_with(
     // decides the partition-exact fragment per file. A file survives if both keep it.
     let partition_exact = classes.conjunction(&[Bucket::PartitionExact]);
     let KernelScans { partition: partition_kernel, full: full_kernel } = kernel_scans(&compiled, columns, options)?;
-    let mut after_partition = table.survivors(partition_kernel.clone())?;
+    let partition_scan = table.survivors(partition_kernel.clone())?;
+    let mut after_partition = partition_scan.clone();
     let mut undecided = 0usize;
     if partition_exact != Nnf::Const(true) {
         for (i, file) in table.files().iter().enumerate() {
@@ -283,7 +284,9 @@ pub fn explain_with(
     let nan_exposed = |l: &Leaf| nan_unguarded(l, columns);
     let untrusted = |l: &Leaf| untrusted_bounds(l, columns);
     let scan_keeps = |l: &Leaf| scanned(l, columns, options);
-    let full_scan = table.survivors(full_kernel.clone())?;
+    // The same kernel predicate over the same rows keeps the same files: a predicate on
+    // partition columns alone needs one scan, not two.
+    let full_scan = if full_kernel == partition_kernel { partition_scan } else { table.survivors(full_kernel.clone())? };
     let kept: Vec<bool> = full_scan.iter().zip(&after_partition).map(|(a, b)| *a && *b).collect();
     let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
     if credited != Nnf::Const(true) {
@@ -331,7 +334,7 @@ pub fn explain_with(
         });
     }
     let confidence = phases.iter().map(|p| p.confidence).max().unwrap_or(Confidence::Exact);
-    let accepted = accepted_partition_values(&compiled.normalized, table.files(), columns);
+    let accepted = accepted_partition_values_among(&compiled.normalized, table.present_values(), columns);
     let scans = ScanPredicates {
         partition: partition_kernel.as_ref().map(|p| p.to_string()),
         full: full_kernel.as_ref().map(|p| p.to_string()),

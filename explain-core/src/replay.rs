@@ -45,7 +45,8 @@ pub struct ReplayedTable {
     snapshot: SnapshotRef,
     columns: TableColumns,
     files: Vec<LiveFile>,
-    index_of: HashMap<String, usize>,
+    /// Path -> file index, built only if a phase scan ever answers out of position.
+    index_of: std::sync::OnceLock<HashMap<String, usize>>,
     /// The base scan's rows with the selection vector applied: the replayed add metadata.
     cached_rows: Vec<RecordBatch>,
     /// Physical paths of the data columns whose min/max the kernel reads for data skipping,
@@ -53,6 +54,8 @@ pub struct ReplayedTable {
     min_max_columns: BTreeSet<Vec<String>>,
     /// Read on first use, once per snapshot (clustering needs a metadata replay of its own).
     features: std::sync::OnceLock<crate::features::TableFeatures>,
+    /// The distinct partition values, collected on first use.
+    present_values: std::sync::OnceLock<crate::accepted::PresentValues>,
 }
 
 impl ReplayedTable {
@@ -91,9 +94,9 @@ impl ReplayedTable {
         for batch in &cached_rows {
             files.extend(live_files(batch).map_err(table_err)?);
         }
-        let index_of = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect();
+        let index_of = std::sync::OnceLock::new();
         let min_max_columns = min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
-        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, min_max_columns, features: Default::default() })
+        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, min_max_columns, features: Default::default(), present_values: Default::default() })
     }
 
     pub fn location(&self) -> &str {
@@ -119,9 +122,19 @@ impl ReplayedTable {
         self.min_max_columns.contains(stats_path)
     }
 
+    fn index_of(&self) -> &HashMap<String, usize> {
+        self.index_of.get_or_init(|| self.files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect())
+    }
+
     /// The snapshot's table features, read once however many reports are built.
     pub fn features(&self) -> &crate::features::TableFeatures {
         self.features.get_or_init(|| crate::features::TableFeatures::read(self))
+    }
+
+    /// Per partition key, the distinct values present in the snapshot, collected once however
+    /// many predicates are explained.
+    pub fn present_values(&self) -> &crate::accepted::PresentValues {
+        self.present_values.get_or_init(|| crate::accepted::present_values(&self.files, &self.columns))
     }
 
     pub fn engine(&self) -> &dyn Engine {
@@ -156,32 +169,39 @@ impl ReplayedTable {
             .map(|b| Box::new(ArrowEngineData::new(b.clone())) as Box<dyn EngineData>)
             .collect();
         let mut kept = vec![false; self.files.len()];
-        for meta in scan
+        let outputs = scan
             .scan_metadata_from(self.engine.as_ref(), self.version(), rows, Some(predicate.clone()))
-            .map_err(scan_err)?
-        {
+            .map_err(scan_err)?;
+        // The kernel re-plays the cached batches in order and answers each with a selection
+        // vector over the same rows, so output batch k row j is cached batch k row j. That is
+        // checked, not assumed: a selected row's path must be the file at that position, and
+        // anything else falls back to finding the file by path.
+        let mut offset = 0usize;
+        for (k, meta) in outputs.enumerate() {
             let meta = meta.map_err(scan_err)?;
-            let selected = meta.scan_files.apply_selection_vector().map_err(scan_err)?;
-            let batch = ArrowEngineData::try_from_engine_data(selected).map_err(scan_err)?;
-            let paths = batch
-                .record_batch()
-                .column_by_name("path")
-                .and_then(|c| c.as_string_opt::<i32>())
-                .ok_or_else(|| ExplainError::Table {
-                    table: self.location.clone(),
-                    reason: "kernel scan rows have no path column".into(),
-                })?;
-            for path in paths.iter().flatten() {
-                match self.index_of.get(path) {
-                    Some(&i) => kept[i] = true,
-                    None => {
-                        return Err(ExplainError::Table {
-                            table: self.location.clone(),
-                            reason: format!("a phase scan returned `{path}`, which the replay did not list"),
-                        });
-                    }
+            let (data, selection) = meta.scan_files.into_parts();
+            let batch = ArrowEngineData::try_from_engine_data(data).map_err(scan_err)?;
+            let batch = batch.record_batch();
+            let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| {
+                ExplainError::Table { table: self.location.clone(), reason: "kernel scan rows have no path column".into() }
+            })?;
+            let aligned = self.cached_rows.get(k).is_some_and(|c| c.num_rows() == batch.num_rows());
+            for row in 0..batch.num_rows() {
+                // Rows past a short selection vector are selected (FilteredEngineData).
+                if !selection.get(row).copied().unwrap_or(true) || paths.is_null(row) {
+                    continue;
                 }
+                let path = paths.value(row);
+                let index = match aligned.then(|| offset + row).filter(|i| self.files.get(*i).is_some_and(|f| f.path == path)) {
+                    Some(i) => i,
+                    None => *self.index_of().get(path).ok_or_else(|| ExplainError::Table {
+                        table: self.location.clone(),
+                        reason: format!("a phase scan returned `{path}`, which the replay did not list"),
+                    })?,
+                };
+                kept[index] = true;
             }
+            offset += batch.num_rows();
         }
         Ok(kept)
     }
@@ -308,7 +328,7 @@ fn live_files(batch: &RecordBatch) -> Result<Vec<LiveFile>, String> {
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
         if paths.is_null(row) {
-            continue;
+            return Err(format!("scan row {row} has no path"));
         }
         let mut partition_values = RawPartitionValues::new();
         if partition_maps.is_valid(row) {

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
-use explain_core::cli::report_for;
+use explain_core::cli::{explain_all, report_for};
 use explain_core::replay::ReplayedTable;
 use harness::corpus::{corpus_path, read_corpus};
 use harness::scaling::{
@@ -82,11 +82,19 @@ fn many_predicates(c: &mut Criterion) {
     let args = plain_args(&taxi);
     let mut group = c.benchmark_group("predicates/taxi-nyc");
     group.sample_size(10).throughput(Throughput::Elements(PREDICATES as u64));
+    let lines: Vec<&str> = batch.iter().map(|p| p.as_str()).collect();
     group.bench_function("after-one-replay", |b| {
         b.iter(|| {
             for p in &batch {
                 let (report, _) = report_for(&args, &table, Some(p), Instant::now()).expect("explain");
                 black_box(report.to_json());
+            }
+        })
+    });
+    group.bench_function("after-one-replay-every-core", |b| {
+        b.iter(|| {
+            for outcome in explain_all(&args, &table, &lines) {
+                black_box(outcome.expect("explain").0.to_json());
             }
         })
     });
