@@ -141,8 +141,8 @@ pub struct Series {
 /// A line chart with both axes logarithmic (decades marked), so a straight line of slope 1 is
 /// linear growth and the gap between two lines is their ratio.
 pub fn log_log_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
-    let (width, height) = (720.0, 420.0);
-    let (left, right, top, bottom) = (70.0, 200.0, 40.0, 50.0);
+    let (width, height) = (900.0, 420.0);
+    let (left, right, top, bottom) = (70.0, 290.0, 40.0, 50.0);
     let points = || series.iter().flat_map(|s| s.points.iter()).filter(|(x, y)| *x > 0.0 && *y > 0.0);
     let decade = |v: f64, up: bool| if up { v.log10().ceil() } else { v.log10().floor() };
     let x_lo = points().map(|p| p.0).fold(f64::INFINITY, f64::min);

@@ -277,5 +277,5 @@ pub fn oracle_subject(taxi: &str) -> Result<(oracle::matching::LoadedTable, Vec<
 pub fn fixtures_dir() -> PathBuf {
     std::env::var_os("DELTA_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"))
+        .unwrap_or_else(|| crate::workspace_root().join("../shared/fixtures"))
 }

@@ -8,10 +8,21 @@
 
 use std::path::{Path, PathBuf};
 
+/// The workspace root, found at run time: cargo runs every test binary with
+/// `CARGO_MANIFEST_DIR` set to the tested member's folder, one level below the root. The
+/// compile-time path is only a fallback: cargo reuses a build across checkouts of the same
+/// workspace, so a path baked into a binary may name another checkout.
+pub fn workspace_root() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .join("..")
+}
+
 pub fn fixtures() -> PathBuf {
     let dir = std::env::var_os("DELTA_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+        .unwrap_or_else(|| workspace_root().join("../shared/fixtures"));
     assert!(
         dir.join("taxi-nyc/_delta_log").is_dir(),
         "the shared Delta fixtures are missing at {} (set DELTA_FIXTURES to their folder)",

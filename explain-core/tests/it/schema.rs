@@ -8,7 +8,7 @@ use crate::support::{assert_valid_report, report_validator, run_json, taxi};
 
 #[test]
 fn the_schema_carries_the_report_version() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/report.schema.json")).unwrap();
+    let text = std::fs::read_to_string(testkit::workspace_root().join("docs/report.schema.json")).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
     let version = explain_core::report::SCHEMA_VERSION;
     assert_eq!(schema["properties"]["schema_version"]["const"], version);

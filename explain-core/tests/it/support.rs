@@ -1,7 +1,5 @@
 //! Shared helpers: where the fixtures are, how to run the binary, golden files.
 
-use std::path::Path;
-
 pub use testkit::{copy_table, fixtures, taxi, Run};
 
 /// Runs `delta-explain` with `args`.
@@ -32,7 +30,7 @@ pub fn parse_report(stdout: &str) -> serde_json::Value {
 pub fn report_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/report.schema.json");
+        let path = testkit::workspace_root().join("docs/report.schema.json");
         let text = std::fs::read_to_string(&path).expect("docs/report.schema.json is readable");
         let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
         jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("the schema compiles: {e}"))
@@ -55,7 +53,7 @@ pub fn assert_golden(name: &str, actual: &str) {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n";
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/golden").join(name);
+    let path = testkit::workspace_root().join("explain-core/tests/it/golden").join(name);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &actual).expect("golden file written");
         return;

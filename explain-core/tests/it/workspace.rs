@@ -1,6 +1,5 @@
 //! Workspace-level guarantees that are checked, not just promised.
 
-use std::path::Path;
 use std::process::Command;
 
 /// Kernel and (later) DataFusion must share one arrow: two versions would mean two
@@ -9,7 +8,7 @@ use std::process::Command;
 #[test]
 fn one_version_of_arrow_and_parquet() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = testkit::workspace_root();
     let out = Command::new(cargo)
         .current_dir(&root)
         .args(["tree", "--workspace", "--duplicates", "--edges", "normal,dev,build", "--offline", "--locked"])
@@ -29,7 +28,7 @@ fn one_version_of_arrow_and_parquet() {
 #[test]
 fn the_oracle_depends_on_neither_explain_core_nor_the_kernel() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = testkit::workspace_root();
     let out = Command::new(cargo)
         .current_dir(&root)
         .args(["tree", "-p", "oracle", "--edges", "normal,dev,build", "--prefix", "none", "--offline", "--locked"])

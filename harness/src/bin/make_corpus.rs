@@ -106,5 +106,5 @@ fn main() {
 }
 
 fn testkit_fixtures() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures")
+    harness::scaling::fixtures_dir()
 }

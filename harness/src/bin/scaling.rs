@@ -36,6 +36,12 @@ struct Cli {
 enum Step {
     /// Write the tables, measure everything, write the report.
     Report(ReportArgs),
+    /// Render the page and plots again from a report's `report.json`, without measuring.
+    Render {
+        /// The report folder (holds `report.json`).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// One measurement (run by `report` in a child process).
     Measure {
         #[arg(long, value_enum)]
@@ -107,6 +113,10 @@ fn main() {
             println!("{}", serde_json::to_string(&s).unwrap_or_default());
         }),
         Step::Report(args) => report(&args),
+        Step::Render { out } => std::fs::read_to_string(out.join("report.json"))
+            .map_err(|e| format!("{}: {e}", out.join("report.json").display()))
+            .and_then(|text| serde_json::from_str::<ScalingReport>(&text).map_err(|e| e.to_string()))
+            .and_then(|report| write_report(&out, &report)),
     };
     if let Err(e) = outcome {
         eprintln!("scaling: {e}");
@@ -131,7 +141,7 @@ fn measure(mode: Mode, table: &str, predicate: &str) -> Result<Sample, String> {
 }
 
 /// The measurements of one shape: per mode, the median wall time and the largest peak.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct ShapeRow {
     shape: TableShape,
     config: String,
@@ -147,7 +157,7 @@ struct ShapeRow {
     naive_over_explain: f64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct ModeFigures {
     median_ms: f64,
     min_ms: f64,
@@ -157,7 +167,7 @@ struct ModeFigures {
     working_set_mib: f64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Slope {
     config: String,
     mode: Mode,
@@ -167,7 +177,7 @@ struct Slope {
     memory_slope: Option<f64>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct PredicateThroughput {
     table: String,
     files: usize,
@@ -180,7 +190,7 @@ struct PredicateThroughput {
     separate_per_second: f64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct OracleThroughput {
     table: String,
     files: usize,
@@ -198,17 +208,17 @@ struct OracleThroughput {
     skipped: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Claim {
     claim: String,
     measured: String,
     holds: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct ScalingReport {
     command: String,
-    profile: &'static str,
+    profile: String,
     cpus: usize,
     sizes: Vec<usize>,
     shapes: Vec<ShapeRow>,
@@ -292,7 +302,7 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let report = ScalingReport {
         command,
-        profile: if cfg!(debug_assertions) { "debug" } else { "release" },
+        profile: if cfg!(debug_assertions) { "debug" } else { "release" }.to_string(),
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         sizes: args.sizes.clone(),
         shapes: rows,

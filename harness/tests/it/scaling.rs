@@ -80,6 +80,10 @@ fn the_scaling_binary_writes_a_complete_report() {
     let claims = report["claims"].as_array().unwrap();
     assert!(claims.iter().any(|c| c["claim"].as_str().unwrap().contains("2,000 predicates")));
     let page = std::fs::read_to_string(out.path().join("README.md")).unwrap();
+    std::fs::remove_file(out.path().join("README.md")).unwrap();
+    let render = testkit::run_binary(env!("CARGO_BIN_EXE_scaling"), &["render", "--out", &out.path().to_string_lossy()]);
+    assert_eq!(render.code, 0, "{}", render.stderr);
+    assert_eq!(std::fs::read_to_string(out.path().join("README.md")).unwrap(), page, "render rebuilds the same page from report.json");
     for svg in ["checkpoint-time.svg", "checkpoint-memory.svg", "json-commits-time.svg", "json-commits-memory.svg"] {
         assert!(page.contains(svg), "the page shows {svg}");
         let chart = std::fs::read_to_string(out.path().join(svg)).unwrap();
