@@ -549,7 +549,7 @@ fn files_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> Vec<Live
         .map(|(i, (date, region, bucket))| LiveFile {
             path: format!("f{i}.parquet"),
             size_bytes: 1,
-            stats_json: None,
+            has_stats: false,
             partition_values: [("pickup_date", date), ("col-region", region), ("bucket", bucket)]
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v.map(str::to_string)))

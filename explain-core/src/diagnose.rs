@@ -115,7 +115,7 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
     // survive partition pruning (the files data skipping actually sees).
     let input: Vec<usize> = (0..table.files().len()).filter(|&i| explanation.after_partition[i]).collect();
     let stats: Vec<Option<FileStats>> =
-        table.files().iter().map(|f| FileStats::parse(f.stats_json.as_deref())).collect();
+        (0..table.files().len()).map(|i| FileStats::parse(table.stats_json(i))).collect();
     let covers = |i: usize, cols: &[ColumnInfo]| cols.iter().all(|c| bounds_usable(table, stats[i].as_ref(), c));
     for fragment in classes.fragments.iter().filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable)) {
         let (evaluable, _) = fragment.predicate.weaken(&kernel_can_evaluate);

@@ -71,8 +71,8 @@ pub fn bounds_usable(table: &ReplayedTable, stats: Option<&FileStats>, column: &
 pub fn stats_complete(table: &ReplayedTable, explanation: &Explanation) -> Assertion {
     let columns = referenced_data_columns(table, explanation);
     let mut missing_files = Vec::new();
-    for file in table.files() {
-        let stats = FileStats::parse(file.stats_json.as_deref());
+    for (i, file) in table.files().iter().enumerate() {
+        let stats = FileStats::parse(table.stats_json(i));
         let covered = if columns.is_empty() {
             stats.is_some()
         } else {

@@ -31,9 +31,9 @@ pub struct LiveFile {
     /// Path relative to the table root, as in the log.
     pub path: String,
     pub size_bytes: i64,
-    /// The raw `stats` JSON of the add action (synthesized from `stats_parsed` where a
-    /// checkpoint carries only that), `None` when the writer recorded none.
-    pub stats_json: Option<String>,
+    /// Whether the add action carries statistics; the JSON itself stays in the cached rows
+    /// ([`ReplayedTable::stats_json`]), not copied once more per file.
+    pub has_stats: bool,
     pub partition_values: RawPartitionValues,
     pub has_deletion_vector: bool,
 }
@@ -49,6 +49,8 @@ pub struct ReplayedTable {
     index_of: std::sync::OnceLock<HashMap<String, usize>>,
     /// The base scan's rows with the selection vector applied: the replayed add metadata.
     cached_rows: Vec<RecordBatch>,
+    /// The index of the first file of each cached batch (files are the cached rows in order).
+    batch_starts: Vec<usize>,
     /// Physical paths of the data columns whose min/max the kernel reads for data skipping,
     /// as the table's current statistics configuration selects them.
     min_max_columns: BTreeSet<Vec<String>>,
@@ -91,12 +93,14 @@ impl ReplayedTable {
             config.metadata().partition_columns().to_vec(),
         );
         let mut files = Vec::new();
+        let mut batch_starts = Vec::with_capacity(cached_rows.len());
         for batch in &cached_rows {
+            batch_starts.push(files.len());
             files.extend(live_files(batch).map_err(table_err)?);
         }
         let index_of = std::sync::OnceLock::new();
         let min_max_columns = min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
-        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, min_max_columns, features: Default::default(), present_values: Default::default() })
+        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, batch_starts, min_max_columns, features: Default::default(), present_values: Default::default() })
     }
 
     pub fn location(&self) -> &str {
@@ -113,6 +117,15 @@ impl ReplayedTable {
 
     pub fn files(&self) -> &[LiveFile] {
         &self.files
+    }
+
+    /// The raw `stats` JSON of file `file`'s add action (synthesized from `stats_parsed` where
+    /// a checkpoint carries only that), `None` when the writer recorded none.
+    pub fn stats_json(&self, file: usize) -> Option<&str> {
+        let batch = self.batch_starts.partition_point(|&start| start <= file).checked_sub(1)?;
+        let row = file - self.batch_starts[batch];
+        let stats = self.cached_rows[batch].column_by_name("stats")?.as_string_opt::<i32>()?;
+        (row < stats.len() && stats.is_valid(row)).then(|| stats.value(row))
     }
 
     /// Whether data skipping reads min/max for the data column at `stats_path` (physical).
@@ -345,7 +358,7 @@ fn live_files(batch: &RecordBatch) -> Result<Vec<LiveFile>, String> {
         out.push(LiveFile {
             path: paths.value(row).to_string(),
             size_bytes: if sizes.is_valid(row) { sizes.value(row) } else { 0 },
-            stats_json: stats.is_valid(row).then(|| stats.value(row).to_string()),
+            has_stats: stats.is_valid(row),
             partition_values,
             has_deletion_vector,
         });

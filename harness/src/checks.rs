@@ -77,7 +77,7 @@ fn describe(subject: &Subject, i: usize) -> String {
     let f = &subject.kernel.files()[i];
     let mut partition: Vec<String> = f.partition_values.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
     partition.sort();
-    format!("{} (partition {{{}}}, stats {})", f.path, partition.join(", "), f.stats_json.as_deref().unwrap_or("none"))
+    format!("{} (partition {{{}}}, stats {})", f.path, partition.join(", "), subject.kernel.stats_json(i).unwrap_or("none"))
 }
 
 /// Invariant 1, in default and strict mode.

@@ -136,7 +136,7 @@ impl Report {
                 partition_values_accepted: explanation.accepted.clone(),
             }
         });
-        let with_stats = files.iter().filter(|f| f.stats_json.is_some()).count();
+        let with_stats = files.iter().filter(|f| f.has_stats).count();
         let mode = match with_stats {
             0 if !files.is_empty() => "absent",
             n if n == files.len() => "exact",
@@ -214,7 +214,7 @@ impl Report {
             .take(limit)
             .map(|&i| {
                 let file = &table.files()[i];
-                let stats = FileStats::parse(file.stats_json.as_deref());
+                let stats = FileStats::parse(table.stats_json(i));
                 let pick = |root: Option<&serde_json::Value>| -> BTreeMap<String, serde_json::Value> {
                     let Some(root) = root else { return BTreeMap::new() };
                     if referenced.is_empty() {

@@ -89,9 +89,12 @@ enum Mode {
     Explain,
     /// The replay alone (`ReplayedTable::open`): the working set every phase shares.
     Replay,
+    /// One kernel scan without a predicate: what the kernel alone pays to list every file,
+    /// which any explanation must (the baseline), and a pruning scan need not.
+    Unpruned,
 }
 
-const MODES: [Mode; 4] = [Mode::Floor, Mode::Naive, Mode::Explain, Mode::Replay];
+const MODES: [Mode; 5] = [Mode::Floor, Mode::Naive, Mode::Explain, Mode::Replay, Mode::Unpruned];
 
 /// One child's measurement.
 #[derive(Debug, Serialize, Deserialize)]
@@ -134,6 +137,7 @@ fn measure(mode: Mode, table: &str, predicate: &str) -> Result<Sample, String> {
         Mode::Naive => naive_explain(table, &scans)?[2],
         Mode::Explain => final_files(&delta_explain(table, predicate)?)?,
         Mode::Replay => ReplayedTable::open(table, None).map_err(|e| e.to_string())?.files().len(),
+        Mode::Unpruned => floor_scan(table, None)?,
     };
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     let peak_kib = resident_kib().map_or(0, |r| r.0);
@@ -151,6 +155,7 @@ struct ShapeRow {
     naive: ModeFigures,
     explain: ModeFigures,
     replay: ModeFigures,
+    unpruned: ModeFigures,
     /// (c)/(a): what explaining costs over the floor.
     explain_over_floor: f64,
     /// (b)/(c): how much faster the one-replay explain is than the naive one.
@@ -253,7 +258,7 @@ fn report(args: &ReportArgs) -> Result<(), String> {
         let dir = shape.write(&work)?;
         let table = dir.to_string_lossy().to_string();
         let predicate = shape.predicate();
-        let mut samples: [Vec<Sample>; 4] = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        let mut samples: [Vec<Sample>; 5] = Default::default();
         // Interleaved, so a slow moment of the machine falls on every mode alike.
         for _ in 0..runs_of(shape) {
             for (m, mode) in MODES.iter().enumerate() {
@@ -263,7 +268,8 @@ fn report(args: &ReportArgs) -> Result<(), String> {
             }
         }
         let survivors = samples[0][0].survivors;
-        for (m, mode) in MODES.iter().enumerate().filter(|(_, m)| **m != Mode::Replay) {
+        let lists_all = |m: &Mode| matches!(m, Mode::Replay | Mode::Unpruned);
+        for (m, mode) in MODES.iter().enumerate().filter(|(_, m)| !lists_all(m)) {
             if let Some(s) = samples[m].iter().find(|s| s.survivors != survivors) {
                 return Err(format!(
                     "{}: {mode:?} kept {} files where one kernel scan kept {survivors}",
@@ -272,10 +278,12 @@ fn report(args: &ReportArgs) -> Result<(), String> {
                 ));
             }
         }
-        if let Some(s) = samples[3].iter().find(|s| s.survivors != shape.files) {
-            return Err(format!("{}: the replay found {} files of {}", shape.name(), s.survivors, shape.files));
+        for (m, mode) in MODES.iter().enumerate().filter(|(_, m)| lists_all(m)) {
+            if let Some(s) = samples[m].iter().find(|s| s.survivors != shape.files) {
+                return Err(format!("{}: {mode:?} listed {} files of {}", shape.name(), s.survivors, shape.files));
+            }
         }
-        let [floor, naive, explain, replay] = samples.map(|s| figures(&s));
+        let [floor, naive, explain, replay, unpruned] = samples.map(|s| figures(&s));
         rows.push(ShapeRow {
             shape: *shape,
             config: shape.config_name(),
@@ -287,6 +295,7 @@ fn report(args: &ReportArgs) -> Result<(), String> {
             naive,
             explain,
             replay,
+            unpruned,
         });
     }
     bar.finish_and_clear();
@@ -362,6 +371,7 @@ fn slopes(rows: &[ShapeRow]) -> Vec<Slope> {
                 Mode::Naive => (r.naive.median_ms, r.naive.working_set_mib),
                 Mode::Explain => (r.explain.median_ms, r.explain.working_set_mib),
                 Mode::Replay => (r.replay.median_ms, r.replay.working_set_mib),
+                Mode::Unpruned => (r.unpruned.median_ms, r.unpruned.working_set_mib),
             };
             let time: Vec<(f64, f64)> = of.iter().map(|r| (r.shape.files as f64, pick(r).0)).collect();
             let memory: Vec<(f64, f64)> = of.iter().map(|r| (r.shape.files as f64, pick(r).1)).collect();
@@ -520,11 +530,12 @@ fn claims(rows: &[ShapeRow], slopes: &[Slope], predicates: &PredicateThroughput)
     out
 }
 
-const COLOURS: [(Mode, &str, &str); 4] = [
+const COLOURS: [(Mode, &str, &str); 5] = [
     (Mode::Floor, "#1e88e5", "(a) one kernel scan"),
     (Mode::Naive, "#e53935", "(b) three kernel scans"),
     (Mode::Explain, "#43a047", "(c) delta-explain"),
     (Mode::Replay, "#8e24aa", "the replay alone"),
+    (Mode::Unpruned, "#757575", "one scan, no predicate"),
 ];
 
 fn write_report(out: &Path, report: &ScalingReport) -> Result<(), String> {
@@ -547,6 +558,7 @@ fn write_report(out: &Path, report: &ScalingReport) -> Result<(), String> {
                                 Mode::Naive => &r.naive,
                                 Mode::Explain => &r.explain,
                                 Mode::Replay => &r.replay,
+                                Mode::Unpruned => &r.unpruned,
                             };
                             (r.shape.files as f64, if metric == "time" { f.median_ms } else { f.working_set_mib })
                         })
@@ -568,19 +580,30 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
     let mut md = String::from("# Scaling report\n\n");
     let _ = writeln!(md, "Regenerate: `cargo run --release -p harness --bin scaling -- report --out <this folder>`.\n");
     let _ = writeln!(md, "Command: `{}`. Profile: {}. CPUs: {}.\n", report.command, report.profile, report.cpus);
-    md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process; and the replay alone, the state every phase and predicate shares. Each measurement runs in a child process of its own; times are medians, memory is the largest peak resident set minus the resident set before the work.\n\n");
+    md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process; the replay alone, the state every phase and predicate shares; and one kernel scan without a predicate, the kernel's own cost of listing every file, which any explanation pays for its baseline and a pruning scan does not. Each measurement runs in a child process of its own; times are medians, memory is the largest peak resident set minus the resident set before the work.\n\n");
     md.push_str("## Claims\n\n| claim | measured | holds |\n|---|---|---|\n");
     for c in &report.claims {
         let _ = writeln!(md, "| {} | {} | {} |", c.claim, c.measured, if c.holds { "yes" } else { "**no**" });
     }
-    md.push_str("\n## Time and memory per shape\n\n| shape | files | kept | (a) ms | (b) ms | (c) ms | (c)/(a) | (b)/(c) | replay ms | (a) MiB | (b) MiB | (c) MiB | replay MiB |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("\n## Time and memory per shape\n\n| shape | files | kept | (a) ms | (b) ms | (c) ms | (c)/(a) | (b)/(c) | replay ms | unpruned ms | (a) MiB | (b) MiB | (c) MiB | replay MiB |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &report.shapes {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.3} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
+            "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.3} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
             r.config, r.shape.files, r.survivors, r.floor.median_ms, r.naive.median_ms, r.explain.median_ms,
-            r.explain_over_floor, r.naive_over_explain, r.replay.median_ms, r.floor.working_set_mib, r.naive.working_set_mib,
+            r.explain_over_floor, r.naive_over_explain, r.replay.median_ms, r.unpruned.median_ms, r.floor.working_set_mib, r.naive.working_set_mib,
             r.explain.working_set_mib, r.replay.working_set_mib
+        );
+    }
+    md.push_str("\n## Where (c)'s time goes\n\nPer shape at its largest size: the kernel listing every file (one scan without a predicate), the replay on top of it (cached rows, live files), the two phase scans and the report, each against (a).\n\n| shape | files | unpruned / (a) | replay / (a) | (c) - replay, ms | (c) / (a) |\n|---|---:|---:|---:|---:|---:|\n");
+    let largest = report.shapes.iter().map(|r| r.shape.files).max().unwrap_or(0);
+    for r in report.shapes.iter().filter(|r| r.shape.files == largest) {
+        let over = |v: f64| v / r.floor.median_ms.max(f64::MIN_POSITIVE);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.2} | {:.2} | {:.1} | {:.2} |",
+            r.config, r.shape.files, over(r.unpruned.median_ms), over(r.replay.median_ms),
+            r.explain.median_ms - r.replay.median_ms, r.explain_over_floor
         );
     }
     md.push_str("\n## Log-log slopes (10k files and up)\n\n| shape | mode | files | time slope | memory slope |\n|---|---|---|---:|---:|\n");

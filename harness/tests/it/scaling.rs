@@ -70,7 +70,7 @@ fn the_scaling_binary_writes_a_complete_report() {
     let shapes = report["shapes"].as_array().unwrap();
     assert_eq!(shapes.len(), 8, "four shapes at each of two sizes");
     for shape in shapes {
-        for mode in ["floor", "naive", "explain", "replay"] {
+        for mode in ["floor", "naive", "explain", "replay", "unpruned"] {
             assert!(shape[mode]["median_ms"].as_f64().unwrap() > 0.0, "{mode}: {shape}");
             assert!(shape[mode]["peak_mib"].as_f64().unwrap() > 0.0, "{mode}: {shape}");
         }
