@@ -32,7 +32,8 @@ pub struct Args {
     #[arg(short = 'w', long = "where", value_name = "PREDICATE")]
     pub predicate: Option<String>,
     /// Explain every predicate of FILE (one per line; blank lines and `#` comments skipped)
-    /// against one replay of the table: in JSON an array of reports, in text a line each.
+    /// against one replay of the table, on every core: in JSON an array of reports (file
+    /// order), in text a line each.
     #[arg(long, value_name = "FILE", conflicts_with = "predicate")]
     pub predicates: Option<std::path::PathBuf>,
     /// Output format.
