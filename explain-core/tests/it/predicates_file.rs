@@ -53,3 +53,29 @@ fn a_bad_line_is_named_and_gates_apply_to_each() {
     assert!(r.stderr.contains("line 4: gate min_pruning failed"), "{}", r.stderr);
     assert_eq!(r.stdout.lines().count(), 2, "the reports are still printed");
 }
+
+/// On every core, each report is the one a sequential run builds, in input order: over the
+/// whole taxi corpus, so the workers interleave many times.
+#[test]
+fn every_core_gives_the_sequential_reports_in_order() {
+    use explain_core::cli::{explain_all, report_for, Args};
+    use clap::Parser;
+    let corpus = std::fs::read_to_string(testkit::workspace_root().join("corpora/taxi-nyc.txt")).unwrap();
+    let predicates: Vec<&str> = corpus.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+    assert!(predicates.len() > 100, "the taxi corpus has {} predicates", predicates.len());
+    let taxi = taxi();
+    let args = Args::try_parse_from(["delta-explain", taxi.as_str(), "--format", "json"]).unwrap();
+    let table = explain_core::replay::ReplayedTable::open(&taxi, None).unwrap();
+    let parallel = explain_all(&args, &table, &predicates);
+    assert_eq!(parallel.len(), predicates.len());
+    let comparable = |report: &explain_core::report::Report| {
+        let mut doc: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        doc.as_object_mut().unwrap().remove("elapsed_ms");
+        doc
+    };
+    for (predicate, outcome) in predicates.iter().zip(parallel) {
+        let (report, _) = outcome.unwrap_or_else(|e| panic!("{predicate}: {e}"));
+        let (sequential, _) = report_for(&args, &table, Some(predicate), std::time::Instant::now()).unwrap();
+        assert_eq!(comparable(&report), comparable(&sequential), "{predicate}");
+    }
+}
