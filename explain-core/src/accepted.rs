@@ -31,7 +31,7 @@ pub type AcceptedValues = BTreeMap<String, Option<Vec<Option<String>>>>;
 /// Per partition key (physical), the distinct raw values present in the snapshot.
 pub type PresentValues = BTreeMap<String, BTreeSet<Option<String>>>;
 
-/// The distinct partition values of `files`: what [`accepted_partition_values_among`] decides.
+/// The distinct partition values of `files`: what [`accepted_partition_values`] decides.
 /// A snapshot has few of them and many files, so [`ReplayedTable`](crate::replay::ReplayedTable)
 /// collects them once, not once per predicate.
 pub fn present_values(files: &[LiveFile], columns: &TableColumns) -> PresentValues {
@@ -44,12 +44,7 @@ pub fn present_values(files: &[LiveFile], columns: &TableColumns) -> PresentValu
     out
 }
 
-pub fn accepted_partition_values(predicate: &Nnf, files: &[LiveFile], columns: &TableColumns) -> AcceptedValues {
-    accepted_partition_values_among(predicate, &present_values(files, columns), columns)
-}
-
-/// [`accepted_partition_values`] over values collected beforehand.
-pub fn accepted_partition_values_among(predicate: &Nnf, present: &PresentValues, columns: &TableColumns) -> AcceptedValues {
+pub fn accepted_partition_values(predicate: &Nnf, present: &PresentValues, columns: &TableColumns) -> AcceptedValues {
     let referenced: Vec<String> = columns.split_columns(predicate).0.iter().map(|i| i.column.dotted()).collect();
     let mut out = AcceptedValues::new();
     for name in columns.partition_columns() {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use delta_kernel::expressions::Scalar;
 use delta_kernel::schema::{ColumnMetadataKey, DataType, MetadataValue, StructField, StructType};
 
-use crate::accepted::accepted_partition_values;
+use crate::accepted::{accepted_partition_values, present_values};
 use crate::ast::{ColumnRef, Literal};
 use crate::classify::{classify, Bucket, UNSPLITTABLE_OR, UNSUPPORTED_EXPRESSION};
 use crate::coerce::{coerce, ExactNumber};
@@ -568,7 +568,7 @@ fn check_accepted(sql: &str, column: &str, expected: Option<&[Option<&str>]>) {
         (None, None, None),
     ]);
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-    let accepted = accepted_partition_values(&nnf, &files, &cols);
+    let accepted = accepted_partition_values(&nnf, &present_values(&files, &cols), &cols);
     let got = accepted.get(column).unwrap_or_else(|| panic!("`{sql}`: {column} is listed"));
     let expected: Option<Vec<Option<String>>> =
         expected.map(|v| v.iter().map(|s| s.map(str::to_string)).collect());

@@ -1,7 +1,7 @@
 //! The pipeline: SQL -> owned AST -> normalized AST -> classification -> kernel predicates per
 //! phase -> three nested survivor sets (baseline, partition-only, full), all from one replay.
 
-use crate::accepted::{accepted_partition_values_among, AcceptedValues};
+use crate::accepted::{accepted_partition_values, AcceptedValues};
 use crate::ast::Predicate;
 use crate::ast::CmpOp;
 use crate::classify::{classify, Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP};
@@ -334,7 +334,7 @@ pub fn explain_with(
         });
     }
     let confidence = phases.iter().map(|p| p.confidence).max().unwrap_or(Confidence::Exact);
-    let accepted = accepted_partition_values_among(&compiled.normalized, table.present_values(), columns);
+    let accepted = accepted_partition_values(&compiled.normalized, table.present_values(), columns);
     let scans = ScanPredicates {
         partition: partition_kernel.as_ref().map(|p| p.to_string()),
         full: full_kernel.as_ref().map(|p| p.to_string()),

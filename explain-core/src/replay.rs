@@ -87,11 +87,7 @@ impl ReplayedTable {
                 None => table_err(reason),
             }
         })?;
-        let config = snapshot.table_configuration();
-        let columns = TableColumns::new(
-            snapshot.schema().as_ref().clone(),
-            config.metadata().partition_columns().to_vec(),
-        );
+        let columns = TableColumns::of_snapshot(&snapshot);
         let mut files = Vec::new();
         let mut batch_starts = Vec::with_capacity(cached_rows.len());
         for batch in &cached_rows {

@@ -52,6 +52,12 @@ impl TableColumns {
         Self { schema, partition_columns }
     }
 
+    /// The columns of a snapshot: its logical schema and partition columns.
+    pub fn of_snapshot(snapshot: &delta_kernel::Snapshot) -> Self {
+        let partition_columns = snapshot.table_configuration().metadata().partition_columns().to_vec();
+        Self::new(snapshot.schema().as_ref().clone(), partition_columns)
+    }
+
     pub fn partition_columns(&self) -> &[String] {
         &self.partition_columns
     }

@@ -18,7 +18,7 @@ use explain_core::cli::{explain_all, report_for};
 use explain_core::replay::ReplayedTable;
 use harness::corpus::{corpus_path, read_corpus};
 use harness::scaling::{
-    delta_explain, fixtures_dir, floor_scan, naive_explain, oracle_subject, plain_args, scan_predicates,
+    delta_explain, floor_scan, naive_explain, oracle_subject, plain_args, scan_predicates,
     ParquetCount, TableShape,
 };
 
@@ -75,7 +75,7 @@ fn explain_modes(c: &mut Criterion) {
 const PREDICATES: usize = 100;
 
 fn many_predicates(c: &mut Criterion) {
-    let taxi = fixtures_dir().join("taxi-nyc").to_string_lossy().to_string();
+    let taxi = testkit::fixtures_location().join("taxi-nyc").to_string_lossy().to_string();
     let corpus = read_corpus(&corpus_path("taxi-nyc")).expect("the taxi corpus");
     let batch: Vec<&String> = corpus.iter().cycle().take(PREDICATES).collect();
     let table = ReplayedTable::open(&taxi, None).expect("taxi replays");
@@ -109,7 +109,7 @@ fn many_predicates(c: &mut Criterion) {
 }
 
 fn matching(c: &mut Criterion) {
-    let taxi = fixtures_dir().join("taxi-nyc").to_string_lossy().to_string();
+    let taxi = testkit::fixtures_location().join("taxi-nyc").to_string_lossy().to_string();
     let (loaded, files, predicates) = oracle_subject(&taxi).expect("the oracle loads taxi");
     let plain = ParquetCount::new(files).expect("DataFusion reads the Parquet files");
     let runnable: Vec<&String> = predicates.iter().filter(|p| plain.count(p).is_ok()).take(PREDICATES).collect();

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The workspace's `corpora/` folder.
 pub fn corpora_dir() -> PathBuf {
-    crate::workspace_root().join("corpora")
+    testkit::workspace_root().join("corpora")
 }
 
 /// The corpus file of a fixture table (`taxi-nyc`, `real/basic_partitioned` -> `basic_partitioned`).

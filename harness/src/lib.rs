@@ -21,16 +21,6 @@ use explain_core::explain::Explanation;
 use explain_core::replay::ReplayedTable;
 use oracle::log::Snapshot;
 
-/// The workspace root, found at run time where cargo says which member runs
-/// (`CARGO_MANIFEST_DIR` under `cargo test` and `cargo run`), else where this crate was built.
-/// cargo reuses a build across checkouts, so a path baked in at compile time may name another.
-pub fn workspace_root() -> std::path::PathBuf {
-    std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-        .join("..")
-}
-
 /// The live file paths of a kernel replay, as the log writes them.
 pub fn kernel_paths(table: &ReplayedTable) -> BTreeSet<String> {
     table.files().iter().map(|f| f.path.clone()).collect()

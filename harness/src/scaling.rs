@@ -12,12 +12,11 @@
 //! (`src/bin/scaling.rs`) run these same functions, so the two cannot measure different things.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use delta_kernel::scan::StatsOptions;
-use delta_kernel::{Engine, PredicateRef, Snapshot};
+use delta_kernel::{PredicateRef, Snapshot};
 use explain_core::cli::{run, Args};
-use explain_core::explain::{kernel_scans, CompiledPredicate, ExplainOptions};
+use explain_core::explain::{kernel_scans, CompiledPredicate, ExplainOptions, KernelScans};
 use explain_core::replay::open_engine;
 use explain_core::schema::TableColumns;
 use serde::{Deserialize, Serialize};
@@ -93,31 +92,19 @@ impl TableShape {
 
 /// The kernel predicates of both phases of `predicate`, compiled against the table's schema
 /// alone (no replay), exactly as the tool lowers them.
-pub struct ScanPredicates {
-    pub partition: Option<PredicateRef>,
-    pub full: Option<PredicateRef>,
-}
-
-pub fn scan_predicates(location: &str, predicate: &str) -> Result<ScanPredicates, String> {
+pub fn scan_predicates(location: &str, predicate: &str) -> Result<KernelScans, String> {
     let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
     let snapshot = Snapshot::builder_for(url.as_str()).build(engine.as_ref()).map_err(|e| e.to_string())?;
-    let config = snapshot.table_configuration();
-    let columns =
-        TableColumns::new(snapshot.schema().as_ref().clone(), config.metadata().partition_columns().to_vec());
+    let columns = TableColumns::of_snapshot(&snapshot);
     let compiled = CompiledPredicate::compile_against(predicate, &columns).map_err(|e| e.to_string())?;
-    let scans = kernel_scans(&compiled, &columns, ExplainOptions::default()).map_err(|e| e.to_string())?;
-    Ok(ScanPredicates { partition: scans.partition, full: scans.full })
+    kernel_scans(&compiled, &columns, ExplainOptions::default()).map_err(|e| e.to_string())
 }
 
 /// (a) One kernel scan from a fresh engine: snapshot, log replay, skipping with `predicate`.
 /// Returns the surviving files.
 pub fn floor_scan(location: &str, predicate: Option<PredicateRef>) -> Result<usize, String> {
     let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
-    kernel_scan(engine, url.as_str(), predicate)
-}
-
-fn kernel_scan(engine: Arc<dyn Engine>, url: &str, predicate: Option<PredicateRef>) -> Result<usize, String> {
-    let snapshot = Snapshot::builder_for(url).build(engine.as_ref()).map_err(|e| e.to_string())?;
+    let snapshot = Snapshot::builder_for(url.as_str()).build(engine.as_ref()).map_err(|e| e.to_string())?;
     let scan = snapshot
         .scan_builder()
         .with_predicate(predicate)
@@ -136,7 +123,7 @@ fn kernel_scan(engine: Arc<dyn Engine>, url: &str, predicate: Option<PredicateRe
 
 /// (b) The naive explain: the baseline, the partition fragment and the full predicate, each
 /// its own kernel scan with its own replay. Returns the three survivor counts.
-pub fn naive_explain(location: &str, scans: &ScanPredicates) -> Result<[usize; 3], String> {
+pub fn naive_explain(location: &str, scans: &KernelScans) -> Result<[usize; 3], String> {
     Ok([
         floor_scan(location, None)?,
         floor_scan(location, scans.partition.clone())?,
@@ -271,11 +258,4 @@ pub fn oracle_subject(taxi: &str) -> Result<(oracle::matching::LoadedTable, Vec<
         .filter(|p| !partition_columns.iter().any(|c| p.contains(c.as_str())))
         .collect();
     Ok((loaded, files, predicates))
-}
-
-/// The fixtures folder (`DELTA_FIXTURES`, as the tests read it, else `../shared/fixtures` beside the clone).
-pub fn fixtures_dir() -> PathBuf {
-    std::env::var_os("DELTA_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::workspace_root().join("../shared/fixtures"))
 }

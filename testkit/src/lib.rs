@@ -1,4 +1,5 @@
-//! Test support shared by every crate's suites, so no suite carries its own copy.
+//! Test support shared by every crate's suites (and the harness's binaries, which find the
+//! fixtures and corpora the same way), so no suite carries its own copy.
 //!
 //! - [`fixtures`]: the shared Delta fixtures (`$DELTA_FIXTURES`, else `../shared/fixtures`
 //!   beside the workspace). Missing fixtures fail loudly: a suite that silently passes without
@@ -19,10 +20,14 @@ pub fn workspace_root() -> PathBuf {
         .join("..")
 }
 
+/// Where the fixtures should be (`$DELTA_FIXTURES`, else `../shared/fixtures` beside the
+/// workspace), unchecked: for binaries that report a missing table their own way.
+pub fn fixtures_location() -> PathBuf {
+    std::env::var_os("DELTA_FIXTURES").map(PathBuf::from).unwrap_or_else(|| workspace_root().join("../shared/fixtures"))
+}
+
 pub fn fixtures() -> PathBuf {
-    let dir = std::env::var_os("DELTA_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/fixtures"));
+    let dir = fixtures_location();
     assert!(
         dir.join("taxi-nyc/_delta_log").is_dir(),
         "the shared Delta fixtures are missing at {} (set DELTA_FIXTURES to their folder)",

@@ -37,7 +37,7 @@ fn literal(v: &ScalarValue) -> Option<String> {
 }
 
 fn main() {
-    let fixtures = std::env::args().nth(1).map(std::path::PathBuf::from).unwrap_or_else(testkit_fixtures);
+    let fixtures = std::env::args().nth(1).map(std::path::PathBuf::from).unwrap_or_else(testkit::fixtures_location);
     let mut tables = vec![fixtures.join("taxi-nyc")];
     let mut real: Vec<_> = std::fs::read_dir(fixtures.join("real")).expect("fixtures/real").map(|e| e.unwrap().path()).collect();
     real.sort();
@@ -103,8 +103,4 @@ fn main() {
         std::fs::write(&path, out).unwrap();
         eprintln!("wrote {}", path.display());
     }
-}
-
-fn testkit_fixtures() -> std::path::PathBuf {
-    harness::scaling::fixtures_dir()
 }
