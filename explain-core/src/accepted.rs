@@ -38,10 +38,17 @@ pub fn present_values(files: &[LiveFile], columns: &TableColumns) -> PresentValu
     let mut out = PresentValues::new();
     for name in columns.partition_columns() {
         let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else { continue };
-        let values = files.iter().map(|f| f.partition_values.get(&info.partition_key).cloned().flatten()).collect();
+        let values = distinct_partitions(files).map(|p| p.get(&info.partition_key).cloned().flatten()).collect();
         out.insert(info.partition_key.clone(), values);
     }
     out
+}
+
+/// Each distinct partition of `files` once, as far as the replay shares them (files of one
+/// partition share their values); a value seen twice is still only one value of the set.
+fn distinct_partitions(files: &[LiveFile]) -> impl Iterator<Item = &RawPartitionValues> {
+    let mut seen = std::collections::HashSet::new();
+    files.iter().map(|f| &f.partition_values).filter(move |p| seen.insert(std::sync::Arc::as_ptr(p))).map(|p| p.as_ref())
 }
 
 pub fn accepted_partition_values(predicate: &Nnf, present: &PresentValues, columns: &TableColumns) -> AcceptedValues {

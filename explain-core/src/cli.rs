@@ -153,7 +153,7 @@ pub fn explain_all(
     };
     std::thread::scope(|scope| {
         let spawned: Vec<bool> = (0..workers)
-            .map(|_| std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(scope, work).is_ok())
+            .map(|_| std::thread::Builder::new().stack_size(crate::DEEP_STACK).spawn_scoped(scope, work).is_ok())
             .collect();
         // A worker that could not start leaves its share to the others; with none, this thread.
         if !spawned.contains(&true) {
@@ -169,9 +169,6 @@ pub fn explain_all(
         })
         .collect()
 }
-
-/// The stack of a `--predicates` worker, as large as the main worker's (main.rs).
-const WORKER_STACK: usize = 256 * 1024 * 1024;
 
 /// The report of one predicate (`None`: the baseline), with the gates it failed: what one
 /// line of `--predicates` costs, which the benchmarks measure.

@@ -550,10 +550,12 @@ fn files_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> Vec<Live
             path: format!("f{i}.parquet"),
             size_bytes: 1,
             has_stats: false,
-            partition_values: [("pickup_date", date), ("col-region", region), ("bucket", bucket)]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-                .collect(),
+            partition_values: std::sync::Arc::new(
+                [("pickup_date", date), ("col-region", region), ("bucket", bucket)]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+                    .collect(),
+            ),
             has_deletion_vector: false,
         })
         .collect()

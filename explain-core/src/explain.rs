@@ -245,8 +245,12 @@ pub fn explain_with(
     let mut after_partition = partition_scan.clone();
     let mut undecided = 0usize;
     if partition_exact != Nnf::Const(true) {
+        // Evaluated once per partition: files of one partition share their values.
+        let mut per_partition = std::collections::HashMap::new();
         for (i, file) in table.files().iter().enumerate() {
-            let truth = evaluate(&partition_exact, &file.partition_values, columns);
+            let truth = *per_partition
+                .entry(std::sync::Arc::as_ptr(&file.partition_values))
+                .or_insert_with(|| evaluate(&partition_exact, &file.partition_values, columns));
             if !truth.may_be_true() {
                 after_partition[i] = false;
             } else if !truth.is_decided() && after_partition[i] {
@@ -285,8 +289,13 @@ pub fn explain_with(
     let untrusted = |l: &Leaf| untrusted_bounds(l, columns);
     let scan_keeps = |l: &Leaf| scanned(l, columns, options);
     // The same kernel predicate over the same rows keeps the same files: a predicate on
-    // partition columns alone needs one scan, not two.
-    let full_scan = if full_kernel == partition_kernel { partition_scan } else { table.survivors(full_kernel.clone())? };
+    // partition columns alone needs one scan, not two. Otherwise the full scan is asked only
+    // about the partition survivors: `kept` below takes no other file whatever it answers.
+    let full_scan = if full_kernel == partition_kernel {
+        partition_scan
+    } else {
+        table.survivors_among(full_kernel.clone(), Some(&after_partition))?
+    };
     let kept: Vec<bool> = full_scan.iter().zip(&after_partition).map(|(a, b)| *a && *b).collect();
     let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
     if credited != Nnf::Const(true) {

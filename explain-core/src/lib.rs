@@ -32,5 +32,11 @@ pub mod sql;
 
 pub use error::ExplainError;
 
+/// The stack of every thread that evaluates a predicate: the command's main worker, the
+/// `--predicates` workers and the phase-scan shards. The interpreters (ours and the kernel's)
+/// recurse once per level of the predicate; the parser bounds the depth, and this keeps a
+/// wide-but-legal predicate far from the limit.
+pub const DEEP_STACK: usize = 256 * 1024 * 1024;
+
 #[cfg(test)]
 mod compiler_tests;

@@ -33,10 +33,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // A generous stack for the recursive interpreters; the parser bounds predicate depth, and
-    // this keeps a wide-but-legal predicate far from the limit.
     let worker = std::thread::Builder::new()
-        .stack_size(256 * 1024 * 1024)
+        .stack_size(explain_core::DEEP_STACK)
         .spawn(move || run(&args))
         .map_err(|_| ());
     let outcome = match worker {

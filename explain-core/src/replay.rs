@@ -10,7 +10,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use delta_kernel::arrow::array::{Array, AsArray, MapArray, RecordBatch, StructArray};
+use delta_kernel::arrow::array::{Array, AsArray, BooleanArray, MapArray, RecordBatch, StructArray};
+use delta_kernel::arrow::compute::filter_record_batch;
 use delta_kernel::arrow::datatypes::Int64Type;
 use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::scan::StatsOptions;
@@ -34,7 +35,9 @@ pub struct LiveFile {
     /// Whether the add action carries statistics; the JSON itself stays in the cached rows
     /// ([`ReplayedTable::stats_json`]), not copied once more per file.
     pub has_stats: bool,
-    pub partition_values: RawPartitionValues,
+    /// Shared by every file of the same partition: a table has few distinct partitions and
+    /// many files, so the values are built, typed and evaluated once per partition.
+    pub partition_values: Arc<RawPartitionValues>,
     pub has_deletion_vector: bool,
 }
 
@@ -157,36 +160,157 @@ impl ReplayedTable {
     /// Runs one kernel scan with `predicate` over the cached rows and returns, per live file,
     /// whether it survives. `None` keeps every file.
     pub fn survivors(&self, predicate: Option<PredicateRef>) -> Result<Vec<bool>, ExplainError> {
+        self.survivors_among(predicate, None)
+    }
+
+    /// [`survivors`](Self::survivors), asking the kernel only about the files `among` marks
+    /// (all when `None`); the others come back as not kept.
+    ///
+    /// Asking about a subset answers exactly as a scan of every row would for the rows it
+    /// holds: the cached rows are reconciled adds with distinct paths, so deduplication drops
+    /// none of them, and partition pruning and data skipping decide each row from that row's
+    /// own partition values and statistics. The explanation intersects the full scan with the
+    /// partition phase anyway, so it asks the full scan only about the partition survivors.
+    ///
+    /// Large scans are split by cached batch across the cores, each shard a kernel scan of its
+    /// own over its rows (same reasoning: no row's answer depends on another row).
+    pub fn survivors_among(&self, predicate: Option<PredicateRef>, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
         let Some(predicate) = predicate else {
-            return Ok(vec![true; self.files.len()]);
+            return Ok(among.map_or_else(|| vec![true; self.files.len()], <[bool]>::to_vec));
         };
-        let scan_err = |e: delta_kernel::KernelError| ExplainError::Table {
-            table: self.location.clone(),
-            reason: one_line(&format!("kernel scan with `{predicate}` failed: {}", kernel_message(&e))),
+        if self.on_partition_columns_only(&predicate) {
+            return self.survivors_per_partition(predicate, among);
+        }
+        self.scan_survivors(predicate, among)
+    }
+
+    /// Whether every column `predicate` reads is a partition column.
+    fn on_partition_columns_only(&self, predicate: &PredicateRef) -> bool {
+        let references = predicate.references();
+        !references.is_empty()
+            && references.iter().all(|column| {
+                let column = crate::ast::ColumnRef::new(column.path().iter().map(String::as_str));
+                self.columns.resolve(&column).is_ok_and(|info| info.is_partition)
+            })
+    }
+
+    /// The survivors of a predicate over partition columns alone, asking the kernel about one
+    /// file per distinct partition.
+    ///
+    /// The kernel rewrites a partition column's comparisons and null tests to the file's own
+    /// partition value (`partitionValues_parsed.<column>` serves as both its min and its max;
+    /// no statistic is read for it), so with no other column referenced a file's answer is a
+    /// function of its partition values. Files with the same values share them in the replay
+    /// (`LiveFile::partition_values`), and each gets its representative's answer: a table of a
+    /// million files in a hundred partitions costs a hundred-row scan.
+    fn survivors_per_partition(&self, predicate: PredicateRef, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
+        let asked = |i: usize| among.is_none_or(|a| a[i]);
+        let mut representative_of: HashMap<*const RawPartitionValues, usize> = HashMap::new();
+        let mut representatives = vec![false; self.files.len()];
+        for (i, file) in self.files.iter().enumerate().filter(|(i, _)| asked(*i)) {
+            representative_of.entry(Arc::as_ptr(&file.partition_values)).or_insert_with(|| {
+                representatives[i] = true;
+                i
+            });
+        }
+        let answers = self.scan_survivors(predicate, Some(&representatives))?;
+        Ok((0..self.files.len())
+            .map(|i| asked(i) && answers[representative_of[&Arc::as_ptr(&self.files[i].partition_values)]])
+            .collect())
+    }
+
+    /// One kernel scan with `predicate` over the cached rows `among` marks, sharded.
+    fn scan_survivors(&self, predicate: PredicateRef, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
+        let pieces = self.pieces(among)?;
+        let rows: usize = pieces.iter().map(|p| p.rows.num_rows()).sum();
+        let shards = split_evenly(pieces, shard_count(rows));
+        let mut kept = vec![false; self.files.len()];
+        let answers: Vec<Result<Vec<usize>, ExplainError>> = if shards.len() <= 1 {
+            shards.into_iter().map(|shard| self.scan_pieces(&predicate, shard)).collect()
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = shards
+                    .into_iter()
+                    .map(|shard| {
+                        let predicate = &predicate;
+                        std::thread::Builder::new()
+                            .stack_size(crate::DEEP_STACK)
+                            .spawn_scoped(scope, move || self.scan_pieces(predicate, shard))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| match handle {
+                        Ok(handle) => handle.join().unwrap_or_else(|_| Err(self.scan_failure(&predicate, "a phase-scan shard panicked"))),
+                        Err(e) => Err(self.scan_failure(&predicate, &format!("cannot start a phase-scan shard: {e}"))),
+                    })
+                    .collect()
+            })
         };
+        for answer in answers {
+            for index in answer? {
+                kept[index] = true;
+            }
+        }
+        Ok(kept)
+    }
+
+    /// The cached rows a scan asks about, as pieces that know which live file each row is:
+    /// a whole cached batch where `among` takes all of it, its marked rows (copied) where it
+    /// takes some, nothing where it takes none.
+    fn pieces(&self, among: Option<&[bool]>) -> Result<Vec<Piece>, ExplainError> {
+        let mut pieces = Vec::with_capacity(self.cached_rows.len());
+        for (batch, &start) in self.cached_rows.iter().zip(&self.batch_starts) {
+            let end = start + batch.num_rows();
+            let Some(mask) = among.map(|a| &a[start..end]) else {
+                pieces.push(Piece { rows: batch.clone(), files: FileIndices::From(start) });
+                continue;
+            };
+            let marked = mask.iter().filter(|m| **m).count();
+            if marked == batch.num_rows() {
+                pieces.push(Piece { rows: batch.clone(), files: FileIndices::From(start) });
+            } else if marked > 0 {
+                let rows = filter_record_batch(batch, &BooleanArray::from(mask.to_vec())).map_err(|e| ExplainError::Table {
+                    table: self.location.clone(),
+                    reason: one_line(&format!("cannot select the rows of a phase scan: {e}")),
+                })?;
+                let files = (start..end).filter(|i| mask[i - start]).collect();
+                pieces.push(Piece { rows, files: FileIndices::Listed(files) });
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// One kernel scan with `predicate` over `pieces`; the indices of the files it keeps.
+    fn scan_pieces(&self, predicate: &PredicateRef, pieces: Vec<Piece>) -> Result<Vec<usize>, ExplainError> {
+        let scan_err = |e: delta_kernel::KernelError| self.scan_failure(predicate, &kernel_message(&e));
+        if pieces.is_empty() {
+            return Ok(Vec::new());
+        }
+        // No row transforms: the explanation reads no data, so building each kept file's
+        // partition-value transform would be work thrown away.
         let scan = self
             .snapshot
             .clone()
             .scan_builder()
             .with_predicate(predicate.clone())
             .with_stats(StatsOptions::json_only())
+            .without_row_transforms()
             .build()
             .map_err(scan_err)?;
-        let rows: Vec<Box<dyn EngineData>> = self
-            .cached_rows
-            .iter()
-            .map(|b| Box::new(ArrowEngineData::new(b.clone())) as Box<dyn EngineData>)
-            .collect();
-        let mut kept = vec![false; self.files.len()];
+        let rows: Vec<Box<dyn EngineData>> =
+            pieces.iter().map(|p| Box::new(ArrowEngineData::new(p.rows.clone())) as Box<dyn EngineData>).collect();
         let outputs = scan
             .scan_metadata_from(self.engine.as_ref(), self.version(), rows, Some(predicate.clone()))
             .map_err(scan_err)?;
-        // The kernel re-plays the cached batches in order and answers each with a selection
-        // vector over the same rows, so output batch k row j is cached batch k row j. That is
-        // checked, not assumed: a selected row's path must be the file at that position, and
-        // anything else falls back to finding the file by path.
-        let mut offset = 0usize;
-        for (k, meta) in outputs.enumerate() {
+        // The kernel re-plays the given batches in order and answers each with a selection
+        // vector over the same rows, leaving out batches where it keeps nothing. So an answer
+        // is the next piece of its length whose rows are the same files, and row j of it is
+        // row j of that piece. That is checked, not assumed: every kept row's path must be the
+        // file at its position, and anything else falls back to finding the file by path.
+        let mut kept = Vec::new();
+        let mut next_piece = 0usize;
+        for meta in outputs {
             let meta = meta.map_err(scan_err)?;
             let (data, selection) = meta.scan_files.into_parts();
             let batch = ArrowEngineData::try_from_engine_data(data).map_err(scan_err)?;
@@ -194,26 +318,90 @@ impl ReplayedTable {
             let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| {
                 ExplainError::Table { table: self.location.clone(), reason: "kernel scan rows have no path column".into() }
             })?;
-            let aligned = self.cached_rows.get(k).is_some_and(|c| c.num_rows() == batch.num_rows());
-            for row in 0..batch.num_rows() {
-                // Rows past a short selection vector are selected (FilteredEngineData).
-                if !selection.get(row).copied().unwrap_or(true) || paths.is_null(row) {
-                    continue;
-                }
+            // Rows past a short selection vector are selected (FilteredEngineData).
+            let is_kept = |row: usize| selection.get(row).copied().unwrap_or(true) && !paths.is_null(row);
+            let Some(first) = (0..batch.num_rows()).find(|&row| is_kept(row)) else { continue };
+            let same_files = |p: &Piece| {
+                p.rows.num_rows() == batch.num_rows() && self.files.get(p.file(first)).is_some_and(|f| f.path == paths.value(first))
+            };
+            let piece = pieces[next_piece.min(pieces.len())..].iter().position(same_files).map(|offset| next_piece + offset);
+            if let Some(p) = piece {
+                next_piece = p + 1;
+            }
+            let piece = piece.map(|p| &pieces[p]);
+            for row in (first..batch.num_rows()).filter(|&row| is_kept(row)) {
                 let path = paths.value(row);
-                let index = match aligned.then(|| offset + row).filter(|i| self.files.get(*i).is_some_and(|f| f.path == path)) {
+                let index = match piece.map(|p| p.file(row)).filter(|i| self.files.get(*i).is_some_and(|f| f.path == path)) {
                     Some(i) => i,
                     None => *self.index_of().get(path).ok_or_else(|| ExplainError::Table {
                         table: self.location.clone(),
                         reason: format!("a phase scan returned `{path}`, which the replay did not list"),
                     })?,
                 };
-                kept[index] = true;
+                kept.push(index);
             }
-            offset += batch.num_rows();
         }
         Ok(kept)
     }
+
+    fn scan_failure(&self, predicate: &PredicateRef, reason: &str) -> ExplainError {
+        ExplainError::Table {
+            table: self.location.clone(),
+            reason: one_line(&format!("kernel scan with `{predicate}` failed: {reason}")),
+        }
+    }
+}
+
+/// Cached rows handed to one phase scan.
+struct Piece {
+    rows: RecordBatch,
+    files: FileIndices,
+}
+
+/// Which live file each row of a [`Piece`] is.
+enum FileIndices {
+    /// A whole cached batch: row `j` is file `start + j`.
+    From(usize),
+    /// Selected rows of a batch: row `j` is the `j`-th listed file.
+    Listed(Vec<usize>),
+}
+
+impl Piece {
+    fn file(&self, row: usize) -> usize {
+        match &self.files {
+            FileIndices::From(start) => start + row,
+            FileIndices::Listed(files) => files[row],
+        }
+    }
+}
+
+/// Below this many rows a phase scan runs on the calling thread: a shard's own scan set-up
+/// and thread would cost more than the rows it saves.
+const ROWS_PER_SHARD: usize = 50_000;
+
+/// How many shards a scan over `rows` cached rows is split into: one per core, and no shard
+/// smaller than [`ROWS_PER_SHARD`].
+fn shard_count(rows: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (rows / ROWS_PER_SHARD).clamp(1, cores)
+}
+
+/// Splits `pieces` in order into at most `shards` runs of about equal row count.
+fn split_evenly(pieces: Vec<Piece>, shards: usize) -> Vec<Vec<Piece>> {
+    let total: usize = pieces.iter().map(|p| p.rows.num_rows()).sum();
+    let per_shard = total.div_ceil(shards.max(1)).max(1);
+    let mut out: Vec<Vec<Piece>> = vec![Vec::new()];
+    let mut in_current = 0usize;
+    for piece in pieces {
+        if in_current >= per_shard && out.len() < shards {
+            out.push(Vec::new());
+            in_current = 0;
+        }
+        in_current += piece.rows.num_rows();
+        out.last_mut().expect("one shard at least").push(piece);
+    }
+    out.retain(|shard| !shard.is_empty());
+    out
 }
 
 /// The table's URL and a default engine over its object store: what every replay starts from,
@@ -249,8 +437,8 @@ fn table_url(location: &str) -> Result<Url, String> {
     Url::from_directory_path(&canonical).map_err(|_| "cannot form a file URL".into())
 }
 
-/// Builds the snapshot and runs the one predicate-less base scan, keeping its rows (selection
-/// vector applied): the replayed add metadata every phase re-evaluates.
+/// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
+/// the replayed add metadata every phase re-evaluates.
 fn replay_log(
     engine: &dyn Engine,
     url: &Url,
@@ -262,19 +450,47 @@ fn replay_log(
         builder = builder.at_version(v);
     }
     let snapshot = builder.build(engine)?;
-    let base = snapshot.clone().scan_builder().with_stats(StatsOptions::json_only()).build()?;
+    // No row transforms: they are how a reader injects partition values into the data it
+    // reads, built per listed file; the explanation reads no data, and listing every file is
+    // exactly where that cost would be paid a million times.
+    let base = snapshot.clone().scan_builder().with_stats(StatsOptions::json_only()).without_row_transforms().build()?;
     let mut rows = Vec::new();
     let mut live = 0usize;
     for meta in base.scan_metadata(engine)? {
-        let selected = meta?.scan_files.apply_selection_vector()?;
-        let batch: RecordBatch = ArrowEngineData::try_from_engine_data(selected)?.record_batch().clone();
-        if batch.num_rows() > 0 {
-            live += batch.num_rows();
-            rows.push(batch);
-            observer(live);
+        let (data, selection) = meta?.scan_files.into_parts();
+        let batch: RecordBatch = ArrowEngineData::try_from_engine_data(data)?.record_batch().clone();
+        for selected in selected_rows(&batch, &selection)? {
+            live += selected.num_rows();
+            rows.push(selected);
         }
+        observer(live);
     }
     Ok((snapshot, rows))
+}
+
+/// Above this many runs of selected rows a batch is copied instead of sliced, so a batch
+/// that interleaves adds with other actions does not become thousands of tiny slices.
+const MAX_SLICES_PER_BATCH: usize = 8;
+
+/// The rows of `batch` its selection vector keeps (rows past a short vector are kept, as in
+/// `FilteredEngineData`). The selected rows of a scan batch mostly form a few runs (a
+/// commit's adds after its commit info, a checkpoint part's adds after protocol and
+/// metadata), and a run is a zero-copy slice; anything more fragmented is copied once.
+fn selected_rows(batch: &RecordBatch, selection: &[bool]) -> Result<Vec<RecordBatch>, delta_kernel::KernelError> {
+    let is_selected = |row: usize| selection.get(row).copied().unwrap_or(true);
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for row in (0..batch.num_rows()).filter(|&r| is_selected(r)) {
+        match runs.last_mut() {
+            Some((start, len)) if *start + *len == row => *len += 1,
+            _ => runs.push((row, 1)),
+        }
+    }
+    if runs.len() <= MAX_SLICES_PER_BATCH {
+        return Ok(runs.into_iter().map(|(start, len)| batch.slice(start, len)).collect());
+    }
+    let mask = BooleanArray::from((0..batch.num_rows()).map(is_selected).collect::<Vec<bool>>());
+    let selected = filter_record_batch(batch, &mask).map_err(|e| delta_kernel::KernelError::Generic(e.to_string()))?;
+    Ok(vec![selected])
 }
 
 /// The data columns with min/max statistics under the table's current configuration, read off
@@ -334,21 +550,29 @@ fn live_files(batch: &RecordBatch) -> Result<Vec<LiveFile>, String> {
         .and_then(|c| c.as_map_opt())
         .ok_or_else(|| missing("fileConstantValues.partitionValues"))?;
 
+    // Entries are read through the map's offsets: `MapArray::value` would slice the entry
+    // arrays once per file.
+    let offsets = partition_maps.value_offsets();
+    let keys = partition_maps.keys().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues keys"))?;
+    let values = partition_maps.values().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues values"))?;
+    let mut shared: HashMap<Option<Vec<(&str, Option<&str>)>>, Arc<RawPartitionValues>> = HashMap::new();
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
         if paths.is_null(row) {
             return Err(format!("scan row {row} has no path"));
         }
-        let mut partition_values = RawPartitionValues::new();
-        if partition_maps.is_valid(row) {
-            let entries = partition_maps.value(row);
-            let keys = entries.column(0).as_string_opt::<i32>().ok_or_else(|| missing("partitionValues keys"))?;
-            let values = entries.column(1).as_string_opt::<i32>().ok_or_else(|| missing("partitionValues values"))?;
-            for i in 0..entries.len() {
-                let value = values.is_valid(i).then(|| values.value(i).to_string());
-                partition_values.insert(keys.value(i).to_string(), value);
-            }
-        }
+        // A null map and an empty one are told apart: they share nothing.
+        let entries: Option<Vec<(&str, Option<&str>)>> = partition_maps.is_valid(row).then(|| {
+            (offsets[row] as usize..offsets[row + 1] as usize)
+                .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i))))
+                .collect()
+        });
+        let partition_values = shared
+            .entry(entries)
+            .or_insert_with_key(|entries| {
+                Arc::new(entries.iter().flatten().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect())
+            })
+            .clone();
         let has_deletion_vector =
             dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
         out.push(LiveFile {

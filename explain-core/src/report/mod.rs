@@ -230,7 +230,7 @@ impl Report {
                 FileReport {
                     path: file.path.clone(),
                     size_bytes: file.size_bytes,
-                    partition_values: file.partition_values.clone().into_iter().collect(),
+                    partition_values: file.partition_values.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
                     num_records: stats.as_ref().and_then(|s| s.num_records),
                     has_stats: stats.is_some(),
                     min_values: pick(stats.as_ref().map(|s| &s.min_values)),
