@@ -61,6 +61,8 @@ pub struct ReplayedTable {
     features: std::sync::OnceLock<crate::features::TableFeatures>,
     /// The distinct partition values, collected on first use.
     present_values: std::sync::OnceLock<crate::accepted::PresentValues>,
+    /// The fewest rows a phase-scan shard gets (see [`ReplayedTable::with_rows_per_shard`]).
+    rows_per_shard: usize,
 }
 
 impl ReplayedTable {
@@ -99,7 +101,22 @@ impl ReplayedTable {
         }
         let index_of = std::sync::OnceLock::new();
         let min_max_columns = min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
-        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, batch_starts, min_max_columns, features: Default::default(), present_values: Default::default() })
+        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, batch_starts, min_max_columns, features: Default::default(), present_values: Default::default(), rows_per_shard: ROWS_PER_SHARD })
+    }
+
+    /// Sets the fewest cached rows a phase-scan shard gets (default [`ROWS_PER_SHARD`]); a scan
+    /// over fewer than twice as many rows runs on the calling thread. The tests set it low to
+    /// shard small tables.
+    pub fn with_rows_per_shard(mut self, rows: usize) -> Self {
+        self.rows_per_shard = rows.max(1);
+        self
+    }
+
+    /// Whether some phase scan's answer had to be matched to a file by path because it did
+    /// not line up with the rows asked about. Never, as the kernel behaves today; the tests
+    /// check that, so a change in the kernel's batching shows up there, not as a slowdown.
+    pub fn looked_up_by_path(&self) -> bool {
+        self.index_of.get().is_some()
     }
 
     pub fn location(&self) -> &str {
@@ -223,7 +240,7 @@ impl ReplayedTable {
     fn scan_survivors(&self, predicate: PredicateRef, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
         let pieces = self.pieces(among)?;
         let rows: usize = pieces.iter().map(|p| p.rows.num_rows()).sum();
-        let shards = split_evenly(pieces, shard_count(rows));
+        let shards = split_evenly(pieces, self.shard_count(rows));
         let mut kept = vec![false; self.files.len()];
         let answers: Vec<Result<Vec<usize>, ExplainError>> = if shards.len() <= 1 {
             shards.into_iter().map(|shard| self.scan_pieces(&predicate, shard)).collect()
@@ -344,6 +361,13 @@ impl ReplayedTable {
         Ok(kept)
     }
 
+    /// How many shards a scan over `rows` cached rows is split into: one per core at most, and
+    /// none smaller than `rows_per_shard`.
+    fn shard_count(&self, rows: usize) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (rows / self.rows_per_shard).clamp(1, cores.max(2))
+    }
+
     fn scan_failure(&self, predicate: &PredicateRef, reason: &str) -> ExplainError {
         ExplainError::Table {
             table: self.location.clone(),
@@ -375,16 +399,9 @@ impl Piece {
     }
 }
 
-/// Below this many rows a phase scan runs on the calling thread: a shard's own scan set-up
+/// The fewest rows a phase-scan shard gets by default: below that, a shard's own scan set-up
 /// and thread would cost more than the rows it saves.
-const ROWS_PER_SHARD: usize = 50_000;
-
-/// How many shards a scan over `rows` cached rows is split into: one per core, and no shard
-/// smaller than [`ROWS_PER_SHARD`].
-fn shard_count(rows: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (rows / ROWS_PER_SHARD).clamp(1, cores)
-}
+pub const ROWS_PER_SHARD: usize = 50_000;
 
 /// Splits `pieces` in order into at most `shards` runs of about equal row count.
 fn split_evenly(pieces: Vec<Piece>, shards: usize) -> Vec<Vec<Piece>> {

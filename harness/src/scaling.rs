@@ -11,7 +11,11 @@
 //! The criterion benches (`harness/benches/scaling.rs`) and the scaling report
 //! (`src/bin/scaling.rs`) run these same functions, so the two cannot measure different things.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+use delta_kernel::arrow::array::{Array, AsArray};
+use delta_kernel::engine::arrow_data::ArrowEngineData;
 
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::{PredicateRef, Snapshot};
@@ -119,6 +123,32 @@ pub fn floor_scan(location: &str, predicate: Option<PredicateRef>) -> Result<usi
         survivors += selection.iter().filter(|s| **s).count() + rows.saturating_sub(selection.len());
     }
     Ok(survivors)
+}
+
+/// The paths one fresh delta_kernel scan with `predicate` keeps at `version` (latest when
+/// `None`): its own snapshot, its own replay, default options. What every cheaper way of
+/// asking the kernel must agree with.
+pub fn fresh_scan_paths(location: &str, version: Option<u64>, predicate: Option<PredicateRef>) -> Result<BTreeSet<String>, String> {
+    let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
+    let mut builder = Snapshot::builder_for(url.as_str());
+    if let Some(v) = version {
+        builder = builder.at_version(v);
+    }
+    let snapshot = builder.build(engine.as_ref()).map_err(|e| e.to_string())?;
+    let scan = snapshot.scan_builder().with_predicate(predicate).build().map_err(|e| e.to_string())?;
+    let mut kept = BTreeSet::new();
+    for meta in scan.scan_metadata(engine.as_ref()).map_err(|e| e.to_string())? {
+        let (data, selection) = meta.map_err(|e| e.to_string())?.scan_files.into_parts();
+        let data = ArrowEngineData::try_from_engine_data(data).map_err(|e| e.to_string())?;
+        let paths = data.record_batch().column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or("scan rows without paths")?;
+        for row in 0..paths.len() {
+            // Rows past the end of a short selection vector are selected (FilteredEngineData).
+            if selection.get(row).copied().unwrap_or(true) && paths.is_valid(row) {
+                kept.insert(paths.value(row).to_string());
+            }
+        }
+    }
+    Ok(kept)
 }
 
 /// (b) The naive explain: the baseline, the partition fragment and the full predicate, each

@@ -2,4 +2,5 @@
 
 mod fixture_soundness;
 mod replay_agreement;
+mod phase_scans;
 mod scaling;

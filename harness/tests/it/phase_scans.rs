@@ -1,0 +1,90 @@
+//! The phase scans ask the kernel cheaply: over the replay's cached rows, once per partition
+//! for a predicate on partition columns alone, only about the partition survivors for the
+//! full predicate, in shards across the cores. Each shortcut rests on the kernel deciding a
+//! file from that file's own row; here every one of them is held to a fresh kernel scan (own
+//! snapshot, own replay) on every fixture, for predicates over each column.
+
+use std::collections::BTreeSet;
+
+use explain_core::ast::ColumnRef;
+use explain_core::explain::{kernel_scans, CompiledPredicate, ExplainOptions};
+use explain_core::replay::ReplayedTable;
+use harness::scaling::fresh_scan_paths;
+
+/// Predicates over one column: comparisons with a value the table holds (so some files
+/// survive and some do not), null tests, and a disjunction mixing in the first column.
+fn predicates_over(column: &str, value: Option<&str>, first: &str) -> Vec<String> {
+    let mut out = vec![format!("{column} IS NULL"), format!("{column} IS NOT NULL")];
+    if let Some(v) = value {
+        out.extend(["=", "<", ">=", "!="].iter().map(|op| format!("{column} {op} {v}")));
+        out.push(format!("{column} = {v} OR {first} IS NULL"));
+        out.push(format!("{column} > {v} AND {first} IS NOT NULL"));
+    }
+    out
+}
+
+/// A literal for `column` taken from a partition value the snapshot holds, if it is one.
+fn present_literal(table: &ReplayedTable, column: &ColumnRef) -> Option<String> {
+    let info = table.columns().resolve(column).ok()?;
+    let raw = table.files().iter().find_map(|f| f.partition_values.get(&info.partition_key).cloned().flatten())?;
+    Some(format!("'{}'", raw.replace('\'', "''")))
+}
+
+fn paths(table: &ReplayedTable, kept: &[bool]) -> BTreeSet<String> {
+    table.files().iter().zip(kept).filter(|(_, k)| **k).map(|(f, _)| f.path.clone()).collect()
+}
+
+/// The cached rows keep the same files as a fresh scan, except that a file whose add carries
+/// no JSON statistics may be kept where the fresh scan prunes it: a fresh scan of a checkpoint
+/// that records statistics only as `stats_parsed` reads them there, while a scan over cached
+/// rows sees the JSON alone (the kernel restores cached rows without `stats_parsed`). Keeping
+/// more is the sound direction; pruning anything the fresh scan keeps is never allowed.
+fn assert_agrees(cached: &BTreeSet<String>, fresh: &BTreeSet<String>, without_json_stats: &BTreeSet<String>, context: &str) {
+    let pruned_but_fresh_keeps: Vec<&String> = fresh.difference(cached).collect();
+    assert!(pruned_but_fresh_keeps.is_empty(), "{context}: pruned {pruned_but_fresh_keeps:?}, which a fresh kernel scan keeps");
+    let kept_beyond: Vec<&String> = cached.difference(fresh).filter(|p| !without_json_stats.contains(*p)).collect();
+    assert!(kept_beyond.is_empty(), "{context}: kept {kept_beyond:?} with statistics a fresh kernel scan prunes on");
+}
+
+#[test]
+fn phase_scans_answer_as_fresh_kernel_scans_do() {
+    let mut compared = 0usize;
+    for table_dir in testkit::all_tables() {
+        let location = table_dir.to_string_lossy().into_owned();
+        let table = ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
+        // The same replay, every scan split into shards of one row: as many shards as cores.
+        let sharded = ReplayedTable::open(&location, None).unwrap().with_rows_per_shard(1);
+        let without_json_stats: BTreeSet<String> =
+            table.files().iter().enumerate().filter(|(i, _)| table.stats_json(*i).is_none()).map(|(_, f)| f.path.clone()).collect();
+        let names = table.columns().leaf_names();
+        let first = format!("`{}`", names[0].replace('.', "`.`"));
+        for name in &names {
+            let column = ColumnRef::new(name.split('.'));
+            let quoted = format!("`{}`", name.replace('.', "`.`"));
+            let value = present_literal(&table, &column).or_else(|| Some("1".to_string()));
+            for predicate in predicates_over(&quoted, value.as_deref(), &first) {
+                // Literals of the wrong type are refused at compile time; nothing to scan.
+                let Ok(compiled) = CompiledPredicate::compile(&predicate, &table) else { continue };
+                let scans = kernel_scans(&compiled, table.columns(), ExplainOptions::default()).unwrap();
+                for kernel in [scans.partition, scans.full].into_iter().flatten() {
+                    let fresh = fresh_scan_paths(&location, None, Some(kernel.clone()))
+                        .unwrap_or_else(|e| panic!("{location}: `{kernel}`: {e}"));
+                    let context = format!("{location}: `{predicate}` as `{kernel}`");
+                    let whole = paths(&table, &table.survivors(Some(kernel.clone())).unwrap());
+                    assert_agrees(&whole, &fresh, &without_json_stats, &format!("{context}: cached rows"));
+                    let split = paths(&sharded, &sharded.survivors(Some(kernel.clone())).unwrap());
+                    assert_eq!(split, whole, "{context}: sharded");
+                    // Every other file asked about: the answer is the whole one within them.
+                    let among: Vec<bool> = (0..table.files().len()).map(|i| i % 2 == 0).collect();
+                    let subset = table.survivors_among(Some(kernel.clone()), Some(&among)).unwrap();
+                    let expected: BTreeSet<String> = paths(&table, &among).intersection(&whole).cloned().collect();
+                    assert_eq!(paths(&table, &subset), expected, "{context}: subset");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(!table.looked_up_by_path(), "{location}: a phase scan's answer did not line up with its rows");
+        assert!(!sharded.looked_up_by_path(), "{location}: a sharded answer did not line up with its rows");
+    }
+    assert!(compared >= 200, "only {compared} scans compared");
+}
