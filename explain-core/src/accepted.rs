@@ -44,11 +44,18 @@ pub fn present_values(files: &[LiveFile], columns: &TableColumns) -> PresentValu
     out
 }
 
-/// Each distinct partition of `files` once, as far as the replay shares them (files of one
-/// partition share their values); a value seen twice is still only one value of the set.
+/// Each distinct partition of `files` once (files with one `partition` id share their values).
 fn distinct_partitions(files: &[LiveFile]) -> impl Iterator<Item = &RawPartitionValues> {
-    let mut seen = std::collections::HashSet::new();
-    files.iter().map(|f| &f.partition_values).filter(move |p| seen.insert(std::sync::Arc::as_ptr(p))).map(|p| p.as_ref())
+    let mut seen = Vec::new();
+    files
+        .iter()
+        .filter(move |f| {
+            if seen.len() <= f.partition {
+                seen.resize(f.partition + 1, false);
+            }
+            !std::mem::replace(&mut seen[f.partition], true)
+        })
+        .map(|f| f.partition_values.as_ref())
 }
 
 pub fn accepted_partition_values(predicate: &Nnf, present: &PresentValues, columns: &TableColumns) -> AcceptedValues {

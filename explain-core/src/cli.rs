@@ -8,10 +8,12 @@ use clap::{Parser, ValueEnum};
 use crate::diagnose::diagnose;
 use crate::error::ExplainError;
 use crate::layers::Layers;
-use crate::explain::{explain_with, ExplainOptions};
+use crate::explain::{explain_with, kernel_scans, CompiledPredicate, ExplainOptions};
 use crate::gates;
 use crate::progress::ReplayProgress;
 use crate::replay::ReplayedTable;
+use crate::schema::TableColumns;
+use delta_kernel::PredicateRef;
 use crate::report::Report;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -86,7 +88,15 @@ pub struct Outcome {
 pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     let started = Instant::now();
     let mut progress = ReplayProgress::new(&args.table);
-    let table = ReplayedTable::open_observed(&args.table, args.at_version, &mut |n| progress.files_so_far(n));
+    // One predicate whose full scan must see every file (no partition pruning narrows it):
+    // that scan runs alongside the replay instead of after it.
+    let prefetch = |columns: &TableColumns| -> Option<PredicateRef> {
+        let text = args.predicate.as_deref().filter(|_| args.predicates.is_none())?;
+        let compiled = CompiledPredicate::compile_against(text, columns).ok()?;
+        let scans = kernel_scans(&compiled, columns, ExplainOptions { strict: args.strict }).ok()?;
+        scans.partition.is_none().then_some(scans.full).flatten()
+    };
+    let table = ReplayedTable::open_prefetching(&args.table, args.at_version, &mut |n| progress.files_so_far(n), &prefetch);
     progress.finish();
     let table = table?;
     if let Some(path) = &args.predicates {

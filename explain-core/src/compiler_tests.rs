@@ -556,6 +556,8 @@ fn files_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> Vec<Live
                     .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
                     .collect(),
             ),
+            // One partition per file: each has values of its own here.
+            partition: i,
             has_deletion_vector: false,
         })
         .collect()

@@ -246,11 +246,9 @@ pub fn explain_with(
     let mut undecided = 0usize;
     if partition_exact != Nnf::Const(true) {
         // Evaluated once per partition: files of one partition share their values.
-        let mut per_partition = std::collections::HashMap::new();
+        let per_partition: Vec<_> = table.partitions().iter().map(|values| evaluate(&partition_exact, values, columns)).collect();
         for (i, file) in table.files().iter().enumerate() {
-            let truth = *per_partition
-                .entry(std::sync::Arc::as_ptr(&file.partition_values))
-                .or_insert_with(|| evaluate(&partition_exact, &file.partition_values, columns));
+            let truth = per_partition[file.partition];
             if !truth.may_be_true() {
                 after_partition[i] = false;
             } else if !truth.is_decided() && after_partition[i] {

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use delta_kernel::arrow::array::{Array, AsArray, BooleanArray, MapArray, RecordBatch, StructArray};
 use delta_kernel::arrow::compute::filter_record_batch;
+use std::sync::mpsc::SyncSender;
 use delta_kernel::arrow::datatypes::Int64Type;
 use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::scan::StatsOptions;
@@ -38,6 +39,9 @@ pub struct LiveFile {
     /// Shared by every file of the same partition: a table has few distinct partitions and
     /// many files, so the values are built, typed and evaluated once per partition.
     pub partition_values: Arc<RawPartitionValues>,
+    /// The file's partition: files with the same id share `partition_values`. Ids count
+    /// from 0 in order of first appearance, one per distinct set of values.
+    pub partition: usize,
     pub has_deletion_vector: bool,
 }
 
@@ -63,6 +67,10 @@ pub struct ReplayedTable {
     present_values: std::sync::OnceLock<crate::accepted::PresentValues>,
     /// The fewest rows a phase-scan shard gets (see [`ReplayedTable::with_rows_per_shard`]).
     rows_per_shard: usize,
+    /// The distinct partitions, indexed by `LiveFile::partition`.
+    partitions: Vec<Arc<RawPartitionValues>>,
+    /// A phase scan run during the replay: its predicate and, per live file, its answer.
+    prefetched: Option<(PredicateRef, Vec<bool>)>,
 }
 
 impl ReplayedTable {
@@ -80,28 +88,49 @@ impl ReplayedTable {
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
     ) -> Result<Self, ExplainError> {
+        Self::open_prefetching(location, version, observer, &|_| None)
+    }
+
+    /// [`open_observed`](Self::open_observed), running one phase scan while the log is being
+    /// replayed: `prefetch` gets the table's columns once the snapshot is known and names the
+    /// kernel predicate to scan (or none). The scan reads each batch of cached rows as the
+    /// replay keeps it, on a thread of its own, and [`survivors`](Self::survivors) answers
+    /// that predicate from its result. A prefetch that fails or does not line up with the rows
+    /// is dropped without a word: the phase is then scanned as usual, and reports any error.
+    pub fn open_prefetching(
+        location: &str,
+        version: Option<u64>,
+        observer: &mut dyn FnMut(usize),
+        prefetch: &dyn Fn(&TableColumns) -> Option<PredicateRef>,
+    ) -> Result<Self, ExplainError> {
         let table_err = |reason: String| ExplainError::Table {
             table: location.to_string(),
             reason: one_line(&reason),
         };
         let (url, engine) = open_engine(location)?;
-        let (snapshot, cached_rows) = replay_log(engine.as_ref(), &url, version, observer).map_err(|e| {
-            let reason = kernel_message(&e);
-            match locate_broken_file(engine.as_ref(), &url, version) {
-                Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
-                None => table_err(reason),
+        let (snapshot, replayed) = replay_log(engine.as_ref(), &url, version, observer, prefetch).map_err(|e| match e {
+            ReplayFailure::Kernel(e) => {
+                let reason = kernel_message(&e);
+                match locate_broken_file(engine.as_ref(), &url, version) {
+                    Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
+                    None => table_err(reason),
+                }
             }
+            ReplayFailure::Rows(reason) => table_err(reason),
         })?;
+        let Replayed { cached_rows, batch_starts, files, partitions, prefetched } = replayed;
+        let partitions = partitions.values;
+        let prefetched = prefetched.map(|(predicate, kept)| {
+            let mut survives = vec![false; files.len()];
+            for i in kept {
+                survives[i] = true;
+            }
+            (predicate, survives)
+        });
         let columns = TableColumns::of_snapshot(&snapshot);
-        let mut files = Vec::new();
-        let mut batch_starts = Vec::with_capacity(cached_rows.len());
-        for batch in &cached_rows {
-            batch_starts.push(files.len());
-            files.extend(live_files(batch).map_err(table_err)?);
-        }
         let index_of = std::sync::OnceLock::new();
         let min_max_columns = min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
-        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, batch_starts, min_max_columns, features: Default::default(), present_values: Default::default(), rows_per_shard: ROWS_PER_SHARD })
+        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, batch_starts, min_max_columns, features: Default::default(), present_values: Default::default(), rows_per_shard: ROWS_PER_SHARD, partitions, prefetched })
     }
 
     /// Sets the fewest cached rows a phase-scan shard gets (default [`ROWS_PER_SHARD`]); a scan
@@ -119,6 +148,12 @@ impl ReplayedTable {
         self.index_of.get().is_some()
     }
 
+    /// The predicate of the phase scan run during the replay, if one was asked for and its
+    /// result kept.
+    pub fn prefetched(&self) -> Option<&PredicateRef> {
+        self.prefetched.as_ref().map(|(predicate, _)| predicate)
+    }
+
     pub fn location(&self) -> &str {
         &self.location
     }
@@ -133,6 +168,11 @@ impl ReplayedTable {
 
     pub fn files(&self) -> &[LiveFile] {
         &self.files
+    }
+
+    /// The distinct partition values of the live files, indexed by `LiveFile::partition`.
+    pub fn partitions(&self) -> &[Arc<RawPartitionValues>] {
+        &self.partitions
     }
 
     /// The raw `stats` JSON of file `file`'s add action (synthesized from `stats_parsed` where
@@ -195,6 +235,11 @@ impl ReplayedTable {
         let Some(predicate) = predicate else {
             return Ok(among.map_or_else(|| vec![true; self.files.len()], <[bool]>::to_vec));
         };
+        if let Some((prefetched, kept)) = &self.prefetched
+            && *prefetched == predicate
+        {
+            return Ok(kept.iter().enumerate().map(|(i, k)| *k && among.is_none_or(|a| a[i])).collect());
+        }
         if self.on_partition_columns_only(&predicate) {
             return self.survivors_per_partition(predicate, among);
         }
@@ -222,17 +267,20 @@ impl ReplayedTable {
     /// million files in a hundred partitions costs a hundred-row scan.
     fn survivors_per_partition(&self, predicate: PredicateRef, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
         let asked = |i: usize| among.is_none_or(|a| a[i]);
-        let mut representative_of: HashMap<*const RawPartitionValues, usize> = HashMap::new();
+        let mut representative_of: Vec<Option<usize>> = Vec::new();
         let mut representatives = vec![false; self.files.len()];
         for (i, file) in self.files.iter().enumerate().filter(|(i, _)| asked(*i)) {
-            representative_of.entry(Arc::as_ptr(&file.partition_values)).or_insert_with(|| {
+            if representative_of.len() <= file.partition {
+                representative_of.resize(file.partition + 1, None);
+            }
+            if representative_of[file.partition].is_none() {
+                representative_of[file.partition] = Some(i);
                 representatives[i] = true;
-                i
-            });
+            }
         }
         let answers = self.scan_survivors(predicate, Some(&representatives))?;
         Ok((0..self.files.len())
-            .map(|i| asked(i) && answers[representative_of[&Arc::as_ptr(&self.files[i].partition_values)]])
+            .map(|i| asked(i) && representative_of[self.files[i].partition].is_some_and(|r| answers[r]))
             .collect())
     }
 
@@ -300,65 +348,21 @@ impl ReplayedTable {
 
     /// One kernel scan with `predicate` over `pieces`; the indices of the files it keeps.
     fn scan_pieces(&self, predicate: &PredicateRef, pieces: Vec<Piece>) -> Result<Vec<usize>, ExplainError> {
-        let scan_err = |e: delta_kernel::KernelError| self.scan_failure(predicate, &kernel_message(&e));
         if pieces.is_empty() {
             return Ok(Vec::new());
         }
-        // No row transforms: the explanation reads no data, so building each kept file's
-        // partition-value transform would be work thrown away.
-        let scan = self
-            .snapshot
-            .clone()
-            .scan_builder()
-            .with_predicate(predicate.clone())
-            .with_stats(StatsOptions::json_only())
-            .without_row_transforms()
-            .build()
-            .map_err(scan_err)?;
-        let rows: Vec<Box<dyn EngineData>> =
-            pieces.iter().map(|p| Box::new(ArrowEngineData::new(p.rows.clone())) as Box<dyn EngineData>).collect();
-        let outputs = scan
-            .scan_metadata_from(self.engine.as_ref(), self.version(), rows, Some(predicate.clone()))
-            .map_err(scan_err)?;
-        // The kernel re-plays the given batches in order and answers each with a selection
-        // vector over the same rows, leaving out batches where it keeps nothing. So an answer
-        // is the next piece of its length whose rows are the same files, and row j of it is
-        // row j of that piece. That is checked, not assumed: every kept row's path must be the
-        // file at its position, and anything else falls back to finding the file by path.
-        let mut kept = Vec::new();
-        let mut next_piece = 0usize;
-        for meta in outputs {
-            let meta = meta.map_err(scan_err)?;
-            let (data, selection) = meta.scan_files.into_parts();
-            let batch = ArrowEngineData::try_from_engine_data(data).map_err(scan_err)?;
-            let batch = batch.record_batch();
-            let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| {
-                ExplainError::Table { table: self.location.clone(), reason: "kernel scan rows have no path column".into() }
-            })?;
-            // Rows past a short selection vector are selected (FilteredEngineData).
-            let is_kept = |row: usize| selection.get(row).copied().unwrap_or(true) && !paths.is_null(row);
-            let Some(first) = (0..batch.num_rows()).find(|&row| is_kept(row)) else { continue };
-            let same_files = |p: &Piece| {
-                p.rows.num_rows() == batch.num_rows() && self.files.get(p.file(first)).is_some_and(|f| f.path == paths.value(first))
-            };
-            let piece = pieces[next_piece.min(pieces.len())..].iter().position(same_files).map(|offset| next_piece + offset);
-            if let Some(p) = piece {
-                next_piece = p + 1;
-            }
-            let piece = piece.map(|p| &pieces[p]);
-            for row in (first..batch.num_rows()).filter(|&row| is_kept(row)) {
-                let path = paths.value(row);
-                let index = match piece.map(|p| p.file(row)).filter(|i| self.files.get(*i).is_some_and(|f| f.path == path)) {
-                    Some(i) => i,
-                    None => *self.index_of().get(path).ok_or_else(|| ExplainError::Table {
-                        table: self.location.clone(),
-                        reason: format!("a phase scan returned `{path}`, which the replay did not list"),
-                    })?,
-                };
-                kept.push(index);
-            }
-        }
-        Ok(kept)
+        let answers = scan_stream(&self.snapshot, self.engine.as_ref(), predicate, pieces.into_iter())
+            .map_err(|e| self.scan_failure(predicate, &kernel_message(&e)))?;
+        answers
+            .into_iter()
+            .map(|answer| match answer {
+                Answer::File(i) => Ok(i),
+                Answer::Unmatched(path) => self.index_of().get(&path).copied().ok_or_else(|| ExplainError::Table {
+                    table: self.location.clone(),
+                    reason: format!("a phase scan returned `{path}`, which the replay did not list"),
+                }),
+            })
+            .collect()
     }
 
     /// How many shards a scan over `rows` cached rows is split into: one per core at most, and
@@ -376,6 +380,77 @@ impl ReplayedTable {
     }
 }
 
+/// One kept row of a phase scan: the live file it is, or, where the answer did not line up
+/// with the rows asked about, its path.
+enum Answer {
+    File(usize),
+    Unmatched(String),
+}
+
+/// One kernel scan with `predicate` over cached rows, taken from `pieces` as the kernel asks
+/// for them (the replay's prefetch hands them over while the log is still being read).
+fn scan_stream(
+    snapshot: &SnapshotRef,
+    engine: &dyn Engine,
+    predicate: &PredicateRef,
+    pieces: impl Iterator<Item = Piece> + Send + 'static,
+) -> Result<Vec<Answer>, delta_kernel::KernelError> {
+    // No row transforms: the explanation reads no data, so building each kept file's
+    // partition-value transform would be work thrown away.
+    let scan = snapshot
+        .clone()
+        .scan_builder()
+        .with_predicate(predicate.clone())
+        .with_stats(StatsOptions::json_only())
+        .without_row_transforms()
+        .build()?;
+    // The pieces handed to the kernel so far, for matching its answers to them.
+    let asked: Arc<std::sync::Mutex<Vec<Piece>>> = Arc::default();
+    let handed = asked.clone();
+    let rows = pieces.map(move |piece| {
+        let rows = Box::new(ArrowEngineData::new(piece.rows.clone())) as Box<dyn EngineData>;
+        handed.lock().unwrap_or_else(|p| p.into_inner()).push(piece);
+        rows
+    });
+    let outputs = scan.scan_metadata_from(engine, snapshot.version(), rows, Some(predicate.clone()))?;
+    // The kernel re-plays the given batches in order and answers each with a selection
+    // vector over the same rows, leaving out batches where it keeps nothing. So an answer
+    // is the next piece of its length whose rows are the same files, and row j of it is
+    // row j of that piece. That is checked, not assumed: every kept row's path must be the
+    // path at its position in the piece; anything else is reported by path.
+    let mut answers = Vec::new();
+    let mut next_piece = 0usize;
+    for meta in outputs {
+        let (data, selection) = meta?.scan_files.into_parts();
+        let batch = ArrowEngineData::try_from_engine_data(data)?;
+        let batch = batch.record_batch();
+        let paths = batch
+            .column_by_name("path")
+            .and_then(|c| c.as_string_opt::<i32>())
+            .ok_or_else(|| delta_kernel::KernelError::Generic("kernel scan rows have no path column".into()))?;
+        // Rows past a short selection vector are selected (FilteredEngineData).
+        let is_kept = |row: usize| selection.get(row).copied().unwrap_or(true) && !paths.is_null(row);
+        let Some(first) = (0..batch.num_rows()).find(|&row| is_kept(row)) else { continue };
+        let asked = asked.lock().unwrap_or_else(|p| p.into_inner());
+        let same_path = |p: &Piece, row: usize| p.path(row).is_some_and(|path| path == paths.value(row));
+        let piece = asked[next_piece.min(asked.len())..]
+            .iter()
+            .position(|p| p.rows.num_rows() == batch.num_rows() && same_path(p, first))
+            .map(|offset| next_piece + offset);
+        if let Some(p) = piece {
+            next_piece = p + 1;
+        }
+        let piece = piece.map(|p| &asked[p]);
+        for row in (first..batch.num_rows()).filter(|&row| is_kept(row)) {
+            answers.push(match piece.filter(|p| same_path(p, row)) {
+                Some(p) => Answer::File(p.file(row)),
+                None => Answer::Unmatched(paths.value(row).to_string()),
+            });
+        }
+    }
+    Ok(answers)
+}
+
 /// Cached rows handed to one phase scan.
 struct Piece {
     rows: RecordBatch,
@@ -391,6 +466,12 @@ enum FileIndices {
 }
 
 impl Piece {
+    /// The path of row `row`, as the replay cached it.
+    fn path(&self, row: usize) -> Option<&str> {
+        let paths = self.rows.column_by_name("path")?.as_string_opt::<i32>()?;
+        (row < paths.len() && paths.is_valid(row)).then(|| paths.value(row))
+    }
+
     fn file(&self, row: usize) -> usize {
         match &self.files {
             FileIndices::From(start) => start + row,
@@ -454,35 +535,123 @@ fn table_url(location: &str) -> Result<Url, String> {
     Url::from_directory_path(&canonical).map_err(|_| "cannot form a file URL".into())
 }
 
+/// What the base scan leaves: its selected rows and the live files they are.
+#[derive(Default)]
+struct Replayed {
+    cached_rows: Vec<RecordBatch>,
+    /// The index of the first file of each cached batch.
+    batch_starts: Vec<usize>,
+    files: Vec<LiveFile>,
+    partitions: Partitions,
+    /// The prefetched phase scan: its predicate and the files it keeps.
+    prefetched: Option<(PredicateRef, Vec<usize>)>,
+}
+
+impl Replayed {
+    /// Keeps the rows of one scan batch that its selection vector selects, and lists their
+    /// files.
+    fn take(&mut self, batch: &RecordBatch, selection: &[bool], prefetch: Option<&SyncSender<Piece>>) -> Result<(), ReplayFailure> {
+        for selected in selected_rows(batch, selection).map_err(ReplayFailure::Kernel)? {
+            let start = self.files.len();
+            self.batch_starts.push(start);
+            self.files.extend(live_files(&selected, &mut self.partitions).map_err(ReplayFailure::Rows)?);
+            if let Some(prefetch) = prefetch {
+                // A prefetch that stopped early is simply not used.
+                let _ = prefetch.send(Piece { rows: selected.clone(), files: FileIndices::From(start) });
+            }
+            self.cached_rows.push(selected);
+        }
+        Ok(())
+    }
+}
+
+enum ReplayFailure {
+    /// The kernel could not replay the log.
+    Kernel(delta_kernel::KernelError),
+    /// The kernel's scan rows are not what this reader expects.
+    Rows(String),
+}
+
+/// Scan batches queued between the kernel's replay and the thread keeping their rows.
+const BATCHES_IN_FLIGHT: usize = 16;
+
 /// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
 /// the replayed add metadata every phase re-evaluates.
+///
+/// Keeping the rows and listing their files happens on a thread of its own while the kernel
+/// replays the next batches: on a log of JSON commits the kernel's replay is two threads
+/// already (the engine decodes JSON in the background, the caller deduplicates), and the
+/// listing would otherwise lengthen the caller's share.
 fn replay_log(
     engine: &dyn Engine,
     url: &Url,
     version: Option<u64>,
     observer: &mut dyn FnMut(usize),
-) -> Result<(SnapshotRef, Vec<RecordBatch>), delta_kernel::KernelError> {
+    prefetch: &dyn Fn(&TableColumns) -> Option<PredicateRef>,
+) -> Result<(SnapshotRef, Replayed), ReplayFailure> {
     let mut builder = Snapshot::builder_for(url.as_str());
     if let Some(v) = version {
         builder = builder.at_version(v);
     }
-    let snapshot = builder.build(engine)?;
+    let snapshot = builder.build(engine).map_err(ReplayFailure::Kernel)?;
+    let prefetch = prefetch(&TableColumns::of_snapshot(&snapshot));
     // No row transforms: they are how a reader injects partition values into the data it
     // reads, built per listed file; the explanation reads no data, and listing every file is
     // exactly where that cost would be paid a million times.
-    let base = snapshot.clone().scan_builder().with_stats(StatsOptions::json_only()).without_row_transforms().build()?;
-    let mut rows = Vec::new();
-    let mut live = 0usize;
-    for meta in base.scan_metadata(engine)? {
-        let (data, selection) = meta?.scan_files.into_parts();
-        let batch: RecordBatch = ArrowEngineData::try_from_engine_data(data)?.record_batch().clone();
-        for selected in selected_rows(&batch, &selection)? {
-            live += selected.num_rows();
-            rows.push(selected);
-        }
-        observer(live);
-    }
-    Ok((snapshot, rows))
+    let base = snapshot
+        .clone()
+        .scan_builder()
+        .with_stats(StatsOptions::json_only())
+        .without_row_transforms()
+        .build()
+        .map_err(ReplayFailure::Kernel)?;
+    let (send, receive) = std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
+    let replayed = std::thread::scope(|scope| {
+        let (to_prefetch, prefetching) = match &prefetch {
+            Some(predicate) => {
+                let (to_prefetch, pieces) = std::sync::mpsc::sync_channel::<Piece>(BATCHES_IN_FLIGHT);
+                let snapshot = &snapshot;
+                let scan = std::thread::Builder::new()
+                    .stack_size(crate::DEEP_STACK)
+                    .spawn_scoped(scope, move || scan_stream(snapshot, engine, predicate, pieces.into_iter()));
+                (Some(to_prefetch), scan.ok())
+            }
+            None => (None, None),
+        };
+        let keeper = scope.spawn(move || {
+            let mut replayed = Replayed::default();
+            for (batch, selection) in receive {
+                replayed.take(&batch, &selection, to_prefetch.as_ref())?;
+            }
+            Ok(replayed)
+        });
+        let mut live = 0usize;
+        let mut replay = || -> Result<(), ReplayFailure> {
+            for meta in base.scan_metadata(engine).map_err(ReplayFailure::Kernel)? {
+                let (data, selection) = meta.map_err(ReplayFailure::Kernel)?.scan_files.into_parts();
+                let batch = ArrowEngineData::try_from_engine_data(data).map_err(ReplayFailure::Kernel)?.record_batch().clone();
+                // Rows past the end of a short selection vector are selected.
+                live += selection.iter().filter(|s| **s).count() + batch.num_rows().saturating_sub(selection.len());
+                if send.send((batch, selection)).is_err() {
+                    // The keeper stopped on an error of its own; joining it below reports that.
+                    break;
+                }
+                observer(live);
+            }
+            Ok(())
+        };
+        let replayed = replay();
+        drop(send);
+        let kept = keeper.join().unwrap_or_else(|_| Err(ReplayFailure::Rows("the thread keeping the scan rows panicked".into())));
+        // The keeper has dropped its sender, so the prefetch sees the end of the rows.
+        let prefetched = prefetching.and_then(|scan| scan.join().ok()).and_then(Result::ok).and_then(|answers| {
+            answers.into_iter().map(|a| match a { Answer::File(i) => Some(i), Answer::Unmatched(_) => None }).collect::<Option<Vec<usize>>>()
+        });
+        let mut replayed = replayed.and(kept)?;
+        replayed.prefetched = prefetch.clone().zip(prefetched);
+        Ok(replayed)
+    })?;
+    Ok((snapshot, replayed))
 }
 
 /// Above this many runs of selected rows a batch is copied instead of sliced, so a batch
@@ -547,8 +716,29 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The distinct partitions of a replay, in order of first appearance. A null map and an
+/// empty one are told apart: they share nothing.
+#[derive(Default)]
+struct Partitions {
+    ids: HashMap<Option<Vec<(String, Option<String>)>>, usize>,
+    values: Vec<Arc<RawPartitionValues>>,
+}
+
+impl Partitions {
+    fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> usize {
+        let owned = entries.map(|e| e.iter().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect::<Vec<_>>());
+        if let Some(&id) = self.ids.get(&owned) {
+            return id;
+        }
+        let id = self.values.len();
+        self.values.push(Arc::new(owned.iter().flatten().cloned().collect()));
+        self.ids.insert(owned, id);
+        id
+    }
+}
+
 /// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`).
-fn live_files(batch: &RecordBatch) -> Result<Vec<LiveFile>, String> {
+fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<LiveFile>, String> {
     let missing = |name: &str| format!("scan rows lack the `{name}` column");
     let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| missing("path"))?;
     let sizes = batch
@@ -572,7 +762,9 @@ fn live_files(batch: &RecordBatch) -> Result<Vec<LiveFile>, String> {
     let offsets = partition_maps.value_offsets();
     let keys = partition_maps.keys().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues keys"))?;
     let values = partition_maps.values().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues values"))?;
-    let mut shared: HashMap<Option<Vec<(&str, Option<&str>)>>, Arc<RawPartitionValues>> = HashMap::new();
+    // Within the batch, a file's entries find their partition without allocating; the first
+    // file of a partition in the batch asks the table-wide list.
+    let mut in_batch: HashMap<Option<Vec<(&str, Option<&str>)>>, usize> = HashMap::new();
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
         if paths.is_null(row) {
@@ -584,19 +776,15 @@ fn live_files(batch: &RecordBatch) -> Result<Vec<LiveFile>, String> {
                 .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i))))
                 .collect()
         });
-        let partition_values = shared
-            .entry(entries)
-            .or_insert_with_key(|entries| {
-                Arc::new(entries.iter().flatten().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect())
-            })
-            .clone();
+        let partition = *in_batch.entry(entries).or_insert_with_key(|entries| partitions.id_of(entries.as_deref()));
         let has_deletion_vector =
             dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
         out.push(LiveFile {
             path: paths.value(row).to_string(),
             size_bytes: if sizes.is_valid(row) { sizes.value(row) } else { 0 },
             has_stats: stats.is_valid(row),
-            partition_values,
+            partition_values: partitions.values[partition].clone(),
+            partition,
             has_deletion_vector,
         });
     }

@@ -1,6 +1,6 @@
 //! The phase scans ask the kernel cheaply: over the replay's cached rows, once per partition
 //! for a predicate on partition columns alone, only about the partition survivors for the
-//! full predicate, in shards across the cores. Each shortcut rests on the kernel deciding a
+//! full predicate, in shards across the cores, or alongside the replay itself. Each shortcut rests on the kernel deciding a
 //! file from that file's own row; here every one of them is held to a fresh kernel scan (own
 //! snapshot, own replay) on every fixture, for predicates over each column.
 
@@ -49,6 +49,7 @@ fn assert_agrees(cached: &BTreeSet<String>, fresh: &BTreeSet<String>, without_js
 #[test]
 fn phase_scans_answer_as_fresh_kernel_scans_do() {
     let mut compared = 0usize;
+    let mut prefetched = 0usize;
     for table_dir in testkit::all_tables() {
         let location = table_dir.to_string_lossy().into_owned();
         let table = ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
@@ -79,6 +80,17 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
                     let subset = table.survivors_among(Some(kernel.clone()), Some(&among)).unwrap();
                     let expected: BTreeSet<String> = paths(&table, &among).intersection(&whole).cloned().collect();
                     assert_eq!(paths(&table, &subset), expected, "{context}: subset");
+                    // The same scan run alongside the replay, as the command runs a full scan
+                    // no partition pruning narrows (one predicate a column, to keep it quick).
+                    if predicate.contains(">=") {
+                        let prefetching = ReplayedTable::open_prefetching(&location, None, &mut |_| {}, &|_| Some(kernel.clone())).unwrap();
+                        assert_eq!(prefetching.prefetched(), Some(&kernel), "{context}: the prefetch was dropped");
+                        let early = paths(&prefetching, &prefetching.survivors(Some(kernel.clone())).unwrap());
+                        assert_eq!(early, whole, "{context}: prefetched");
+                        let subset = prefetching.survivors_among(Some(kernel.clone()), Some(&among)).unwrap();
+                        assert_eq!(paths(&prefetching, &subset), expected, "{context}: prefetched, subset");
+                        prefetched += 1;
+                    }
                     compared += 1;
                 }
             }
@@ -87,4 +99,5 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
         assert!(!sharded.looked_up_by_path(), "{location}: a sharded answer did not line up with its rows");
     }
     assert!(compared >= 200, "only {compared} scans compared");
+    assert!(prefetched >= 40, "only {prefetched} prefetched scans compared");
 }
