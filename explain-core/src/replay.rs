@@ -6,6 +6,19 @@
 //! partition pruning and data skipping over those cached rows through
 //! `Scan::scan_metadata_from` at the same version: no second replay, no second source of
 //! truth that could disagree with the first.
+//!
+//! What makes that cheap, each resting on the kernel deciding a file from its own row (the
+//! cached rows are reconciled adds with distinct paths, so deduplication drops none):
+//! - no row transforms, in the replay or the phases: the explanation reads no data;
+//! - the selected rows of a scan batch are kept as zero-copy slices, and listed on a thread
+//!   of their own while the kernel replays the next batches;
+//! - files of one partition share their values (`LiveFile::partition`);
+//! - a predicate over partition columns alone is asked of one file per partition;
+//! - a scan can be asked about a subset of the files (the full scan, about the partition
+//!   survivors), and large scans are split across the cores;
+//! - one phase scan can run alongside the replay itself ([`ReplayedTable::open_prefetching`]).
+//!
+//! `harness/tests/it/phase_scans.rs` holds every one of these to a fresh kernel scan.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

@@ -210,6 +210,18 @@ pub fn resident_kib() -> Option<(u64, u64)> {
     Some((field("VmHWM:")?, field("VmRSS:")?))
 }
 
+/// CPU time this process has used so far, user and system, every thread: ms.
+/// From `/proc/self/stat` (fields 14 and 15, in USER_HZ ticks of 10 ms).
+pub fn cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name may hold spaces; the fields after it are space-separated.
+    let after_name = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // `after_name` starts at field 3 (state), so field n is at index n - 3.
+    let ticks = |n: usize| fields.get(n - 3)?.parse::<u64>().ok();
+    Some((ticks(14)? + ticks(15)?) as f64 * 10.0)
+}
+
 /// Least-squares slope of `ln y` against `ln x`: 1 is linear growth.
 pub fn log_log_slope(points: &[(f64, f64)]) -> Option<f64> {
     let logs: Vec<(f64, f64)> =

@@ -34,6 +34,16 @@ fn the_three_modes_agree_on_every_shape() {
 }
 
 #[test]
+fn cpu_time_is_read_and_never_runs_backwards() {
+    let before = harness::scaling::cpu_ms().expect("/proc/self/stat readable");
+    // Some work, so the counter has something to count (its size is not asserted).
+    let sum: u64 = (0..2_000_000u64).map(std::hint::black_box).sum();
+    std::hint::black_box(sum);
+    let after = harness::scaling::cpu_ms().expect("/proc/self/stat readable");
+    assert!(before >= 0.0 && after >= before, "cpu time went from {before} to {after}");
+}
+
+#[test]
 fn log_log_slope_reads_the_growth_exponent() {
     let linear: Vec<(f64, f64)> = [1e4, 1e5, 1e6].iter().map(|x| (*x, 3.0 * x)).collect();
     let square: Vec<(f64, f64)> = [1e4, 1e5, 1e6].iter().map(|x| (*x, x * x)).collect();
