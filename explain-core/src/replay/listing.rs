@@ -1,0 +1,239 @@
+//! The base scan: the one predicate-less kernel scan of a replay, its selected rows kept and
+//! its live files listed, with one phase scan alongside it when asked for.
+
+use std::collections::HashMap;
+use std::sync::mpsc::SyncSender;
+use std::sync::Arc;
+
+use delta_kernel::arrow::array::{Array, AsArray, BooleanArray, MapArray, RecordBatch, StructArray};
+use delta_kernel::arrow::compute::filter_record_batch;
+use delta_kernel::arrow::datatypes::Int64Type;
+use delta_kernel::engine::arrow_data::ArrowEngineData;
+use delta_kernel::scan::StatsOptions;
+use delta_kernel::{Engine, PredicateRef, Snapshot, SnapshotRef};
+
+use url::Url;
+
+use super::phase_scan::{scan_stream, Answer, FileIndices, Piece};
+use super::LiveFile;
+use crate::partition_eval::RawPartitionValues;
+use crate::schema::TableColumns;
+
+/// What the base scan leaves: its selected rows and the live files they are.
+#[derive(Default)]
+pub(super) struct Replayed {
+    pub(super) cached_rows: Vec<RecordBatch>,
+    /// The index of the first file of each cached batch.
+    pub(super) batch_starts: Vec<usize>,
+    pub(super) files: Vec<LiveFile>,
+    pub(super) partitions: Partitions,
+    /// The prefetched phase scan: its predicate and the files it keeps.
+    pub(super) prefetched: Option<(PredicateRef, Vec<usize>)>,
+}
+
+impl Replayed {
+    /// Keeps the rows of one scan batch that its selection vector selects, and lists their
+    /// files.
+    fn take(&mut self, batch: &RecordBatch, selection: &[bool], prefetch: Option<&SyncSender<Piece>>) -> Result<(), ReplayFailure> {
+        for selected in selected_rows(batch, selection).map_err(ReplayFailure::Kernel)? {
+            let start = self.files.len();
+            self.batch_starts.push(start);
+            self.files.extend(live_files(&selected, &mut self.partitions).map_err(ReplayFailure::Rows)?);
+            if let Some(prefetch) = prefetch {
+                // A prefetch that stopped early is simply not used.
+                let _ = prefetch.send(Piece { rows: selected.clone(), files: FileIndices::From(start) });
+            }
+            self.cached_rows.push(selected);
+        }
+        Ok(())
+    }
+}
+
+pub(super) enum ReplayFailure {
+    /// The kernel could not replay the log.
+    Kernel(delta_kernel::KernelError),
+    /// The kernel's scan rows are not what this reader expects.
+    Rows(String),
+}
+
+/// Scan batches queued between the kernel's replay and the thread keeping their rows.
+const BATCHES_IN_FLIGHT: usize = 16;
+
+/// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
+/// the replayed add metadata every phase re-evaluates.
+///
+/// Keeping the rows and listing their files happens on a thread of its own while the kernel
+/// replays the next batches: on a log of JSON commits the kernel's replay is two threads
+/// already (the engine decodes JSON in the background, the caller deduplicates), and the
+/// listing would otherwise lengthen the caller's share.
+pub(super) fn replay_log(
+    engine: &dyn Engine,
+    url: &Url,
+    version: Option<u64>,
+    observer: &mut dyn FnMut(usize),
+    prefetch: &dyn Fn(&TableColumns) -> Option<PredicateRef>,
+) -> Result<(SnapshotRef, Replayed), ReplayFailure> {
+    let mut builder = Snapshot::builder_for(url.as_str());
+    if let Some(v) = version {
+        builder = builder.at_version(v);
+    }
+    let snapshot = builder.build(engine).map_err(ReplayFailure::Kernel)?;
+    let prefetch = prefetch(&TableColumns::of_snapshot(&snapshot));
+    // No row transforms: they are how a reader injects partition values into the data it
+    // reads, built per listed file; the explanation reads no data, and listing every file is
+    // exactly where that cost would be paid a million times.
+    let base = snapshot
+        .clone()
+        .scan_builder()
+        .with_stats(StatsOptions::json_only())
+        .without_row_transforms()
+        .build()
+        .map_err(ReplayFailure::Kernel)?;
+    let (send, receive) = std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
+    let replayed = std::thread::scope(|scope| {
+        let (to_prefetch, prefetching) = match &prefetch {
+            Some(predicate) => {
+                let (to_prefetch, pieces) = std::sync::mpsc::sync_channel::<Piece>(BATCHES_IN_FLIGHT);
+                let snapshot = &snapshot;
+                let scan = std::thread::Builder::new()
+                    .stack_size(crate::DEEP_STACK)
+                    .spawn_scoped(scope, move || scan_stream(snapshot, engine, predicate, pieces.into_iter()));
+                (Some(to_prefetch), scan.ok())
+            }
+            None => (None, None),
+        };
+        let keeper = scope.spawn(move || {
+            let mut replayed = Replayed::default();
+            for (batch, selection) in receive {
+                replayed.take(&batch, &selection, to_prefetch.as_ref())?;
+            }
+            Ok(replayed)
+        });
+        let mut live = 0usize;
+        let mut replay = || -> Result<(), ReplayFailure> {
+            for meta in base.scan_metadata(engine).map_err(ReplayFailure::Kernel)? {
+                let (data, selection) = meta.map_err(ReplayFailure::Kernel)?.scan_files.into_parts();
+                let batch = ArrowEngineData::try_from_engine_data(data).map_err(ReplayFailure::Kernel)?.record_batch().clone();
+                // Rows past the end of a short selection vector are selected.
+                live += selection.iter().filter(|s| **s).count() + batch.num_rows().saturating_sub(selection.len());
+                if send.send((batch, selection)).is_err() {
+                    // The keeper stopped on an error of its own; joining it below reports that.
+                    break;
+                }
+                observer(live);
+            }
+            Ok(())
+        };
+        let replayed = replay();
+        drop(send);
+        let kept = keeper.join().unwrap_or_else(|_| Err(ReplayFailure::Rows("the thread keeping the scan rows panicked".into())));
+        // The keeper has dropped its sender, so the prefetch sees the end of the rows.
+        let prefetched = prefetching.and_then(|scan| scan.join().ok()).and_then(Result::ok).and_then(|answers| {
+            answers.into_iter().map(|a| match a { Answer::File(i) => Some(i), Answer::Unmatched(_) => None }).collect::<Option<Vec<usize>>>()
+        });
+        let mut replayed = replayed.and(kept)?;
+        replayed.prefetched = prefetch.clone().zip(prefetched);
+        Ok(replayed)
+    })?;
+    Ok((snapshot, replayed))
+}
+
+/// Above this many runs of selected rows a batch is copied instead of sliced, so a batch
+/// that interleaves adds with other actions does not become thousands of tiny slices.
+const MAX_SLICES_PER_BATCH: usize = 8;
+
+/// The rows of `batch` its selection vector keeps (rows past a short vector are kept, as in
+/// `FilteredEngineData`). The selected rows of a scan batch mostly form a few runs (a
+/// commit's adds after its commit info, a checkpoint part's adds after protocol and
+/// metadata), and a run is a zero-copy slice; anything more fragmented is copied once.
+fn selected_rows(batch: &RecordBatch, selection: &[bool]) -> Result<Vec<RecordBatch>, delta_kernel::KernelError> {
+    let is_selected = |row: usize| selection.get(row).copied().unwrap_or(true);
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for row in (0..batch.num_rows()).filter(|&r| is_selected(r)) {
+        match runs.last_mut() {
+            Some((start, len)) if *start + *len == row => *len += 1,
+            _ => runs.push((row, 1)),
+        }
+    }
+    if runs.len() <= MAX_SLICES_PER_BATCH {
+        return Ok(runs.into_iter().map(|(start, len)| batch.slice(start, len)).collect());
+    }
+    let mask = BooleanArray::from((0..batch.num_rows()).map(is_selected).collect::<Vec<bool>>());
+    let selected = filter_record_batch(batch, &mask).map_err(|e| delta_kernel::KernelError::Generic(e.to_string()))?;
+    Ok(vec![selected])
+}
+
+/// The distinct partitions of a replay, in order of first appearance. A null map and an
+/// empty one are told apart: they share nothing.
+#[derive(Default)]
+pub(super) struct Partitions {
+    ids: HashMap<Option<Vec<(String, Option<String>)>>, usize>,
+    pub(super) values: Vec<Arc<RawPartitionValues>>,
+}
+
+impl Partitions {
+    fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> usize {
+        let owned = entries.map(|e| e.iter().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect::<Vec<_>>());
+        if let Some(&id) = self.ids.get(&owned) {
+            return id;
+        }
+        let id = self.values.len();
+        self.values.push(Arc::new(owned.iter().flatten().cloned().collect()));
+        self.ids.insert(owned, id);
+        id
+    }
+}
+
+/// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`).
+fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<LiveFile>, String> {
+    let missing = |name: &str| format!("scan rows lack the `{name}` column");
+    let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| missing("path"))?;
+    let sizes = batch
+        .column_by_name("size")
+        .and_then(|c| c.as_primitive_opt::<Int64Type>())
+        .ok_or_else(|| missing("size"))?;
+    let stats = batch.column_by_name("stats").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| missing("stats"))?;
+    let dvs = batch.column_by_name("deletionVector").and_then(|c| c.as_struct_opt()).ok_or_else(|| missing("deletionVector"))?;
+    let dv_storage = dvs.column_by_name("storageType");
+    let constants: &StructArray = batch
+        .column_by_name("fileConstantValues")
+        .and_then(|c| c.as_struct_opt())
+        .ok_or_else(|| missing("fileConstantValues"))?;
+    let partition_maps: &MapArray = constants
+        .column_by_name("partitionValues")
+        .and_then(|c| c.as_map_opt())
+        .ok_or_else(|| missing("fileConstantValues.partitionValues"))?;
+
+    // Entries are read through the map's offsets: `MapArray::value` would slice the entry
+    // arrays once per file.
+    let offsets = partition_maps.value_offsets();
+    let keys = partition_maps.keys().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues keys"))?;
+    let values = partition_maps.values().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues values"))?;
+    // Within the batch, a file's entries find their partition without allocating; the first
+    // file of a partition in the batch asks the table-wide list.
+    let mut in_batch: HashMap<Option<Vec<(&str, Option<&str>)>>, usize> = HashMap::new();
+    let mut out = Vec::with_capacity(batch.num_rows());
+    for row in 0..batch.num_rows() {
+        if paths.is_null(row) {
+            return Err(format!("scan row {row} has no path"));
+        }
+        // A null map and an empty one are told apart: they share nothing.
+        let entries: Option<Vec<(&str, Option<&str>)>> = partition_maps.is_valid(row).then(|| {
+            (offsets[row] as usize..offsets[row + 1] as usize)
+                .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i))))
+                .collect()
+        });
+        let partition = *in_batch.entry(entries).or_insert_with_key(|entries| partitions.id_of(entries.as_deref()));
+        let has_deletion_vector =
+            dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
+        out.push(LiveFile {
+            path: paths.value(row).to_string(),
+            size_bytes: if sizes.is_valid(row) { sizes.value(row) } else { 0 },
+            has_stats: stats.is_valid(row),
+            partition_values: partitions.values[partition].clone(),
+            partition,
+            has_deletion_vector,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,302 @@
+//! Phase scans: asking the kernel about the cached rows, as cheaply as the kernel's own
+//! per-row decisions allow (see the module page of [`replay`](super)).
+
+use std::sync::Arc;
+
+use delta_kernel::arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
+use delta_kernel::arrow::compute::filter_record_batch;
+use delta_kernel::engine::arrow_data::ArrowEngineData;
+use delta_kernel::scan::StatsOptions;
+use delta_kernel::{Engine, EngineData, PredicateRef, SnapshotRef};
+
+use super::{kernel_message, one_line, ReplayedTable};
+use crate::error::ExplainError;
+
+impl ReplayedTable {
+    /// Runs one kernel scan with `predicate` over the cached rows and returns, per live file,
+    /// whether it survives. `None` keeps every file.
+    pub fn survivors(&self, predicate: Option<PredicateRef>) -> Result<Vec<bool>, ExplainError> {
+        self.survivors_among(predicate, None)
+    }
+
+    /// [`survivors`](Self::survivors), asking the kernel only about the files `among` marks
+    /// (all when `None`); the others come back as not kept.
+    ///
+    /// Asking about a subset answers exactly as a scan of every row would for the rows it
+    /// holds: the cached rows are reconciled adds with distinct paths, so deduplication drops
+    /// none of them, and partition pruning and data skipping decide each row from that row's
+    /// own partition values and statistics. The explanation intersects the full scan with the
+    /// partition phase anyway, so it asks the full scan only about the partition survivors.
+    ///
+    /// Large scans are split by cached batch across the cores, each shard a kernel scan of its
+    /// own over its rows (same reasoning: no row's answer depends on another row).
+    pub fn survivors_among(&self, predicate: Option<PredicateRef>, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
+        let Some(predicate) = predicate else {
+            return Ok(among.map_or_else(|| vec![true; self.files.len()], <[bool]>::to_vec));
+        };
+        if let Some((prefetched, kept)) = &self.prefetched
+            && *prefetched == predicate
+        {
+            return Ok(kept.iter().enumerate().map(|(i, k)| *k && among.is_none_or(|a| a[i])).collect());
+        }
+        if self.on_partition_columns_only(&predicate) {
+            return self.survivors_per_partition(predicate, among);
+        }
+        self.scan_survivors(predicate, among)
+    }
+
+    /// Whether every column `predicate` reads is a partition column.
+    fn on_partition_columns_only(&self, predicate: &PredicateRef) -> bool {
+        let references = predicate.references();
+        !references.is_empty()
+            && references.iter().all(|column| {
+                let column = crate::ast::ColumnRef::new(column.path().iter().map(String::as_str));
+                self.columns.resolve(&column).is_ok_and(|info| info.is_partition)
+            })
+    }
+
+    /// The survivors of a predicate over partition columns alone, asking the kernel about one
+    /// file per distinct partition.
+    ///
+    /// The kernel rewrites a partition column's comparisons and null tests to the file's own
+    /// partition value (`partitionValues_parsed.<column>` serves as both its min and its max;
+    /// no statistic is read for it), so with no other column referenced a file's answer is a
+    /// function of its partition values. Files with the same values share them in the replay
+    /// (`LiveFile::partition_values`), and each gets its representative's answer: a table of a
+    /// million files in a hundred partitions costs a hundred-row scan.
+    fn survivors_per_partition(&self, predicate: PredicateRef, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
+        let asked = |i: usize| among.is_none_or(|a| a[i]);
+        let mut representative_of: Vec<Option<usize>> = Vec::new();
+        let mut representatives = vec![false; self.files.len()];
+        for (i, file) in self.files.iter().enumerate().filter(|(i, _)| asked(*i)) {
+            if representative_of.len() <= file.partition {
+                representative_of.resize(file.partition + 1, None);
+            }
+            if representative_of[file.partition].is_none() {
+                representative_of[file.partition] = Some(i);
+                representatives[i] = true;
+            }
+        }
+        let answers = self.scan_survivors(predicate, Some(&representatives))?;
+        Ok((0..self.files.len())
+            .map(|i| asked(i) && representative_of[self.files[i].partition].is_some_and(|r| answers[r]))
+            .collect())
+    }
+
+    /// One kernel scan with `predicate` over the cached rows `among` marks, sharded.
+    fn scan_survivors(&self, predicate: PredicateRef, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
+        let pieces = self.pieces(among)?;
+        let rows: usize = pieces.iter().map(|p| p.rows.num_rows()).sum();
+        let shards = split_evenly(pieces, self.shard_count(rows));
+        let mut kept = vec![false; self.files.len()];
+        let answers: Vec<Result<Vec<usize>, ExplainError>> = if shards.len() <= 1 {
+            shards.into_iter().map(|shard| self.scan_pieces(&predicate, shard)).collect()
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = shards
+                    .into_iter()
+                    .map(|shard| {
+                        let predicate = &predicate;
+                        std::thread::Builder::new()
+                            .stack_size(crate::DEEP_STACK)
+                            .spawn_scoped(scope, move || self.scan_pieces(predicate, shard))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| match handle {
+                        Ok(handle) => handle.join().unwrap_or_else(|_| Err(self.scan_failure(&predicate, "a phase-scan shard panicked"))),
+                        Err(e) => Err(self.scan_failure(&predicate, &format!("cannot start a phase-scan shard: {e}"))),
+                    })
+                    .collect()
+            })
+        };
+        for answer in answers {
+            for index in answer? {
+                kept[index] = true;
+            }
+        }
+        Ok(kept)
+    }
+
+    /// The cached rows a scan asks about, as pieces that know which live file each row is:
+    /// a whole cached batch where `among` takes all of it, its marked rows (copied) where it
+    /// takes some, nothing where it takes none.
+    fn pieces(&self, among: Option<&[bool]>) -> Result<Vec<Piece>, ExplainError> {
+        let mut pieces = Vec::with_capacity(self.cached_rows.len());
+        for (batch, &start) in self.cached_rows.iter().zip(&self.batch_starts) {
+            let end = start + batch.num_rows();
+            let Some(mask) = among.map(|a| &a[start..end]) else {
+                pieces.push(Piece { rows: batch.clone(), files: FileIndices::From(start) });
+                continue;
+            };
+            let marked = mask.iter().filter(|m| **m).count();
+            if marked == batch.num_rows() {
+                pieces.push(Piece { rows: batch.clone(), files: FileIndices::From(start) });
+            } else if marked > 0 {
+                let rows = filter_record_batch(batch, &BooleanArray::from(mask.to_vec())).map_err(|e| ExplainError::Table {
+                    table: self.location.clone(),
+                    reason: one_line(&format!("cannot select the rows of a phase scan: {e}")),
+                })?;
+                let files = (start..end).filter(|i| mask[i - start]).collect();
+                pieces.push(Piece { rows, files: FileIndices::Listed(files) });
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// One kernel scan with `predicate` over `pieces`; the indices of the files it keeps.
+    fn scan_pieces(&self, predicate: &PredicateRef, pieces: Vec<Piece>) -> Result<Vec<usize>, ExplainError> {
+        if pieces.is_empty() {
+            return Ok(Vec::new());
+        }
+        let answers = scan_stream(&self.snapshot, self.engine.as_ref(), predicate, pieces.into_iter())
+            .map_err(|e| self.scan_failure(predicate, &kernel_message(&e)))?;
+        answers
+            .into_iter()
+            .map(|answer| match answer {
+                Answer::File(i) => Ok(i),
+                Answer::Unmatched(path) => self.index_of().get(&path).copied().ok_or_else(|| ExplainError::Table {
+                    table: self.location.clone(),
+                    reason: format!("a phase scan returned `{path}`, which the replay did not list"),
+                }),
+            })
+            .collect()
+    }
+
+    /// How many shards a scan over `rows` cached rows is split into: one per core at most, and
+    /// none smaller than `rows_per_shard`.
+    fn shard_count(&self, rows: usize) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (rows / self.rows_per_shard).clamp(1, cores.max(2))
+    }
+
+    fn scan_failure(&self, predicate: &PredicateRef, reason: &str) -> ExplainError {
+        ExplainError::Table {
+            table: self.location.clone(),
+            reason: one_line(&format!("kernel scan with `{predicate}` failed: {reason}")),
+        }
+    }
+}
+
+/// One kept row of a phase scan: the live file it is, or, where the answer did not line up
+/// with the rows asked about, its path.
+pub(super) enum Answer {
+    File(usize),
+    Unmatched(String),
+}
+
+/// One kernel scan with `predicate` over cached rows, taken from `pieces` as the kernel asks
+/// for them (the replay's prefetch hands them over while the log is still being read).
+pub(super) fn scan_stream(
+    snapshot: &SnapshotRef,
+    engine: &dyn Engine,
+    predicate: &PredicateRef,
+    pieces: impl Iterator<Item = Piece> + Send + 'static,
+) -> Result<Vec<Answer>, delta_kernel::KernelError> {
+    // No row transforms: the explanation reads no data, so building each kept file's
+    // partition-value transform would be work thrown away.
+    let scan = snapshot
+        .clone()
+        .scan_builder()
+        .with_predicate(predicate.clone())
+        .with_stats(StatsOptions::json_only())
+        .without_row_transforms()
+        .build()?;
+    // The pieces handed to the kernel so far, for matching its answers to them.
+    let asked: Arc<std::sync::Mutex<Vec<Piece>>> = Arc::default();
+    let handed = asked.clone();
+    let rows = pieces.map(move |piece| {
+        let rows = Box::new(ArrowEngineData::new(piece.rows.clone())) as Box<dyn EngineData>;
+        handed.lock().unwrap_or_else(|p| p.into_inner()).push(piece);
+        rows
+    });
+    let outputs = scan.scan_metadata_from(engine, snapshot.version(), rows, Some(predicate.clone()))?;
+    // The kernel re-plays the given batches in order and answers each with a selection
+    // vector over the same rows, leaving out batches where it keeps nothing. So an answer
+    // is the next piece of its length whose rows are the same files, and row j of it is
+    // row j of that piece. That is checked, not assumed: every kept row's path must be the
+    // path at its position in the piece; anything else is reported by path.
+    let mut answers = Vec::new();
+    let mut next_piece = 0usize;
+    for meta in outputs {
+        let (data, selection) = meta?.scan_files.into_parts();
+        let batch = ArrowEngineData::try_from_engine_data(data)?;
+        let batch = batch.record_batch();
+        let paths = batch
+            .column_by_name("path")
+            .and_then(|c| c.as_string_opt::<i32>())
+            .ok_or_else(|| delta_kernel::KernelError::Generic("kernel scan rows have no path column".into()))?;
+        // Rows past a short selection vector are selected (FilteredEngineData).
+        let is_kept = |row: usize| selection.get(row).copied().unwrap_or(true) && !paths.is_null(row);
+        let Some(first) = (0..batch.num_rows()).find(|&row| is_kept(row)) else { continue };
+        let asked = asked.lock().unwrap_or_else(|p| p.into_inner());
+        let same_path = |p: &Piece, row: usize| p.path(row).is_some_and(|path| path == paths.value(row));
+        let piece = asked[next_piece.min(asked.len())..]
+            .iter()
+            .position(|p| p.rows.num_rows() == batch.num_rows() && same_path(p, first))
+            .map(|offset| next_piece + offset);
+        if let Some(p) = piece {
+            next_piece = p + 1;
+        }
+        let piece = piece.map(|p| &asked[p]);
+        for row in (first..batch.num_rows()).filter(|&row| is_kept(row)) {
+            answers.push(match piece.filter(|p| same_path(p, row)) {
+                Some(p) => Answer::File(p.file(row)),
+                None => Answer::Unmatched(paths.value(row).to_string()),
+            });
+        }
+    }
+    Ok(answers)
+}
+
+/// Cached rows handed to one phase scan.
+pub(super) struct Piece {
+    pub(super) rows: RecordBatch,
+    pub(super) files: FileIndices,
+}
+
+/// Which live file each row of a [`Piece`] is.
+pub(super) enum FileIndices {
+    /// A whole cached batch: row `j` is file `start + j`.
+    From(usize),
+    /// Selected rows of a batch: row `j` is the `j`-th listed file.
+    Listed(Vec<usize>),
+}
+
+impl Piece {
+    /// The path of row `row`, as the replay cached it.
+    fn path(&self, row: usize) -> Option<&str> {
+        let paths = self.rows.column_by_name("path")?.as_string_opt::<i32>()?;
+        (row < paths.len() && paths.is_valid(row)).then(|| paths.value(row))
+    }
+
+    fn file(&self, row: usize) -> usize {
+        match &self.files {
+            FileIndices::From(start) => start + row,
+            FileIndices::Listed(files) => files[row],
+        }
+    }
+}
+
+/// The fewest rows a phase-scan shard gets by default: below that, a shard's own scan set-up
+/// and thread would cost more than the rows it saves.
+pub const ROWS_PER_SHARD: usize = 50_000;
+
+/// Splits `pieces` in order into at most `shards` runs of about equal row count.
+pub(super) fn split_evenly(pieces: Vec<Piece>, shards: usize) -> Vec<Vec<Piece>> {
+    let total: usize = pieces.iter().map(|p| p.rows.num_rows()).sum();
+    let per_shard = total.div_ceil(shards.max(1)).max(1);
+    let mut out: Vec<Vec<Piece>> = vec![Vec::new()];
+    let mut in_current = 0usize;
+    for piece in pieces {
+        if in_current >= per_shard && out.len() < shards {
+            out.push(Vec::new());
+            in_current = 0;
+        }
+        in_current += piece.rows.num_rows();
+        out.last_mut().expect("one shard at least").push(piece);
+    }
+    out.retain(|shard| !shard.is_empty());
+    out
+}
