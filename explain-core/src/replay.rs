@@ -123,7 +123,7 @@ impl ReplayedTable {
             reason: one_line(&reason),
         };
         let (url, engine) = open_engine(location)?;
-        let (snapshot, replayed) = replay_log(engine.as_ref(), &url, version, observer, prefetch).map_err(|e| match e {
+        let (snapshot, columns, replayed) = replay_log(engine.as_ref(), &url, version, observer, prefetch).map_err(|e| match e {
             ReplayFailure::Kernel(e) => {
                 let reason = kernel_message(&e);
                 match locate_broken_file(engine.as_ref(), &url, version) {
@@ -142,7 +142,6 @@ impl ReplayedTable {
             }
             (predicate, survives)
         });
-        let columns = TableColumns::of_snapshot(&snapshot);
         let index_of = std::sync::OnceLock::new();
         let min_max_columns = min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
         Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, batch_starts, min_max_columns, features: Default::default(), present_values: Default::default(), rows_per_shard: ROWS_PER_SHARD, partitions, prefetched })
@@ -291,6 +290,17 @@ fn collect_leaf_paths(data_type: &DataType, prefix: &mut Vec<String>, out: &mut 
             out.insert(prefix.clone());
         }
     }
+}
+
+/// Whether row `row` of a kernel scan batch is selected: rows past the end of a short
+/// selection vector are (`FilteredEngineData`).
+pub fn is_selected(selection: &[bool], row: usize) -> bool {
+    selection.get(row).copied().unwrap_or(true)
+}
+
+/// How many of a scan batch's `rows` its selection vector selects.
+pub fn selected_count(selection: &[bool], rows: usize) -> usize {
+    selection.iter().filter(|s| **s).count() + rows.saturating_sub(selection.len())
 }
 
 /// A kernel error's message without the backtrace the kernel attaches when

@@ -14,14 +14,14 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use delta_kernel::arrow::array::{Array, AsArray};
+use delta_kernel::arrow::array::{Array, AsArray, RecordBatch};
 use delta_kernel::engine::arrow_data::ArrowEngineData;
 
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::{PredicateRef, Snapshot};
 use explain_core::cli::{run, Args};
 use explain_core::explain::{kernel_scans, CompiledPredicate, ExplainOptions, KernelScans};
-use explain_core::replay::open_engine;
+use explain_core::replay::{is_selected, open_engine, selected_count};
 use explain_core::schema::TableColumns;
 use serde::{Deserialize, Serialize};
 
@@ -107,21 +107,11 @@ pub fn scan_predicates(location: &str, predicate: &str) -> Result<KernelScans, S
 /// (a) One kernel scan from a fresh engine: snapshot, log replay, skipping with `predicate`.
 /// Returns the surviving files.
 pub fn floor_scan(location: &str, predicate: Option<PredicateRef>) -> Result<usize, String> {
-    let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
-    let snapshot = Snapshot::builder_for(url.as_str()).build(engine.as_ref()).map_err(|e| e.to_string())?;
-    let scan = snapshot
-        .scan_builder()
-        .with_predicate(predicate)
-        .with_stats(StatsOptions::default())
-        .build()
-        .map_err(|e| e.to_string())?;
     let mut survivors = 0;
-    for meta in scan.scan_metadata(engine.as_ref()).map_err(|e| e.to_string())? {
-        let meta = meta.map_err(|e| e.to_string())?;
-        // Rows past the end of a short selection vector are selected (FilteredEngineData).
-        let (rows, selection) = (meta.scan_files.data().len(), meta.scan_files.selection_vector());
-        survivors += selection.iter().filter(|s| **s).count() + rows.saturating_sub(selection.len());
-    }
+    each_scan_batch(location, None, predicate, |batch, selection| {
+        survivors += selected_count(selection, batch.num_rows());
+        Ok(())
+    })?;
     Ok(survivors)
 }
 
@@ -129,26 +119,42 @@ pub fn floor_scan(location: &str, predicate: Option<PredicateRef>) -> Result<usi
 /// `None`): its own snapshot, its own replay, default options. What every cheaper way of
 /// asking the kernel must agree with.
 pub fn fresh_scan_paths(location: &str, version: Option<u64>, predicate: Option<PredicateRef>) -> Result<BTreeSet<String>, String> {
+    let mut kept = BTreeSet::new();
+    each_scan_batch(location, version, predicate, |batch, selection| {
+        let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or("scan rows without paths")?;
+        kept.extend((0..paths.len()).filter(|&row| is_selected(selection, row) && paths.is_valid(row)).map(|row| paths.value(row).to_string()));
+        Ok(())
+    })?;
+    Ok(kept)
+}
+
+/// One plain delta_kernel scan, as a reader runs it: its own engine and snapshot at `version`
+/// (latest when `None`), default options; `visit` sees each batch of scan rows and its
+/// selection vector.
+fn each_scan_batch(
+    location: &str,
+    version: Option<u64>,
+    predicate: Option<PredicateRef>,
+    mut visit: impl FnMut(&RecordBatch, &[bool]) -> Result<(), String>,
+) -> Result<(), String> {
     let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
     let mut builder = Snapshot::builder_for(url.as_str());
     if let Some(v) = version {
         builder = builder.at_version(v);
     }
     let snapshot = builder.build(engine.as_ref()).map_err(|e| e.to_string())?;
-    let scan = snapshot.scan_builder().with_predicate(predicate).build().map_err(|e| e.to_string())?;
-    let mut kept = BTreeSet::new();
+    let scan = snapshot
+        .scan_builder()
+        .with_predicate(predicate)
+        .with_stats(StatsOptions::default())
+        .build()
+        .map_err(|e| e.to_string())?;
     for meta in scan.scan_metadata(engine.as_ref()).map_err(|e| e.to_string())? {
         let (data, selection) = meta.map_err(|e| e.to_string())?.scan_files.into_parts();
         let data = ArrowEngineData::try_from_engine_data(data).map_err(|e| e.to_string())?;
-        let paths = data.record_batch().column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or("scan rows without paths")?;
-        for row in 0..paths.len() {
-            // Rows past the end of a short selection vector are selected (FilteredEngineData).
-            if selection.get(row).copied().unwrap_or(true) && paths.is_valid(row) {
-                kept.insert(paths.value(row).to_string());
-            }
-        }
+        visit(data.record_batch(), &selection)?;
     }
-    Ok(kept)
+    Ok(())
 }
 
 /// (b) The naive explain: the baseline, the partition fragment and the full predicate, each

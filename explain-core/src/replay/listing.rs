@@ -15,7 +15,7 @@ use delta_kernel::{Engine, PredicateRef, Snapshot, SnapshotRef};
 use url::Url;
 
 use super::phase_scan::{scan_stream, Answer, FileIndices, Piece};
-use super::LiveFile;
+use super::{is_selected, selected_count, LiveFile};
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
 
@@ -72,13 +72,14 @@ pub(super) fn replay_log(
     version: Option<u64>,
     observer: &mut dyn FnMut(usize),
     prefetch: &dyn Fn(&TableColumns) -> Option<PredicateRef>,
-) -> Result<(SnapshotRef, Replayed), ReplayFailure> {
+) -> Result<(SnapshotRef, TableColumns, Replayed), ReplayFailure> {
     let mut builder = Snapshot::builder_for(url.as_str());
     if let Some(v) = version {
         builder = builder.at_version(v);
     }
     let snapshot = builder.build(engine).map_err(ReplayFailure::Kernel)?;
-    let prefetch = prefetch(&TableColumns::of_snapshot(&snapshot));
+    let columns = TableColumns::of_snapshot(&snapshot);
+    let prefetch = prefetch(&columns);
     // No row transforms: they are how a reader injects partition values into the data it
     // reads, built per listed file; the explanation reads no data, and listing every file is
     // exactly where that cost would be paid a million times.
@@ -114,8 +115,7 @@ pub(super) fn replay_log(
             for meta in base.scan_metadata(engine).map_err(ReplayFailure::Kernel)? {
                 let (data, selection) = meta.map_err(ReplayFailure::Kernel)?.scan_files.into_parts();
                 let batch = ArrowEngineData::try_from_engine_data(data).map_err(ReplayFailure::Kernel)?.record_batch().clone();
-                // Rows past the end of a short selection vector are selected.
-                live += selection.iter().filter(|s| **s).count() + batch.num_rows().saturating_sub(selection.len());
+                live += selected_count(&selection, batch.num_rows());
                 if send.send((batch, selection)).is_err() {
                     // The keeper stopped on an error of its own; joining it below reports that.
                     break;
@@ -135,7 +135,7 @@ pub(super) fn replay_log(
         replayed.prefetched = prefetch.clone().zip(prefetched);
         Ok(replayed)
     })?;
-    Ok((snapshot, replayed))
+    Ok((snapshot, columns, replayed))
 }
 
 /// Above this many runs of selected rows a batch is copied instead of sliced, so a batch
@@ -147,7 +147,7 @@ const MAX_SLICES_PER_BATCH: usize = 8;
 /// commit's adds after its commit info, a checkpoint part's adds after protocol and
 /// metadata), and a run is a zero-copy slice; anything more fragmented is copied once.
 fn selected_rows(batch: &RecordBatch, selection: &[bool]) -> Result<Vec<RecordBatch>, delta_kernel::KernelError> {
-    let is_selected = |row: usize| selection.get(row).copied().unwrap_or(true);
+    let is_selected = |row: usize| is_selected(selection, row);
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for row in (0..batch.num_rows()).filter(|&r| is_selected(r)) {
         match runs.last_mut() {

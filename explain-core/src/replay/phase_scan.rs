@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
-use delta_kernel::arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
+use delta_kernel::arrow::array::{Array, AsArray, BooleanArray, RecordBatch, StringArray};
 use delta_kernel::arrow::compute::filter_record_batch;
 use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::{Engine, EngineData, PredicateRef, SnapshotRef};
 
-use super::{kernel_message, one_line, ReplayedTable};
+use super::{is_selected, kernel_message, one_line, ReplayedTable};
 use crate::error::ExplainError;
 
 impl ReplayedTable {
@@ -126,14 +126,11 @@ impl ReplayedTable {
         let mut pieces = Vec::with_capacity(self.cached_rows.len());
         for (batch, &start) in self.cached_rows.iter().zip(&self.batch_starts) {
             let end = start + batch.num_rows();
-            let Some(mask) = among.map(|a| &a[start..end]) else {
-                pieces.push(Piece { rows: batch.clone(), files: FileIndices::From(start) });
-                continue;
-            };
-            let marked = mask.iter().filter(|m| **m).count();
+            let mask = among.map(|a| &a[start..end]);
+            let marked = mask.map_or(batch.num_rows(), |m| m.iter().filter(|m| **m).count());
             if marked == batch.num_rows() {
                 pieces.push(Piece { rows: batch.clone(), files: FileIndices::From(start) });
-            } else if marked > 0 {
+            } else if let Some(mask) = mask.filter(|_| marked > 0) {
                 let rows = filter_record_batch(batch, &BooleanArray::from(mask.to_vec())).map_err(|e| ExplainError::Table {
                     table: self.location.clone(),
                     reason: one_line(&format!("cannot select the rows of a phase scan: {e}")),
@@ -164,8 +161,9 @@ impl ReplayedTable {
             .collect()
     }
 
-    /// How many shards a scan over `rows` cached rows is split into: one per core at most, and
-    /// none smaller than `rows_per_shard`.
+    /// How many shards a scan over `rows` cached rows is split into: none smaller than
+    /// `rows_per_shard`, and one per core, but two on a single core too, so the shards are the
+    /// same code on every machine the tests run on.
     fn shard_count(&self, rows: usize) -> usize {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         (rows / self.rows_per_shard).clamp(1, cores.max(2))
@@ -227,22 +225,24 @@ pub(super) fn scan_stream(
             .column_by_name("path")
             .and_then(|c| c.as_string_opt::<i32>())
             .ok_or_else(|| delta_kernel::KernelError::Generic("kernel scan rows have no path column".into()))?;
-        // Rows past a short selection vector are selected (FilteredEngineData).
-        let is_kept = |row: usize| selection.get(row).copied().unwrap_or(true) && !paths.is_null(row);
+        let is_kept = |row: usize| is_selected(&selection, row) && !paths.is_null(row);
         let Some(first) = (0..batch.num_rows()).find(|&row| is_kept(row)) else { continue };
         let asked = asked.lock().unwrap_or_else(|p| p.into_inner());
-        let same_path = |p: &Piece, row: usize| p.path(row).is_some_and(|path| path == paths.value(row));
+        // The path column of the piece that answers, read once per batch, not once per row.
+        let same_path = |piece_paths: &StringArray, row: usize| {
+            row < piece_paths.len() && piece_paths.is_valid(row) && piece_paths.value(row) == paths.value(row)
+        };
         let piece = asked[next_piece.min(asked.len())..]
             .iter()
-            .position(|p| p.rows.num_rows() == batch.num_rows() && same_path(p, first))
+            .position(|p| p.rows.num_rows() == batch.num_rows() && p.paths().is_some_and(|pp| same_path(pp, first)))
             .map(|offset| next_piece + offset);
         if let Some(p) = piece {
             next_piece = p + 1;
         }
-        let piece = piece.map(|p| &asked[p]);
+        let piece = piece.map(|p| &asked[p]).and_then(|p| Some((p, p.paths()?)));
         for row in (first..batch.num_rows()).filter(|&row| is_kept(row)) {
-            answers.push(match piece.filter(|p| same_path(p, row)) {
-                Some(p) => Answer::File(p.file(row)),
+            answers.push(match piece.filter(|(_, piece_paths)| same_path(piece_paths, row)) {
+                Some((p, _)) => Answer::File(p.file(row)),
                 None => Answer::Unmatched(paths.value(row).to_string()),
             });
         }
@@ -265,10 +265,9 @@ pub(super) enum FileIndices {
 }
 
 impl Piece {
-    /// The path of row `row`, as the replay cached it.
-    fn path(&self, row: usize) -> Option<&str> {
-        let paths = self.rows.column_by_name("path")?.as_string_opt::<i32>()?;
-        (row < paths.len() && paths.is_valid(row)).then(|| paths.value(row))
+    /// The paths of the rows, as the replay cached them.
+    fn paths(&self) -> Option<&StringArray> {
+        self.rows.column_by_name("path")?.as_string_opt::<i32>()
     }
 
     fn file(&self, row: usize) -> usize {
