@@ -11,7 +11,7 @@ use crate::layers::Layers;
 use crate::explain::{explain_with, kernel_scans, CompiledPredicate, ExplainOptions};
 use crate::gates;
 use crate::progress::ReplayProgress;
-use crate::replay::ReplayedTable;
+use crate::replay::{Prefetch, ReplayedTable};
 use crate::schema::TableColumns;
 use delta_kernel::PredicateRef;
 use crate::report::Report;
@@ -97,7 +97,7 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         let compiled = CompiledPredicate::compile_against(text, columns).ok()?;
         kernel_scans(&compiled, columns, ExplainOptions { strict: args.strict }).ok()?.full
     };
-    let table = ReplayedTable::open_prefetching(&args.table, args.at_version, &mut |n| progress.files_so_far(n), &prefetch);
+    let table = ReplayedTable::open_prefetching(&args.table, args.at_version, &mut |n| progress.files_so_far(n), &Prefetch::new(&prefetch));
     progress.finish();
     let table = table?;
     if let Some(path) = &args.predicates {

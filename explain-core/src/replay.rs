@@ -16,13 +16,16 @@
 //! - a predicate over partition columns alone is asked of one file per partition;
 //! - a scan can be asked about a subset of the files (the full scan, about the partition
 //!   survivors), and large scans are split across the cores;
-//! - one phase scan can run alongside the replay itself ([`ReplayedTable::open_prefetching`]).
+//! - one phase scan can run alongside the replay itself ([`ReplayedTable::open_prefetching`]),
+//!   on tables large enough to pay for its thread, with what is left of it when the replay
+//!   ends shared across the cores.
 //!
 //! `harness/tests/it/phase_scans.rs` holds every one of these to a fresh kernel scan.
 
 mod listing;
 mod phase_scan;
 
+pub use listing::{Prefetch, PREFETCH_AFTER_FILES};
 pub use phase_scan::ROWS_PER_SHARD;
 
 use std::collections::{BTreeSet, HashMap};
@@ -103,20 +106,22 @@ impl ReplayedTable {
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
     ) -> Result<Self, ExplainError> {
-        Self::open_prefetching(location, version, observer, &|_| None)
+        Self::open_prefetching(location, version, observer, &Prefetch::none())
     }
 
     /// [`open_observed`](Self::open_observed), running one phase scan while the log is being
-    /// replayed: `prefetch` gets the table's columns once the snapshot is known and names the
-    /// kernel predicate to scan (or none). The scan reads each batch of cached rows as the
-    /// replay keeps it, on a thread of its own, and [`survivors`](Self::survivors) answers
-    /// that predicate from its result. A prefetch that fails or does not line up with the rows
-    /// is dropped without a word: the phase is then scanned as usual, and reports any error.
+    /// replayed: `prefetch.predicate` gets the table's columns once the snapshot is known and
+    /// names the kernel predicate to scan (or none). Once the replay has listed
+    /// `prefetch.after_files` files, the scan reads each batch of cached rows as the replay
+    /// keeps it, on threads of its own, and [`survivors`](Self::survivors) answers that
+    /// predicate from its result. A smaller table gets no prefetch. A prefetch that fails or
+    /// does not line up with the rows is dropped without a word: the phase is then scanned as
+    /// usual, and reports any error.
     pub fn open_prefetching(
         location: &str,
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
-        prefetch: &dyn Fn(&TableColumns) -> Option<PredicateRef>,
+        prefetch: &Prefetch<'_>,
     ) -> Result<Self, ExplainError> {
         let table_err = |reason: String| ExplainError::Table {
             table: location.to_string(),

@@ -61,7 +61,8 @@ struct ReportArgs {
     /// Table sizes, in files.
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000")]
     sizes: Vec<usize>,
-    /// Measurements per (shape, mode) below 1M files; 1M files and up get `max(1, repeats - 1)`.
+    /// Measurements per (shape, mode) at 1M files and up; twice as many at 100k files, four
+    /// times below (see `runs_for`).
     #[arg(long, default_value_t = 3)]
     repeats: usize,
     /// Where the generated tables go (kept between runs); a temporary folder when absent.
@@ -266,7 +267,7 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let shapes: Vec<TableShape> = args.sizes.iter().flat_map(|n| TableShape::all_of(*n)).collect();
-    let runs_of = |shape: &TableShape| if shape.files >= 1_000_000 { args.repeats.saturating_sub(1).max(1) } else { args.repeats.max(1) };
+    let runs_of = |shape: &TableShape| runs_for(shape.files, args.repeats);
     let total: usize = shapes.iter().map(|s| runs_of(s) * MODES.len()).sum();
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
@@ -342,6 +343,18 @@ fn report(args: &ReportArgs) -> Result<(), String> {
         claims,
     };
     write_report(&args.out, &report)
+}
+
+/// Runs per (shape, mode). A run on a small table takes milliseconds, where the machine's
+/// jitter (a descheduled thread, a page-cache miss) is a large share of it; there more runs
+/// cost little and steady the median. A million files take seconds a run.
+fn runs_for(files: usize, repeats: usize) -> usize {
+    let repeats = repeats.max(1);
+    match files {
+        f if f >= 1_000_000 => repeats,
+        f if f >= 100_000 => 2 * repeats,
+        _ => 4 * repeats,
+    }
 }
 
 fn child(exe: &Path, mode: Mode, table: &str, predicate: &str) -> Result<Sample, String> {
@@ -589,17 +602,17 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
     let mut md = String::from("# Scaling report\n\n");
     let _ = writeln!(md, "Regenerate: `cargo run --release -p harness --bin scaling -- report --out <this folder>`.\n");
     let _ = writeln!(md, "Command: `{}`. Profile: {}. CPUs: {}.\n", report.command, report.profile, report.cpus);
-    md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process; the replay alone, the state every phase and predicate shares; and one kernel scan without a predicate, the kernel's own cost of listing every file, which any explanation pays for its baseline and a pruning scan does not. Each measurement runs in a child process of its own; times are medians, memory is the largest peak resident set minus the resident set before the work.\n\nTimes are wall times. (c) spreads its work over the cores: the rows are kept and listed on one thread while the kernel replays the log on others, the full predicate's scan runs alongside the replay, and large phase scans are split across the cores. (a) is one kernel scan as a reader runs it. The CPU columns therefore add up the time of every thread, user and system (10 ms resolution): they show what (c) costs the machine beside what it costs the person waiting.\n\n");
+    md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process; the replay alone, the state every phase and predicate shares; and one kernel scan without a predicate, the kernel's own cost of listing every file, which any explanation pays for its baseline and a pruning scan does not. Each measurement runs in a child process of its own, the modes taking turns; times are medians (runs per point in the table), memory is the largest peak resident set minus the resident set before the work.\n\nTimes are wall times. (c) spreads its work over the cores: the rows are kept and listed on one thread while the kernel replays the log on others, the full predicate's scan runs alongside the replay on tables of more than 4,096 files, and large phase scans are split across the cores. (a) is one kernel scan as a reader runs it. The CPU columns therefore add up the time of every thread, user and system (10 ms resolution): they show what (c) costs the machine beside what it costs the person waiting.\n\n");
     md.push_str("## Claims\n\n| claim | measured | holds |\n|---|---|---|\n");
     for c in &report.claims {
         let _ = writeln!(md, "| {} | {} | {} |", c.claim, c.measured, if c.holds { "yes" } else { "**no**" });
     }
-    md.push_str("\n## Time and memory per shape\n\n| shape | files | kept | (a) ms | (b) ms | (c) ms | (c)/(a) | (b)/(c) | replay ms | unpruned ms | (a) MiB | (b) MiB | (c) MiB | replay MiB | (a) CPU ms | (c) CPU ms | (c)/(a) CPU |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("\n## Time and memory per shape\n\n| shape | files | kept | runs | (a) ms | (b) ms | (c) ms | (c)/(a) | (b)/(c) | replay ms | unpruned ms | (a) MiB | (b) MiB | (c) MiB | replay MiB | (a) CPU ms | (c) CPU ms | (c)/(a) CPU |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &report.shapes {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.3} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2} |",
-            r.config, r.shape.files, r.survivors, r.floor.median_ms, r.naive.median_ms, r.explain.median_ms,
+            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.3} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2} |",
+            r.config, r.shape.files, r.survivors, r.floor.runs.len(), r.floor.median_ms, r.naive.median_ms, r.explain.median_ms,
             r.explain_over_floor, r.naive_over_explain, r.replay.median_ms, r.unpruned.median_ms, r.floor.working_set_mib, r.naive.working_set_mib,
             r.explain.working_set_mib, r.replay.working_set_mib, r.floor.median_cpu_ms, r.explain.median_cpu_ms,
             r.explain.median_cpu_ms / r.floor.median_cpu_ms.max(1.0)

@@ -81,6 +81,8 @@ fn the_scaling_binary_writes_a_complete_report() {
     assert_eq!(shapes.len(), 8, "four shapes at each of two sizes");
     for shape in shapes {
         for mode in ["floor", "naive", "explain", "replay", "unpruned"] {
+            // Small tables get four times the runs asked for: their jitter is a larger share.
+            assert_eq!(shape[mode]["runs"].as_array().unwrap().len(), 4, "{mode}: {shape}");
             assert!(shape[mode]["median_ms"].as_f64().unwrap() > 0.0, "{mode}: {shape}");
             assert!(shape[mode]["peak_mib"].as_f64().unwrap() > 0.0, "{mode}: {shape}");
         }
