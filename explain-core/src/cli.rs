@@ -150,7 +150,7 @@ pub fn explain_all(
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     type Outcome = Result<(Report, Vec<String>), ExplainError>;
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(predicates.len());
+    let workers = crate::cores().min(predicates.len());
     if workers <= 1 {
         return predicates.iter().map(|p| report_for(args, table, Some(p), Instant::now())).collect();
     }

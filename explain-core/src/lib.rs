@@ -40,3 +40,11 @@ pub const DEEP_STACK: usize = 256 * 1024 * 1024;
 
 #[cfg(test)]
 mod compiler_tests;
+
+/// The cores this process may use, read once: `available_parallelism` reads the cgroup's CPU
+/// quota from files on every call, and each phase scan asks (thousands per second under
+/// `--predicates`).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

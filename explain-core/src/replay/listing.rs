@@ -227,8 +227,7 @@ impl<'scope, 'env> PrefetchRun<'scope, 'env> {
     /// or answered out of position.
     fn finish(mut self) -> Option<Vec<usize>> {
         self.queue = None;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        for _ in 1..cores {
+        for _ in 1..crate::cores() {
             // A scan that could not start leaves the queue to the others.
             self.add_scan();
         }

@@ -165,7 +165,7 @@ impl ReplayedTable {
     /// `rows_per_shard`, and one per core, but two on a single core too, so the shards are the
     /// same code on every machine the tests run on.
     fn shard_count(&self, rows: usize) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::cores();
         (rows / self.rows_per_shard).clamp(1, cores.max(2))
     }
 
