@@ -547,7 +547,6 @@ fn files_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> Vec<Live
         .iter()
         .enumerate()
         .map(|(i, (date, region, bucket))| LiveFile {
-            path: format!("f{i}.parquet"),
             size_bytes: 1,
             has_stats: false,
             partition_values: std::sync::Arc::new(

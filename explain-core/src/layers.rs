@@ -92,7 +92,7 @@ impl Layers {
         let exact = compiled.classification.conjunction(&[Bucket::PartitionExact]);
         let set = |name: &'static str, keep: &dyn Fn(usize) -> bool| {
             let mut paths: Vec<String> =
-                (0..table.files().len()).filter(|&i| keep(i)).map(|i| table.files()[i].path.clone()).collect();
+                (0..table.files().len()).filter(|&i| keep(i)).map(|i| table.path(i).to_string()).collect();
             paths.sort();
             let count = paths.len();
             paths.truncate(limit.unwrap_or(usize::MAX));

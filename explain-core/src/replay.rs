@@ -45,11 +45,11 @@ use crate::log_check::locate_broken_file;
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
 
-/// One live file of the snapshot, as the log describes it.
+/// One live file of the snapshot, as the log describes it. Its path stays in the cached rows
+/// ([`ReplayedTable::path`]): a copy per file would be a million small allocations, made while
+/// the log is replayed and freed when the table is dropped.
 #[derive(Clone, Debug)]
 pub struct LiveFile {
-    /// Path relative to the table root, as in the log.
-    pub path: String,
     pub size_bytes: i64,
     /// Whether the add action carries statistics; the JSON itself stays in the cached rows
     /// ([`ReplayedTable::stats_json`]), not copied once more per file.
@@ -197,10 +197,27 @@ impl ReplayedTable {
     /// The raw `stats` JSON of file `file`'s add action (synthesized from `stats_parsed` where
     /// a checkpoint carries only that), `None` when the writer recorded none.
     pub fn stats_json(&self, file: usize) -> Option<&str> {
+        self.cached_string(file, "stats")
+    }
+
+    /// The path of file `file` relative to the table root, as in the log.
+    pub fn path(&self, file: usize) -> &str {
+        // The replay refuses scan rows without a path column or with a null path
+        // (`listing::live_files`), so every live file has one.
+        self.cached_string(file, "path").unwrap_or_default()
+    }
+
+    /// The paths of the live files, in order.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        (0..self.files.len()).map(|i| self.path(i))
+    }
+
+    /// A string column of file `file`'s cached row; `None` where it is null.
+    fn cached_string(&self, file: usize, column: &str) -> Option<&str> {
         let batch = self.batch_starts.partition_point(|&start| start <= file).checked_sub(1)?;
         let row = file - self.batch_starts[batch];
-        let stats = self.cached_rows[batch].column_by_name("stats")?.as_string_opt::<i32>()?;
-        (row < stats.len() && stats.is_valid(row)).then(|| stats.value(row))
+        let values = self.cached_rows[batch].column_by_name(column)?.as_string_opt::<i32>()?;
+        (row < values.len() && values.is_valid(row)).then(|| values.value(row))
     }
 
     /// Whether data skipping reads min/max for the data column at `stats_path` (physical).
@@ -211,7 +228,7 @@ impl ReplayedTable {
     }
 
     fn index_of(&self) -> &HashMap<String, usize> {
-        self.index_of.get_or_init(|| self.files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect())
+        self.index_of.get_or_init(|| self.paths().enumerate().map(|(i, path)| (path.to_string(), i)).collect())
     }
 
     /// The snapshot's table features, read once however many reports are built.

@@ -77,7 +77,7 @@ fn describe(subject: &Subject, i: usize) -> String {
     let f = &subject.kernel.files()[i];
     let mut partition: Vec<String> = f.partition_values.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
     partition.sort();
-    format!("{} (partition {{{}}}, stats {})", f.path, partition.join(", "), subject.kernel.stats_json(i).unwrap_or("none"))
+    format!("{} (partition {{{}}}, stats {})", subject.kernel.path(i), partition.join(", "), subject.kernel.stats_json(i).unwrap_or("none"))
 }
 
 /// Invariant 1, in default and strict mode.
@@ -211,7 +211,7 @@ pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
 /// Invariant 4 for a table: the baseline file sets are equal; and, predicate by predicate,
 /// where explain-core and DataFusion's statistics pruning disagree, which one is tighter.
 pub fn replay_agreement(subject: &Subject) -> Outcome {
-    let kernel: std::collections::BTreeSet<&str> = subject.kernel.files().iter().map(|f| f.path.as_str()).collect();
+    let kernel: std::collections::BTreeSet<&str> = subject.kernel.paths().collect();
     let oracle: std::collections::BTreeSet<&str> = subject.oracle.snapshot.files.iter().map(|f| f.path.as_str()).collect();
     if kernel == oracle {
         Outcome::Pass

@@ -23,7 +23,7 @@ use oracle::log::Snapshot;
 
 /// The live file paths of a kernel replay, as the log writes them.
 pub fn kernel_paths(table: &ReplayedTable) -> BTreeSet<String> {
-    table.files().iter().map(|f| f.path.clone()).collect()
+    table.paths().map(str::to_string).collect()
 }
 
 /// The live file paths of the oracle's replay.
@@ -33,7 +33,7 @@ pub fn oracle_paths(snapshot: &Snapshot) -> BTreeSet<String> {
 
 /// The paths explain-core keeps after every phase.
 pub fn kept_paths(table: &ReplayedTable, explanation: &Explanation) -> BTreeSet<String> {
-    table.files().iter().zip(&explanation.kept).filter(|(_, k)| **k).map(|(f, _)| f.path.clone()).collect()
+    table.paths().zip(&explanation.kept).filter(|(_, k)| **k).map(|(path, _)| path.to_string()).collect()
 }
 
 /// The paths of files with at least one matching live row.

@@ -333,7 +333,6 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
         let has_deletion_vector =
             dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
         out.push(LiveFile {
-            path: paths.value(row).to_string(),
             size_bytes: if sizes.is_valid(row) { sizes.value(row) } else { 0 },
             has_stats: stats.is_valid(row),
             partition_values: partitions.values[partition].clone(),

@@ -206,7 +206,7 @@ impl Report {
         };
         let mut order: Vec<usize> = (0..table.files().len()).collect();
         order.sort_by(|a, b| {
-            explanation.kept[*b].cmp(&explanation.kept[*a]).then_with(|| table.files()[*a].path.cmp(&table.files()[*b].path))
+            explanation.kept[*b].cmp(&explanation.kept[*a]).then_with(|| table.path(*a).cmp(table.path(*b)))
         });
         let limit = limit.unwrap_or(usize::MAX);
         let files = order
@@ -228,7 +228,7 @@ impl Report {
                         .collect()
                 };
                 FileReport {
-                    path: file.path.clone(),
+                    path: table.path(i).to_string(),
                     size_bytes: file.size_bytes,
                     partition_values: file.partition_values.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
                     num_records: stats.as_ref().and_then(|s| s.num_records),

@@ -101,7 +101,7 @@ fn check_accepted_matches_partition_phase(
             accepted.contains(&value),
             ex.after_partition[i],
             "{location}: `{predicate}`: file {} with {}={value:?}: accepted set {accepted:?} and partition phase disagree",
-            file.path,
+            table.path(i),
             info.column.dotted()
         );
     }

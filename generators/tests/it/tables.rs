@@ -17,7 +17,7 @@ use serde_json::Value;
 
 fn live_sets_agree(location: &str) {
     let kernel: BTreeSet<String> =
-        ReplayedTable::open(location, None).unwrap_or_else(|e| panic!("{location}: kernel: {e}")).files().iter().map(|f| f.path.clone()).collect();
+        ReplayedTable::open(location, None).unwrap_or_else(|e| panic!("{location}: kernel: {e}")).paths().map(str::to_string).collect();
     let oracle: BTreeSet<String> =
         Snapshot::open(location, None).unwrap_or_else(|e| panic!("{location}: oracle: {e}")).files.iter().map(|f| f.path.clone()).collect();
     assert_eq!(kernel, oracle, "{location}: live files");

@@ -34,7 +34,7 @@ fn present_literal(table: &ReplayedTable, column: &ColumnRef) -> Option<String> 
 }
 
 fn paths(table: &ReplayedTable, kept: &[bool]) -> BTreeSet<String> {
-    table.files().iter().zip(kept).filter(|(_, k)| **k).map(|(f, _)| f.path.clone()).collect()
+    table.paths().zip(kept).filter(|(_, k)| **k).map(|(path, _)| path.to_string()).collect()
 }
 
 /// The cached rows keep the same files as a fresh scan, except that a file whose add carries
@@ -59,7 +59,7 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
         // The same replay, every scan split into shards of one row: as many shards as cores.
         let sharded = ReplayedTable::open(&location, None).unwrap().with_rows_per_shard(1);
         let without_json_stats: BTreeSet<String> =
-            table.files().iter().enumerate().filter(|(i, _)| table.stats_json(*i).is_none()).map(|(_, f)| f.path.clone()).collect();
+            table.paths().enumerate().filter(|(i, _)| table.stats_json(*i).is_none()).map(|(_, path)| path.to_string()).collect();
         let names = table.columns().leaf_names();
         let first = format!("`{}`", names[0].replace('.', "`.`"));
         for name in &names {
