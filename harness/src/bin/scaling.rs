@@ -63,7 +63,7 @@ struct ReportArgs {
     sizes: Vec<usize>,
     /// Measurements per (shape, mode) at 1M files and up; twice as many at 100k files, four
     /// times below (see `runs_for`).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 6)]
     repeats: usize,
     /// Where the generated tables go (kept between runs); a temporary folder when absent.
     #[arg(long)]
@@ -602,7 +602,7 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
     let mut md = String::from("# Scaling report\n\n");
     let _ = writeln!(md, "Regenerate: `cargo run --release -p harness --bin scaling -- report --out <this folder>`.\n");
     let _ = writeln!(md, "Command: `{}`. Profile: {}. CPUs: {}.\n", report.command, report.profile, report.cpus);
-    md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process; the replay alone, the state every phase and predicate shares; and one kernel scan without a predicate, the kernel's own cost of listing every file, which any explanation pays for its baseline and a pruning scan does not. Each measurement runs in a child process of its own, the modes taking turns; times are medians (runs per point in the table), memory is the largest peak resident set minus the resident set before the work.\n\nTimes are wall times. (c) spreads its work over the cores: the rows are kept and listed on one thread while the kernel replays the log on others, the full predicate's scan runs alongside the replay on tables of more than 4,096 files, and large phase scans are split across the cores. (a) is one kernel scan as a reader runs it. The CPU columns therefore add up the time of every thread, user and system (10 ms resolution): they show what (c) costs the machine beside what it costs the person waiting.\n\n");
+    md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process; the replay alone, the state every phase and predicate shares; and one kernel scan without a predicate, the kernel's own cost of listing every file, which any explanation pays for its baseline and a pruning scan does not. Each measurement runs in a child process of its own, the modes taking turns; times are medians (runs per point in the table), memory is the largest peak resident set minus the resident set before the work.\n\nTimes are wall times. (c) spreads its work over the cores: the rows are kept and listed on one thread while the kernel replays the log on others, the full predicate's scan runs alongside the replay on tables of 4,096 files or more, and large phase scans are split across the cores. (a) is one kernel scan as a reader runs it. The CPU columns therefore add up the time of every thread, user and system (10 ms resolution): they show what (c) costs the machine beside what it costs the person waiting.\n\n");
     md.push_str("## Claims\n\n| claim | measured | holds |\n|---|---|---|\n");
     for c in &report.claims {
         let _ = writeln!(md, "| {} | {} | {} |", c.claim, c.measured, if c.holds { "yes" } else { "**no**" });
