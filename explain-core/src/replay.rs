@@ -207,9 +207,13 @@ impl ReplayedTable {
         self.cached_string(file, "path").unwrap_or_default()
     }
 
-    /// The paths of the live files, in order.
+    /// The paths of the live files, in order: the cached rows' path columns, batch by batch
+    /// (each live file is one cached row, in the same order).
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        (0..self.files.len()).map(|i| self.path(i))
+        self.cached_rows.iter().flat_map(|batch| {
+            let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>());
+            (0..batch.num_rows()).map(move |row| paths.map_or("", |p| p.value(row)))
+        })
     }
 
     /// A string column of file `file`'s cached row; `None` where it is null.

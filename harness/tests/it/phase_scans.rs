@@ -56,6 +56,7 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
     for table_dir in testkit::all_tables() {
         let location = table_dir.to_string_lossy().into_owned();
         let table = ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
+        assert!(table.paths().eq((0..table.files().len()).map(|i| table.path(i))), "{location}: paths in order, one per live file");
         // The same replay, every scan split into shards of one row: as many shards as cores.
         let sharded = ReplayedTable::open(&location, None).unwrap().with_rows_per_shard(1);
         let without_json_stats: BTreeSet<String> =
