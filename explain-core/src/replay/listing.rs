@@ -315,8 +315,8 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
     let offsets = partition_maps.value_offsets();
     let keys = partition_maps.keys().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues keys"))?;
     let values = partition_maps.values().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues values"))?;
-    // Within the batch, a file's entries find their partition without allocating; the first
-    // file of a partition in the batch asks the table-wide list.
+    // Within the batch, a file's entries find their partition as borrowed strings; only the
+    // first file of a partition in the batch asks the table-wide list, which owns copies.
     let mut in_batch: HashMap<Option<Vec<(&str, Option<&str>)>>, usize> = HashMap::new();
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {

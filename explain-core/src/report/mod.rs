@@ -204,10 +204,10 @@ impl Report {
                 .collect(),
             None => Vec::new(),
         };
-        let mut order: Vec<usize> = (0..table.files().len()).collect();
-        order.sort_by(|a, b| {
-            explanation.kept[*b].cmp(&explanation.kept[*a]).then_with(|| table.path(*a).cmp(table.path(*b)))
-        });
+        // The paths read once, not looked up in the cached rows at every comparison.
+        let paths: Vec<&str> = table.paths().collect();
+        let mut order: Vec<usize> = (0..paths.len()).collect();
+        order.sort_by(|a, b| explanation.kept[*b].cmp(&explanation.kept[*a]).then_with(|| paths[*a].cmp(paths[*b])));
         let limit = limit.unwrap_or(usize::MAX);
         let files = order
             .iter()
@@ -228,7 +228,7 @@ impl Report {
                         .collect()
                 };
                 FileReport {
-                    path: table.path(i).to_string(),
+                    path: paths[i].to_string(),
                     size_bytes: file.size_bytes,
                     partition_values: file.partition_values.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
                     num_records: stats.as_ref().and_then(|s| s.num_records),

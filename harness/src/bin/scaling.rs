@@ -18,9 +18,9 @@ use explain_core::cli::explain_all;
 use explain_core::replay::ReplayedTable;
 use harness::corpus::{corpus_path, read_corpus};
 use harness::page::{log_log_chart, Series};
-use harness::scaling::{cpu_ms, 
-    delta_explain, final_files, floor_scan, log_log_slope, median, naive_explain, oracle_subject,
-    plain_args, resident_kib, scan_predicates, ParquetCount, TableShape,
+use harness::scaling::{
+    cpu_ms, delta_explain, final_files, floor_scan, log_log_slope, median, naive_explain,
+    oracle_subject, plain_args, resident_kib, scan_predicates, ParquetCount, TableShape,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
