@@ -20,7 +20,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::nnf::Nnf;
-use crate::partition_eval::{compare, evaluate, typed_partition_value, RawPartitionValues};
+use crate::partition_eval::{RawPartitionValues, compare, evaluate, typed_partition_value};
 use crate::replay::LiveFile;
 use crate::schema::TableColumns;
 
@@ -37,8 +37,12 @@ pub type PresentValues = BTreeMap<String, BTreeSet<Option<String>>>;
 pub fn present_values(files: &[LiveFile], columns: &TableColumns) -> PresentValues {
     let mut out = PresentValues::new();
     for name in columns.partition_columns() {
-        let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else { continue };
-        let values = distinct_partitions(files).map(|p| p.get(&info.partition_key).cloned().flatten()).collect();
+        let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else {
+            continue;
+        };
+        let values = distinct_partitions(files)
+            .map(|p| p.get(&info.partition_key).cloned().flatten())
+            .collect();
         out.insert(info.partition_key.clone(), values);
     }
     out
@@ -58,8 +62,17 @@ fn distinct_partitions(files: &[LiveFile]) -> impl Iterator<Item = &RawPartition
         .map(|f| f.partition_values.as_ref())
 }
 
-pub fn accepted_partition_values(predicate: &Nnf, present: &PresentValues, columns: &TableColumns) -> AcceptedValues {
-    let referenced: Vec<String> = columns.split_columns(predicate).0.iter().map(|i| i.column.dotted()).collect();
+pub fn accepted_partition_values(
+    predicate: &Nnf,
+    present: &PresentValues,
+    columns: &TableColumns,
+) -> AcceptedValues {
+    let referenced: Vec<String> = columns
+        .split_columns(predicate)
+        .0
+        .iter()
+        .map(|i| i.column.dotted())
+        .collect();
     let mut out = AcceptedValues::new();
     for name in columns.partition_columns() {
         if !referenced.contains(name) {
@@ -79,7 +92,9 @@ pub fn accepted_partition_values(predicate: &Nnf, present: &PresentValues, colum
             .map(|v| v.as_deref())
             .filter(|value| {
                 let bound: RawPartitionValues =
-                    [(info.partition_key.clone(), value.map(str::to_string))].into_iter().collect();
+                    [(info.partition_key.clone(), value.map(str::to_string))]
+                        .into_iter()
+                        .collect();
                 evaluate(predicate, &bound, columns).may_be_true()
             })
             .map(|v| v.map(str::to_string))
@@ -89,7 +104,9 @@ pub fn accepted_partition_values(predicate: &Nnf, present: &PresentValues, colum
             let typed = |v: &Option<String>| typed_partition_value(v.as_deref(), &info);
             match (typed(a), typed(b)) {
                 (Some(x), Some(y)) if x.is_null() || y.is_null() => y.is_null().cmp(&x.is_null()),
-                (Some(x), Some(y)) => compare(&x, &y).unwrap_or(Ordering::Equal).then_with(|| a.cmp(b)),
+                (Some(x), Some(y)) => compare(&x, &y)
+                    .unwrap_or(Ordering::Equal)
+                    .then_with(|| a.cmp(b)),
                 (Some(_), None) => Ordering::Less,
                 (None, Some(_)) => Ordering::Greater,
                 (None, None) => a.cmp(b),

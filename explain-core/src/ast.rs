@@ -17,7 +17,9 @@ pub struct ColumnRef {
 
 impl ColumnRef {
     pub fn new(path: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        Self { path: path.into_iter().map(Into::into).collect() }
+        Self {
+            path: path.into_iter().map(Into::into).collect(),
+        }
     }
 
     /// The dotted name, as used in messages and as the key of partition-value maps.
@@ -51,9 +53,31 @@ fn is_plain_identifier(s: &str) -> bool {
 
 fn is_reserved_word(s: &str) -> bool {
     const RESERVED: &[&str] = &[
-        "and", "or", "not", "null", "true", "false", "is", "in", "between", "like", "escape",
-        "date", "timestamp", "timestamp_ntz", "select", "from", "where", "case", "when", "then",
-        "else", "end", "cast", "interval", "exists",
+        "and",
+        "or",
+        "not",
+        "null",
+        "true",
+        "false",
+        "is",
+        "in",
+        "between",
+        "like",
+        "escape",
+        "date",
+        "timestamp",
+        "timestamp_ntz",
+        "select",
+        "from",
+        "where",
+        "case",
+        "when",
+        "then",
+        "else",
+        "end",
+        "cast",
+        "interval",
+        "exists",
     ];
     RESERVED.contains(&s.to_ascii_lowercase().as_str())
 }
@@ -75,7 +99,10 @@ pub enum Literal {
     String(String),
     Boolean(bool),
     Null,
-    Typed { kind: TypedLiteralKind, text: String },
+    Typed {
+        kind: TypedLiteralKind,
+        text: String,
+    },
 }
 
 impl fmt::Display for Literal {
@@ -173,23 +200,47 @@ impl fmt::Display for Operand {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Predicate {
     /// `a op b` where each side is a column or a literal, in the order written.
-    Compare { left: Operand, op: CmpOp, right: Operand },
+    Compare {
+        left: Operand,
+        op: CmpOp,
+        right: Operand,
+    },
     /// n-ary AND; TRUE when empty (never built empty by the parser).
     And(Vec<Predicate>),
     /// n-ary OR; FALSE when empty (never built empty by the parser).
     Or(Vec<Predicate>),
     Not(Box<Predicate>),
-    IsNull { column: ColumnRef, negated: bool },
-    InList { column: ColumnRef, list: Vec<Literal>, negated: bool },
-    Between { column: ColumnRef, low: Literal, high: Literal, negated: bool },
-    Like { column: ColumnRef, pattern: String, escape: Option<char>, negated: bool },
+    IsNull {
+        column: ColumnRef,
+        negated: bool,
+    },
+    InList {
+        column: ColumnRef,
+        list: Vec<Literal>,
+        negated: bool,
+    },
+    Between {
+        column: ColumnRef,
+        low: Literal,
+        high: Literal,
+        negated: bool,
+    },
+    Like {
+        column: ColumnRef,
+        pattern: String,
+        escape: Option<char>,
+        negated: bool,
+    },
     /// A boolean column used as a predicate (`WHERE is_active`).
     BoolColumn(ColumnRef),
     /// A constant used as a predicate (`TRUE`, `FALSE`, `NULL`).
     Constant(Literal),
     /// Anything outside the pruning language, kept as its original SQL text, with the columns
     /// it references (so unknown columns are still rejected).
-    Unsupported { sql: String, columns: Vec<ColumnRef> },
+    Unsupported {
+        sql: String,
+        columns: Vec<ColumnRef>,
+    },
 }
 
 impl Predicate {
@@ -317,7 +368,11 @@ impl fmt::Display for Predicate {
         match self {
             Predicate::Compare { left, op, right } => write!(f, "{left} {} {right}", op.sql()),
             Predicate::And(items) | Predicate::Or(items) => {
-                let sep = if matches!(self, Predicate::And(_)) { " AND " } else { " OR " };
+                let sep = if matches!(self, Predicate::And(_)) {
+                    " AND "
+                } else {
+                    " OR "
+                };
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         f.write_str(sep)?;
@@ -334,15 +389,27 @@ impl fmt::Display for Predicate {
             Predicate::IsNull { column, negated } => {
                 write!(f, "{column} IS {}NULL", if *negated { "NOT " } else { "" })
             }
-            Predicate::InList { column, list, negated } => write_in_list(f, column, list, *negated),
-            Predicate::Between { column, low, high, negated } => write!(
+            Predicate::InList {
+                column,
+                list,
+                negated,
+            } => write_in_list(f, column, list, *negated),
+            Predicate::Between {
+                column,
+                low,
+                high,
+                negated,
+            } => write!(
                 f,
                 "{column} {}BETWEEN {low} AND {high}",
                 if *negated { "NOT " } else { "" }
             ),
-            Predicate::Like { column, pattern, escape, negated } => {
-                write_like(f, column, pattern, *escape, *negated)
-            }
+            Predicate::Like {
+                column,
+                pattern,
+                escape,
+                negated,
+            } => write_like(f, column, pattern, *escape, *negated),
             Predicate::BoolColumn(c) => c.fmt(f),
             Predicate::Constant(l) => l.fmt(f),
             Predicate::Unsupported { sql, .. } => f.write_str(sql),

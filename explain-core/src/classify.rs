@@ -76,7 +76,11 @@ pub struct Classification {
 
 impl Classification {
     pub fn in_bucket(&self, bucket: Bucket) -> Vec<&Nnf> {
-        self.fragments.iter().filter(|f| f.bucket == bucket).map(|f| &f.predicate).collect()
+        self.fragments
+            .iter()
+            .filter(|f| f.bucket == bucket)
+            .map(|f| &f.predicate)
+            .collect()
     }
 
     /// The AND of the fragments in `buckets` (TRUE when there are none).
@@ -104,36 +108,58 @@ pub fn classify(pred: &Nnf, columns: &TableColumns) -> Classification {
         if let Some(n) = note {
             notes.push(n);
         }
-        fragments.push(Fragment { predicate: conjunct.clone(), bucket });
+        fragments.push(Fragment {
+            predicate: conjunct.clone(),
+            bucket,
+        });
     }
     Classification { fragments, notes }
 }
 
 fn classify_conjunct(conjunct: &Nnf, columns: &TableColumns) -> (Bucket, Option<Note>) {
     let leaves = conjunct.leaves();
-    if let Some(Leaf::Unsupported { sql, .. }) = leaves.iter().find(|l| matches!(l, Leaf::Unsupported { .. })) {
-        let scope = if leaves.len() == 1 { "it keeps all files" } else { "the enclosing OR keeps all files" };
+    if let Some(Leaf::Unsupported { sql, .. }) = leaves
+        .iter()
+        .find(|l| matches!(l, Leaf::Unsupported { .. }))
+    {
+        let scope = if leaves.len() == 1 {
+            "it keeps all files"
+        } else {
+            "the enclosing OR keeps all files"
+        };
         return (
             Bucket::Unsplittable,
             Some(Note {
                 code: UNSUPPORTED_EXPRESSION,
-                message: format!("`{sql}` is outside the pruning language; {scope}, sibling conjuncts still prune"),
+                message: format!(
+                    "`{sql}` is outside the pruning language; {scope}, sibling conjuncts still prune"
+                ),
             }),
         );
     }
     let refs = conjunct.columns();
-    let partition_flags: Vec<bool> =
-        refs.iter().map(|c| columns.resolve(c).map(|i| i.is_partition).unwrap_or(false)).collect();
+    let partition_flags: Vec<bool> = refs
+        .iter()
+        .map(|c| columns.resolve(c).map(|i| i.is_partition).unwrap_or(false))
+        .collect();
     let kernel_expressible = leaves.iter().all(|l| kernel_can_evaluate(l));
     if partition_flags.iter().all(|p| *p) {
-        let bucket = if kernel_expressible { Bucket::PartitionSafe } else { Bucket::PartitionExact };
+        let bucket = if kernel_expressible {
+            Bucket::PartitionSafe
+        } else {
+            Bucket::PartitionExact
+        };
         return (bucket, None);
     }
     if partition_flags.iter().all(|p| !*p) {
         if kernel_expressible {
             return (Bucket::StatsSafe, None);
         }
-        let culprit = leaves.iter().find(|l| !kernel_can_evaluate(l)).map(|l| l.to_string()).unwrap_or_default();
+        let culprit = leaves
+            .iter()
+            .find(|l| !kernel_can_evaluate(l))
+            .map(|l| l.to_string())
+            .unwrap_or_default();
         return (
             Bucket::Unsplittable,
             Some(Note {

@@ -7,14 +7,14 @@ use clap::{Parser, ValueEnum};
 
 use crate::diagnose::diagnose;
 use crate::error::ExplainError;
-use crate::layers::Layers;
-use crate::explain::{explain_with, kernel_scans, CompiledPredicate, ExplainOptions};
+use crate::explain::{CompiledPredicate, ExplainOptions, explain_with, kernel_scans};
 use crate::gates;
+use crate::layers::Layers;
 use crate::progress::ReplayProgress;
 use crate::replay::{Prefetch, ReplayedTable};
+use crate::report::Report;
 use crate::schema::TableColumns;
 use delta_kernel::PredicateRef;
-use crate::report::Report;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -93,11 +93,27 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     // every file's statistics where after the replay it would read only the partition
     // survivors', which costs less than waiting for it.
     let prefetch = |columns: &TableColumns| -> Option<PredicateRef> {
-        let text = args.predicate.as_deref().filter(|_| args.predicates.is_none())?;
+        let text = args
+            .predicate
+            .as_deref()
+            .filter(|_| args.predicates.is_none())?;
         let compiled = CompiledPredicate::compile_against(text, columns).ok()?;
-        kernel_scans(&compiled, columns, ExplainOptions { strict: args.strict }).ok()?.full
+        kernel_scans(
+            &compiled,
+            columns,
+            ExplainOptions {
+                strict: args.strict,
+            },
+        )
+        .ok()?
+        .full
     };
-    let table = ReplayedTable::open_prefetching(&args.table, args.at_version, &mut |n| progress.files_so_far(n), &Prefetch::new(&prefetch));
+    let table = ReplayedTable::open_prefetching(
+        &args.table,
+        args.at_version,
+        &mut |n| progress.files_so_far(n),
+        &Prefetch::new(&prefetch),
+    );
     progress.finish();
     let table = table?;
     if let Some(path) = &args.predicates {
@@ -108,11 +124,19 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         Format::Text => report.to_text(),
         Format::Json => report.to_json() + "\n",
     };
-    Ok(Outcome { stdout, stderr: failures.join("; "), exit_code: if failures.is_empty() { 0 } else { 1 } })
+    Ok(Outcome {
+        stdout,
+        stderr: failures.join("; "),
+        exit_code: if failures.is_empty() { 0 } else { 1 },
+    })
 }
 
 /// Every predicate of `path`, explained against the one replay of `table`.
-fn run_many(args: &Args, table: &ReplayedTable, path: &std::path::Path) -> Result<Outcome, ExplainError> {
+fn run_many(
+    args: &Args,
+    table: &ReplayedTable,
+    path: &std::path::Path,
+) -> Result<Outcome, ExplainError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ExplainError::Usage(format!("cannot read {}: {e}", path.display())))?;
     let lines: Vec<(usize, &str)> = text
@@ -129,14 +153,29 @@ fn run_many(args: &Args, table: &ReplayedTable, path: &std::path::Path) -> Resul
             ExplainError::Table { .. } | ExplainError::Output(_) => e,
             other => ExplainError::Usage(format!("{} line {line}: {other}", path.display())),
         })?;
-        failures.extend(gate_failures.into_iter().map(|f| format!("line {line}: {f}")));
+        failures.extend(
+            gate_failures
+                .into_iter()
+                .map(|f| format!("line {line}: {f}")),
+        );
         reports.push(report);
     }
     let stdout = match args.format {
         Format::Json => serde_json::to_string_pretty(&reports).unwrap_or_default() + "\n",
-        Format::Text => reports.iter().map(Report::to_summary_line).collect::<Vec<_>>().join("\n") + "\n",
+        Format::Text => {
+            reports
+                .iter()
+                .map(Report::to_summary_line)
+                .collect::<Vec<_>>()
+                .join("\n")
+                + "\n"
+        }
     };
-    Ok(Outcome { stdout, stderr: failures.join("; "), exit_code: if failures.is_empty() { 0 } else { 1 } })
+    Ok(Outcome {
+        stdout,
+        stderr: failures.join("; "),
+        exit_code: if failures.is_empty() { 0 } else { 1 },
+    })
 }
 
 /// Explains every predicate against the one replay of `table`, on every core (the replay is
@@ -147,24 +186,34 @@ pub fn explain_all(
     table: &ReplayedTable,
     predicates: &[&str],
 ) -> Vec<Result<(Report, Vec<String>), ExplainError>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     type Outcome = Result<(Report, Vec<String>), ExplainError>;
     let workers = crate::cores().min(predicates.len());
     if workers <= 1 {
-        return predicates.iter().map(|p| report_for(args, table, Some(p), Instant::now())).collect();
+        return predicates
+            .iter()
+            .map(|p| report_for(args, table, Some(p), Instant::now()))
+            .collect();
     }
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Outcome>>> = predicates.iter().map(|_| Mutex::new(None)).collect();
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(predicate) = predicates.get(i) else { break };
+        let Some(predicate) = predicates.get(i) else {
+            break;
+        };
         let outcome = report_for(args, table, Some(predicate), Instant::now());
         *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
     };
     std::thread::scope(|scope| {
         let spawned: Vec<bool> = (0..workers)
-            .map(|_| std::thread::Builder::new().stack_size(crate::DEEP_STACK).spawn_scoped(scope, work).is_ok())
+            .map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(crate::DEEP_STACK)
+                    .spawn_scoped(scope, work)
+                    .is_ok()
+            })
             .collect();
         // A worker that could not start leaves its share to the others; with none, this thread.
         if !spawned.contains(&true) {
@@ -176,7 +225,9 @@ pub fn explain_all(
         .map(|slot| {
             slot.into_inner()
                 .unwrap_or_else(|p| p.into_inner())
-                .unwrap_or_else(|| Err(ExplainError::Output("a predicate was not explained".into())))
+                .unwrap_or_else(|| {
+                    Err(ExplainError::Output("a predicate was not explained".into()))
+                })
         })
         .collect()
 }
@@ -189,7 +240,9 @@ pub fn report_for(
     predicate: Option<&str>,
     started: Instant,
 ) -> Result<(Report, Vec<String>), ExplainError> {
-    let options = ExplainOptions { strict: args.strict };
+    let options = ExplainOptions {
+        strict: args.strict,
+    };
     let explanation = explain_with(table, predicate, options)?;
     let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let mut report = Report::build(table, &explanation, elapsed_ms);
@@ -218,4 +271,3 @@ pub fn report_for(
     }
     Ok((report, failures))
 }
-

@@ -40,12 +40,18 @@ impl ExactNumber {
         if int_part.is_empty() && frac_part.is_empty() {
             return None;
         }
-        if !int_part.chars().chain(frac_part.chars()).all(|c| c.is_ascii_digit()) {
+        if !int_part
+            .chars()
+            .chain(frac_part.chars())
+            .all(|c| c.is_ascii_digit())
+        {
             return None;
         }
         let mut mantissa: i128 = 0;
         for c in int_part.chars().chain(frac_part.chars()) {
-            mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(c.to_digit(10)?))?;
+            mantissa = mantissa
+                .checked_mul(10)?
+                .checked_add(i128::from(c.to_digit(10)?))?;
         }
         if negative {
             mantissa = -mantissa;
@@ -56,7 +62,10 @@ impl ExactNumber {
 
     fn normalized(mut self) -> Self {
         if self.mantissa == 0 {
-            return Self { mantissa: 0, scale: 0 };
+            return Self {
+                mantissa: 0,
+                scale: 0,
+            };
         }
         while self.mantissa % 10 == 0 {
             self.mantissa /= 10;
@@ -68,7 +77,8 @@ impl ExactNumber {
     /// The value as an integer, if it is one and fits.
     pub fn to_i128(self) -> Option<i128> {
         if self.scale <= 0 {
-            self.mantissa.checked_mul(10i128.checked_pow(u32::try_from(-self.scale).ok()?)?)
+            self.mantissa
+                .checked_mul(10i128.checked_pow(u32::try_from(-self.scale).ok()?)?)
         } else {
             None
         }
@@ -80,7 +90,8 @@ impl ExactNumber {
         if shift < 0 {
             return None;
         }
-        self.mantissa.checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)
+        self.mantissa
+            .checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)
     }
 }
 
@@ -88,7 +99,8 @@ impl Ord for ExactNumber {
     fn cmp(&self, other: &Self) -> Ordering {
         let scale = self.scale.max(other.scale);
         let widen = |n: &ExactNumber| -> Option<i128> {
-            n.mantissa.checked_mul(10i128.checked_pow(u32::try_from(scale - n.scale).ok()?)?)
+            n.mantissa
+                .checked_mul(10i128.checked_pow(u32::try_from(scale - n.scale).ok()?)?)
         };
         match (widen(self), widen(other)) {
             (Some(a), Some(b)) => a.cmp(&b),
@@ -117,27 +129,41 @@ pub fn coerce(literal: &Literal, column: &ColumnInfo) -> Result<Scalar, ExplainE
     };
     let primitive = match &column.data_type {
         DataType::Primitive(p) => p,
-        other => return Err(fail(format!("a {other} column cannot be compared with a literal"))),
+        other => {
+            return Err(fail(format!(
+                "a {other} column cannot be compared with a literal"
+            )));
+        }
     };
     if matches!(literal, Literal::Null) {
         return Ok(Scalar::Null(column.data_type.clone()));
     }
     match primitive {
-        PrimitiveType::Byte | PrimitiveType::Short | PrimitiveType::Integer | PrimitiveType::Long => {
+        PrimitiveType::Byte
+        | PrimitiveType::Short
+        | PrimitiveType::Integer
+        | PrimitiveType::Long => {
             let n = number(literal).ok_or_else(|| fail(format!("{literal} is not a number")))?;
             let v = n.to_i128().ok_or_else(|| {
-                fail(format!("{literal} is not an integer (rejected rather than rounded)"))
+                fail(format!(
+                    "{literal} is not an integer (rejected rather than rounded)"
+                ))
             })?;
             let out_of_range = || fail(format!("{literal} is out of range"));
             Ok(match primitive {
                 PrimitiveType::Byte => Scalar::Byte(i8::try_from(v).map_err(|_| out_of_range())?),
-                PrimitiveType::Short => Scalar::Short(i16::try_from(v).map_err(|_| out_of_range())?),
-                PrimitiveType::Integer => Scalar::Integer(i32::try_from(v).map_err(|_| out_of_range())?),
+                PrimitiveType::Short => {
+                    Scalar::Short(i16::try_from(v).map_err(|_| out_of_range())?)
+                }
+                PrimitiveType::Integer => {
+                    Scalar::Integer(i32::try_from(v).map_err(|_| out_of_range())?)
+                }
                 _ => Scalar::Long(i64::try_from(v).map_err(|_| out_of_range())?),
             })
         }
         PrimitiveType::Float | PrimitiveType::Double => {
-            let value = float_value(literal).ok_or_else(|| fail(format!("{literal} is not a number")))?;
+            let value =
+                float_value(literal).ok_or_else(|| fail(format!("{literal} is not a number")))?;
             if *primitive == PrimitiveType::Double {
                 return Ok(Scalar::Double(value));
             }
@@ -162,9 +188,13 @@ pub fn coerce(literal: &Literal, column: &ColumnInfo) -> Result<Scalar, ExplainE
             other => Err(fail(format!("{other} is not TRUE or FALSE"))),
         },
         PrimitiveType::Date => match literal {
-            Literal::String(s) | Literal::Typed { kind: TypedLiteralKind::Date, text: s } => {
-                parse_date(s).map(Scalar::Date).ok_or_else(|| fail(format!("'{s}' is not a date (YYYY-MM-DD)")))
-            }
+            Literal::String(s)
+            | Literal::Typed {
+                kind: TypedLiteralKind::Date,
+                text: s,
+            } => parse_date(s)
+                .map(Scalar::Date)
+                .ok_or_else(|| fail(format!("'{s}' is not a date (YYYY-MM-DD)"))),
             other => Err(fail(format!("{other} is not a date"))),
         },
         PrimitiveType::Timestamp | PrimitiveType::TimestampNtz => {
@@ -183,7 +213,9 @@ pub fn coerce(literal: &Literal, column: &ColumnInfo) -> Result<Scalar, ExplainE
                 ))),
             }
         }
-        other => Err(fail(format!("{other} columns are not supported in predicates"))),
+        other => Err(fail(format!(
+            "{other} columns are not supported in predicates"
+        ))),
     }
 }
 
@@ -240,12 +272,21 @@ pub enum ParsedTimestamp {
 pub fn parse_timestamp(text: &str) -> Result<ParsedTimestamp, String> {
     let text = text.trim();
     let micros_of = |naive: NaiveDateTime| -> Result<i64, String> {
-        if !naive.and_utc().timestamp_subsec_nanos().is_multiple_of(1000) {
+        if !naive
+            .and_utc()
+            .timestamp_subsec_nanos()
+            .is_multiple_of(1000)
+        {
             return Err("has sub-microsecond digits (rejected rather than rounded)".into());
         }
         Ok(naive.and_utc().timestamp_micros())
     };
-    for fmt in ["%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%d %H:%M:%S%.f%:z", "%Y-%m-%dT%H:%M:%S%.f%#z", "%Y-%m-%d %H:%M:%S%.f%#z"] {
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f%:z",
+        "%Y-%m-%d %H:%M:%S%.f%:z",
+        "%Y-%m-%dT%H:%M:%S%.f%#z",
+        "%Y-%m-%d %H:%M:%S%.f%#z",
+    ] {
         if let Ok(dt) = DateTime::parse_from_str(text, fmt) {
             return micros_of(dt.naive_utc()).map(ParsedTimestamp::Utc);
         }
@@ -263,10 +304,17 @@ pub fn parse_timestamp(text: &str) -> Result<ParsedTimestamp, String> {
 }
 
 fn parse_naive(text: &str) -> Option<NaiveDateTime> {
-    for fmt in ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M"] {
+    for fmt in [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M",
+    ] {
         if let Ok(v) = NaiveDateTime::parse_from_str(text, fmt) {
             return Some(v);
         }
     }
-    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok().map(|d| d.and_time(NaiveTime::MIN))
+    NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .ok()
+        .map(|d| d.and_time(NaiveTime::MIN))
 }

@@ -8,12 +8,12 @@ use delta_kernel::schema::{ColumnMetadataKey, DataType, MetadataValue, StructFie
 
 use crate::accepted::{accepted_partition_values, present_values};
 use crate::ast::{ColumnRef, Literal};
-use crate::classify::{classify, Bucket, UNSPLITTABLE_OR, UNSUPPORTED_EXPRESSION};
-use crate::coerce::{coerce, ExactNumber};
+use crate::classify::{Bucket, UNSPLITTABLE_OR, UNSUPPORTED_EXPRESSION, classify};
+use crate::coerce::{ExactNumber, coerce};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::Leaf;
 use crate::normalize::normalize;
-use crate::partition_eval::{evaluate, Truths};
+use crate::partition_eval::{Truths, evaluate};
 use crate::replay::LiveFile;
 use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
@@ -22,7 +22,9 @@ use crate::sql::parse_predicate;
 /// `region`, `day` and `bucket` are partition columns, `region` is stored under a physical name.
 fn columns() -> TableColumns {
     let region = StructField::nullable("region", DataType::STRING).with_metadata([(
-        ColumnMetadataKey::ColumnMappingPhysicalName.as_ref().to_string(),
+        ColumnMetadataKey::ColumnMappingPhysicalName
+            .as_ref()
+            .to_string(),
         MetadataValue::String("col-region".into()),
     )]);
     let schema = StructType::try_new([
@@ -45,7 +47,15 @@ fn columns() -> TableColumns {
         StructField::nullable("bucket", DataType::INTEGER),
     ])
     .unwrap();
-    TableColumns::new(schema, vec!["pickup_date".into(), "region".into(), "day".into(), "bucket".into()])
+    TableColumns::new(
+        schema,
+        vec![
+            "pickup_date".into(),
+            "region".into(),
+            "day".into(),
+            "bucket".into(),
+        ],
+    )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -55,8 +65,12 @@ fn check_roundtrip(sql: &str, expected_render: &str) {
     let parsed = parse_predicate(sql).unwrap_or_else(|e| panic!("`{sql}` should parse: {e}"));
     let rendered = parsed.to_string();
     assert_eq!(rendered, expected_render, "render of `{sql}`");
-    let reparsed = parse_predicate(&rendered).unwrap_or_else(|e| panic!("`{rendered}` should reparse: {e}"));
-    assert_eq!(reparsed, parsed, "round trip of `{sql}` through `{rendered}`");
+    let reparsed =
+        parse_predicate(&rendered).unwrap_or_else(|e| panic!("`{rendered}` should reparse: {e}"));
+    assert_eq!(
+        reparsed, parsed,
+        "round trip of `{sql}` through `{rendered}`"
+    );
 }
 
 #[test]
@@ -76,7 +90,10 @@ fn conversion_round_trips() {
         ("x BETWEEN 1 AND 5", "x BETWEEN 1 AND 5"),
         ("x NOT BETWEEN -1 AND 5.5", "x NOT BETWEEN -1 AND 5.5"),
         ("s LIKE 'ab%'", "s LIKE 'ab%'"),
-        ("s NOT LIKE 'a!%b%' ESCAPE '!'", "s NOT LIKE 'a!%b%' ESCAPE '!'"),
+        (
+            "s NOT LIKE 'a!%b%' ESCAPE '!'",
+            "s NOT LIKE 'a!%b%' ESCAPE '!'",
+        ),
         ("payload.age > 30", "payload.age > 30"),
         ("\"weird col\" = 'it''s'", "`weird col` = 'it''s'"),
         ("`select` = 1", "`select` = 1"),
@@ -84,7 +101,10 @@ fn conversion_round_trips() {
         ("NOT active", "NOT active"),
         ("TRUE", "TRUE"),
         ("d = DATE '2024-01-03'", "d = DATE '2024-01-03'"),
-        ("t > TIMESTAMP '2024-01-03 10:00:00'", "t > TIMESTAMP '2024-01-03 10:00:00'"),
+        (
+            "t > TIMESTAMP '2024-01-03 10:00:00'",
+            "t > TIMESTAMP '2024-01-03 10:00:00'",
+        ),
         ("x = NULL", "x = NULL"),
         ("UPPER(s) = 'A'", "UPPER(s) = 'A'"),
         ("a + 1 > 5", "a + 1 > 5"),
@@ -108,7 +128,10 @@ fn unsupported_nodes_keep_their_columns() {
         let parsed = parse_predicate(sql).unwrap();
         let cols: Vec<String> = parsed.columns().iter().map(ColumnRef::dotted).collect();
         assert_eq!(cols, *expected, "columns of `{sql}`");
-        assert!(matches!(parsed, crate::ast::Predicate::Unsupported { .. }), "`{sql}` should be unsupported");
+        assert!(
+            matches!(parsed, crate::ast::Predicate::Unsupported { .. }),
+            "`{sql}` should be unsupported"
+        );
     }
 }
 
@@ -133,7 +156,10 @@ fn conversion_rejects_bad_sql() {
     for sql in cases {
         let err = parse_predicate(sql).expect_err(&format!("`{sql}` should be rejected"));
         assert_eq!(err.exit_code(), 2, "`{sql}`: {err}");
-        assert!(!err.to_string().contains('\n'), "one-line error for `{sql}`: {err}");
+        assert!(
+            !err.to_string().contains('\n'),
+            "one-line error for `{sql}`: {err}"
+        );
     }
 }
 
@@ -143,15 +169,25 @@ fn conversion_rejects_bad_sql() {
 fn check_normalized(sql: &str, expected: &str) {
     let parsed = parse_predicate(sql).unwrap_or_else(|e| panic!("`{sql}`: {e}"));
     let normalized = normalize(&parsed, &columns()).unwrap_or_else(|e| panic!("`{sql}`: {e}"));
-    assert_eq!(normalized.to_string(), expected, "normalized form of `{sql}`");
+    assert_eq!(
+        normalized.to_string(),
+        expected,
+        "normalized form of `{sql}`"
+    );
 }
 
 #[test]
 fn normalization_rules() {
     let cases: &[(&str, &str)] = &[
         // NOT pushed to the leaves: De Morgan, operator flips, double negation.
-        ("NOT (pickup_date != '2024-01-03' OR trip_distance <= 5)", "pickup_date = '2024-01-03' AND trip_distance > 5"),
-        ("NOT (trip_distance < 1 AND vendor >= 2)", "trip_distance >= 1 OR vendor < 2"),
+        (
+            "NOT (pickup_date != '2024-01-03' OR trip_distance <= 5)",
+            "pickup_date = '2024-01-03' AND trip_distance > 5",
+        ),
+        (
+            "NOT (trip_distance < 1 AND vendor >= 2)",
+            "trip_distance >= 1 OR vendor < 2",
+        ),
         ("NOT NOT trip_distance > 5", "trip_distance > 5"),
         ("NOT trip_distance = 5", "trip_distance != 5"),
         ("NOT trip_distance > 5", "trip_distance <= 5"),
@@ -187,7 +223,10 @@ fn normalization_rules() {
         ("name LIKE '%'", "name IS NOT NULL"),
         ("name NOT LIKE '%'", "FALSE"),
         ("name LIKE 'a\\%b%'", "name >= 'a%b' AND name < 'a%c'"),
-        ("name LIKE 'a!_%' ESCAPE '!'", "name >= 'a_' AND name < 'a`'"),
+        (
+            "name LIKE 'a!_%' ESCAPE '!'",
+            "name >= 'a_' AND name < 'a`'",
+        ),
         ("name LIKE 'a_c%'", "name LIKE 'a_c%'"),
         ("name LIKE '%01-03%'", "name LIKE '%01-03%'"),
         ("vendor LIKE '1%'", "vendor LIKE '1%'"),
@@ -207,8 +246,14 @@ fn normalization_rules() {
         ("2 < 1", "FALSE"),
         ("'a' < 'b' AND vendor = 1", "vendor = 1"),
         ("NULL = NULL", "FALSE"),
-        ("vendor = 1 AND (vendor = 2 AND vendor = 3)", "vendor = 1 AND vendor = 2 AND vendor = 3"),
-        ("vendor = 1 OR (vendor = 2 OR vendor = 3)", "vendor = 1 OR vendor = 2 OR vendor = 3"),
+        (
+            "vendor = 1 AND (vendor = 2 AND vendor = 3)",
+            "vendor = 1 AND vendor = 2 AND vendor = 3",
+        ),
+        (
+            "vendor = 1 OR (vendor = 2 OR vendor = 3)",
+            "vendor = 1 OR vendor = 2 OR vendor = 3",
+        ),
         ("vendor = 1 AND vendor = 1", "vendor = 1"),
         // OR factoring and absorption.
         (
@@ -220,8 +265,14 @@ fn normalization_rules() {
             "pickup_date = '2024-01-03' AND (trip_distance > 5 OR vendor > 50)",
         ),
         ("vendor = 1 OR (vendor = 1 AND name = 'x')", "vendor = 1"),
-        ("(vendor = 1 AND name = 'x') OR (name = 'x' AND vendor = 1)", "vendor = 1 AND name = 'x'"),
-        ("(vendor = 1 AND name = 'x') OR (vendor = 2 AND name = 'y')", "vendor = 1 AND name = 'x' OR vendor = 2 AND name = 'y'"),
+        (
+            "(vendor = 1 AND name = 'x') OR (name = 'x' AND vendor = 1)",
+            "vendor = 1 AND name = 'x'",
+        ),
+        (
+            "(vendor = 1 AND name = 'x') OR (vendor = 2 AND name = 'y')",
+            "vendor = 1 AND name = 'x' OR vendor = 2 AND name = 'y'",
+        ),
         // IS NULL on a struct column has no statistics the kernel can test: unsupported.
         ("payload IS NULL", "payload IS NULL"),
         // Column names resolve to the schema's spelling.
@@ -232,7 +283,10 @@ fn normalization_rules() {
         if expected.is_empty() {
             // Unknown column inside the OR: rejected, not factored.
             let parsed = parse_predicate(sql).unwrap();
-            assert!(normalize(&parsed, &columns()).is_err(), "`{sql}` names an unknown column");
+            assert!(
+                normalize(&parsed, &columns()).is_err(),
+                "`{sql}` names an unknown column"
+            );
             continue;
         }
         check_normalized(sql, expected);
@@ -252,7 +306,10 @@ fn normalization_rejects_bad_input() {
     for (sql, expected) in cases {
         let parsed = parse_predicate(sql).unwrap_or_else(|e| panic!("`{sql}` should parse: {e}"));
         let err = normalize(&parsed, &columns()).expect_err(&format!("`{sql}` should be rejected"));
-        assert!(err.to_string().contains(expected), "`{sql}`: got `{err}`, expected it to mention `{expected}`");
+        assert!(
+            err.to_string().contains(expected),
+            "`{sql}`: got `{err}`, expected it to mention `{expected}`"
+        );
         assert_eq!(err.exit_code(), 2, "`{sql}`");
     }
 }
@@ -264,8 +321,11 @@ fn check_classes(sql: &str, expected: &[(Bucket, &str)], expected_notes: &[&str]
     let cols = columns();
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
     let classes = classify(&nnf, &cols);
-    let got: Vec<(Bucket, String)> =
-        classes.fragments.iter().map(|f| (f.bucket, f.predicate.to_string())).collect();
+    let got: Vec<(Bucket, String)> = classes
+        .fragments
+        .iter()
+        .map(|f| (f.bucket, f.predicate.to_string()))
+        .collect();
     let want: Vec<(Bucket, String)> = expected.iter().map(|(b, s)| (*b, s.to_string())).collect();
     assert_eq!(got, want, "buckets of `{sql}`");
     let codes: Vec<&str> = classes.notes.iter().map(|n| n.code).collect();
@@ -277,27 +337,42 @@ fn classification() {
     use Bucket::*;
     check_classes(
         "pickup_date = '2024-01-03' AND trip_distance > 5",
-        &[(PartitionSafe, "pickup_date = '2024-01-03'"), (StatsSafe, "trip_distance > 5")],
+        &[
+            (PartitionSafe, "pickup_date = '2024-01-03'"),
+            (StatsSafe, "trip_distance > 5"),
+        ],
         &[],
     );
     check_classes(
         "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8",
-        &[(Unsplittable, "UPPER(pickup_date) = '2024-01-03'"), (StatsSafe, "trip_distance > 8")],
+        &[
+            (Unsplittable, "UPPER(pickup_date) = '2024-01-03'"),
+            (StatsSafe, "trip_distance > 8"),
+        ],
         &[UNSUPPORTED_EXPRESSION],
     );
     check_classes(
         "pickup_date LIKE '%01-03%' AND trip_distance > 5",
-        &[(PartitionExact, "pickup_date LIKE '%01-03%'"), (StatsSafe, "trip_distance > 5")],
+        &[
+            (PartitionExact, "pickup_date LIKE '%01-03%'"),
+            (StatsSafe, "trip_distance > 5"),
+        ],
         &[],
     );
     check_classes(
         "pickup_date = '2024-01-03' OR trip_distance > 30",
-        &[(Unsplittable, "pickup_date = '2024-01-03' OR trip_distance > 30")],
+        &[(
+            Unsplittable,
+            "pickup_date = '2024-01-03' OR trip_distance > 30",
+        )],
         &[UNSPLITTABLE_OR],
     );
     check_classes(
         "(pickup_date = 'a' OR region = 'b') AND name LIKE '%x%'",
-        &[(PartitionSafe, "pickup_date = 'a' OR region = 'b'"), (Unsplittable, "name LIKE '%x%'")],
+        &[
+            (PartitionSafe, "pickup_date = 'a' OR region = 'b'"),
+            (Unsplittable, "name LIKE '%x%'"),
+        ],
         &[UNSUPPORTED_EXPRESSION],
     );
     check_classes(
@@ -307,14 +382,27 @@ fn classification() {
     );
     check_classes(
         "(trip_distance > 1 OR UPPER(name) = 'X') AND vendor = 2",
-        &[(Unsplittable, "trip_distance > 1 OR UPPER(name) = 'X'"), (StatsSafe, "vendor = 2")],
+        &[
+            (Unsplittable, "trip_distance > 1 OR UPPER(name) = 'X'"),
+            (StatsSafe, "vendor = 2"),
+        ],
         &[UNSUPPORTED_EXPRESSION],
     );
-    let long_in = format!("pickup_date IN ({})", (0..25).map(|i| format!("'d{i}'")).collect::<Vec<_>>().join(", "));
+    let long_in = format!(
+        "pickup_date IN ({})",
+        (0..25)
+            .map(|i| format!("'d{i}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let long_in_render = long_in.clone();
     check_classes(&long_in, &[(PartitionExact, &long_in_render)], &[]);
     check_classes("FALSE", &[(PartitionSafe, "FALSE")], &[]);
-    check_classes("payload IS NULL", &[(Unsplittable, "payload IS NULL")], &[UNSUPPORTED_EXPRESSION]);
+    check_classes(
+        "payload IS NULL",
+        &[(Unsplittable, "payload IS NULL")],
+        &[UNSUPPORTED_EXPRESSION],
+    );
     check_classes("TRUE", &[], &[]);
 }
 
@@ -324,15 +412,29 @@ fn classification() {
 fn check_eval(sql: &str, values: &[(&str, Option<&str>)], expected: Truths) {
     let cols = columns();
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-    let values: HashMap<String, Option<String>> =
-        values.iter().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect();
-    assert_eq!(evaluate(&nnf, &values, &cols), expected, "`{sql}` over {values:?}");
+    let values: HashMap<String, Option<String>> = values
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+        .collect();
+    assert_eq!(
+        evaluate(&nnf, &values, &cols),
+        expected,
+        "`{sql}` over {values:?}"
+    );
 }
 
 #[test]
 fn partition_evaluator() {
-    let d3 = [("pickup_date", Some("2024-01-03")), ("col-region", Some("eu")), ("day", Some("2024-01-03"))];
-    let null_date = [("pickup_date", None), ("col-region", Some("")), ("day", None)];
+    let d3 = [
+        ("pickup_date", Some("2024-01-03")),
+        ("col-region", Some("eu")),
+        ("day", Some("2024-01-03")),
+    ];
+    let null_date = [
+        ("pickup_date", None),
+        ("col-region", Some("")),
+        ("day", None),
+    ];
     let cases: &[(&str, &[(&str, Option<&str>)], Truths)] = &[
         ("pickup_date = '2024-01-03'", &d3, Truths::TRUE),
         ("pickup_date = '2024-01-04'", &d3, Truths::FALSE),
@@ -340,8 +442,16 @@ fn partition_evaluator() {
         ("pickup_date LIKE '%01-04%'", &d3, Truths::FALSE),
         ("pickup_date NOT LIKE '%01-04%'", &d3, Truths::TRUE),
         ("pickup_date LIKE '2024-01-0_'", &d3, Truths::TRUE),
-        ("pickup_date IN ('2024-01-02', '2024-01-03')", &d3, Truths::TRUE),
-        ("pickup_date NOT IN ('2024-01-02', '2024-01-03')", &d3, Truths::FALSE),
+        (
+            "pickup_date IN ('2024-01-02', '2024-01-03')",
+            &d3,
+            Truths::TRUE,
+        ),
+        (
+            "pickup_date NOT IN ('2024-01-02', '2024-01-03')",
+            &d3,
+            Truths::FALSE,
+        ),
         // Column mapping: the value is found under the physical name.
         ("region = 'eu'", &d3, Truths::TRUE),
         ("region = 'us'", &d3, Truths::FALSE),
@@ -360,16 +470,36 @@ fn partition_evaluator() {
         ("region IS NULL", &null_date, Truths::FALSE),
         // Data columns are undecidable here; junctions still decide where they can.
         ("trip_distance > 5", &d3, Truths::UNKNOWN),
-        ("pickup_date = '2024-01-04' AND trip_distance > 5", &d3, Truths::FALSE),
-        ("pickup_date = '2024-01-03' OR trip_distance > 5", &d3, Truths::TRUE),
-        ("pickup_date = '2024-01-03' AND trip_distance > 5", &d3, Truths::UNKNOWN),
+        (
+            "pickup_date = '2024-01-04' AND trip_distance > 5",
+            &d3,
+            Truths::FALSE,
+        ),
+        (
+            "pickup_date = '2024-01-03' OR trip_distance > 5",
+            &d3,
+            Truths::TRUE,
+        ),
+        (
+            "pickup_date = '2024-01-03' AND trip_distance > 5",
+            &d3,
+            Truths::UNKNOWN,
+        ),
         ("UPPER(pickup_date) = 'X'", &d3, Truths::UNKNOWN),
         // A NULL AND an unknown is never TRUE.
-        ("pickup_date = 'x' AND trip_distance > 5", &null_date, Truths::NOT_TRUE),
+        (
+            "pickup_date = 'x' AND trip_distance > 5",
+            &null_date,
+            Truths::NOT_TRUE,
+        ),
         // A missing key (a value the log does not carry) is undecidable.
         ("pickup_date = 'x'", &[], Truths::UNKNOWN),
         // An unparsable value is undecidable, not a guess.
-        ("day = '2024-01-03'", &[("day", Some("not-a-date"))], Truths::UNKNOWN),
+        (
+            "day = '2024-01-03'",
+            &[("day", Some("not-a-date"))],
+            Truths::UNKNOWN,
+        ),
     ];
     for (sql, values, expected) in cases {
         check_eval(sql, values, *expected);
@@ -385,9 +515,16 @@ fn check_coerce(column: &str, literal: Literal, expected: Result<Scalar, &str>) 
     let info = cols.resolve(&ColumnRef::new([column])).unwrap();
     match (coerce(&literal, &info), expected) {
         // Debug rendering compares NaN equal to NaN, which is what is meant here.
-        (Ok(got), Ok(want)) => assert_eq!(format!("{got:?}"), format!("{want:?}"), "{literal} as {column}"),
+        (Ok(got), Ok(want)) => assert_eq!(
+            format!("{got:?}"),
+            format!("{want:?}"),
+            "{literal} as {column}"
+        ),
         (Err(e), Err(fragment)) => {
-            assert!(e.to_string().contains(fragment), "{literal} as {column}: `{e}` should mention `{fragment}`");
+            assert!(
+                e.to_string().contains(fragment),
+                "{literal} as {column}: `{e}` should mention `{fragment}`"
+            );
             assert_eq!(e.exit_code(), 2);
         }
         (got, want) => panic!("{literal} as {column}: got {got:?}, expected {want:?}"),
@@ -409,15 +546,27 @@ fn literal_coercion() {
         ("passenger_count", n("5.0"), Ok(Scalar::Long(5))),
         ("passenger_count", n("5.5"), Err("not an integer")),
         ("passenger_count", n("1e2"), Ok(Scalar::Long(100))),
-        ("passenger_count", n("99999999999999999999"), Err("out of range")),
+        (
+            "passenger_count",
+            n("99999999999999999999"),
+            Err("out of range"),
+        ),
         ("vendor", n("2147483648"), Err("out of range")),
         ("vendor", n("-2147483648"), Ok(Scalar::Integer(i32::MIN))),
         ("vendor", s("5"), Err("not a number")),
         ("ratio", n("0.5"), Ok(Scalar::Float(0.5))),
         ("ratio", n("0.1"), Err("no exact float representation")),
         ("price", n("12.5"), Ok(Scalar::decimal(1250, 5, 2).unwrap())),
-        ("price", n("12.500"), Ok(Scalar::decimal(1250, 5, 2).unwrap())),
-        ("price", n("-999.99"), Ok(Scalar::decimal(-99999, 5, 2).unwrap())),
+        (
+            "price",
+            n("12.500"),
+            Ok(Scalar::decimal(1250, 5, 2).unwrap()),
+        ),
+        (
+            "price",
+            n("-999.99"),
+            Ok(Scalar::decimal(-99999, 5, 2).unwrap()),
+        ),
         ("price", n("12.345"), Err("more fractional digits")),
         ("price", n("1000"), Err("precision")),
         ("name", s("x"), Ok(Scalar::String("x".into()))),
@@ -425,16 +574,47 @@ fn literal_coercion() {
         ("active", Boolean(true), Ok(Scalar::Boolean(true))),
         ("active", s("true"), Err("not TRUE or FALSE")),
         ("day", s("2024-01-03"), Ok(Scalar::Date(19725))),
-        ("day", Typed { kind: crate::ast::TypedLiteralKind::Date, text: "1970-01-02".into() }, Ok(Scalar::Date(1))),
+        (
+            "day",
+            Typed {
+                kind: crate::ast::TypedLiteralKind::Date,
+                text: "1970-01-02".into(),
+            },
+            Ok(Scalar::Date(1)),
+        ),
         ("day", s("2024-13-01"), Err("not a date")),
         ("day", n("20240103"), Err("not a date")),
-        ("ts", s("1970-01-01 00:00:01"), Ok(Scalar::Timestamp(1_000_000))),
-        ("ts", s("1970-01-01T00:00:01Z"), Ok(Scalar::Timestamp(1_000_000))),
-        ("ts", s("1970-01-01 02:00:01+02:00"), Ok(Scalar::Timestamp(1_000_000))),
+        (
+            "ts",
+            s("1970-01-01 00:00:01"),
+            Ok(Scalar::Timestamp(1_000_000)),
+        ),
+        (
+            "ts",
+            s("1970-01-01T00:00:01Z"),
+            Ok(Scalar::Timestamp(1_000_000)),
+        ),
+        (
+            "ts",
+            s("1970-01-01 02:00:01+02:00"),
+            Ok(Scalar::Timestamp(1_000_000)),
+        ),
         ("ts", s("1970-01-01"), Ok(Scalar::Timestamp(0))),
-        ("ts", s("1970-01-01 00:00:00.000001"), Ok(Scalar::Timestamp(1))),
-        ("ts", s("1970-01-01 00:00:00.0000001"), Err("sub-microsecond")),
-        ("ts_ntz", s("1970-01-01 00:00:01"), Ok(Scalar::TimestampNtz(1_000_000))),
+        (
+            "ts",
+            s("1970-01-01 00:00:00.000001"),
+            Ok(Scalar::Timestamp(1)),
+        ),
+        (
+            "ts",
+            s("1970-01-01 00:00:00.0000001"),
+            Err("sub-microsecond"),
+        ),
+        (
+            "ts_ntz",
+            s("1970-01-01 00:00:01"),
+            Ok(Scalar::TimestampNtz(1_000_000)),
+        ),
         ("ts_ntz", s("1970-01-01 00:00:01+02:00"), Err("ambiguous")),
         ("ts_ntz", s("1970-01-01T00:00:01Z"), Err("ambiguous")),
         ("payload", n("1"), Err("cannot be compared")),
@@ -480,8 +660,14 @@ fn lowering() {
     let cases: &[(&str, Option<&str>)] = &[
         ("trip_distance > 5", Some("Column(trip_distance) > 5")),
         ("passenger_count = 5", Some("Column(passenger_count) = 5")),
-        ("pickup_date IN ('a', 'b')", Some("OR(Column(pickup_date) = 'a', Column(pickup_date) = 'b')")),
-        ("vendor NOT IN (1, 2)", Some("AND(NOT(Column(vendor) = 1), NOT(Column(vendor) = 2))")),
+        (
+            "pickup_date IN ('a', 'b')",
+            Some("OR(Column(pickup_date) = 'a', Column(pickup_date) = 'b')"),
+        ),
+        (
+            "vendor NOT IN (1, 2)",
+            Some("AND(NOT(Column(vendor) = 1), NOT(Column(vendor) = 2))"),
+        ),
         ("name IS NULL", Some("Column(name) IS NULL")),
         ("active", Some("Column(active) = true")),
         ("NOT active", Some("Column(active) = false")),
@@ -489,9 +675,15 @@ fn lowering() {
         ("TRUE", None),
         ("FALSE", Some("false")),
         // Unsupported leaves weaken to TRUE: dropped under AND, the whole OR under OR.
-        ("UPPER(name) = 'A' AND trip_distance > 8", Some("Column(trip_distance) > 8")),
+        (
+            "UPPER(name) = 'A' AND trip_distance > 8",
+            Some("Column(trip_distance) > 8"),
+        ),
         ("UPPER(name) = 'A' OR trip_distance > 8", None),
-        ("(UPPER(name) = 'A' AND vendor = 1) OR trip_distance > 8", Some("OR(Column(vendor) = 1, Column(trip_distance) > 8)")),
+        (
+            "(UPPER(name) = 'A' AND vendor = 1) OR trip_distance > 8",
+            Some("OR(Column(vendor) = 1, Column(trip_distance) > 8)"),
+        ),
         ("name LIKE '%x%'", None),
     ];
     for (sql, expected) in cases {
@@ -502,8 +694,11 @@ fn lowering() {
 #[test]
 fn weakening_records_what_it_strips() {
     let cols = columns();
-    let nnf = normalize(&parse_predicate("UPPER(name) = 'A' AND trip_distance > 8 AND name LIKE '%x%'").unwrap(), &cols)
-        .unwrap();
+    let nnf = normalize(
+        &parse_predicate("UPPER(name) = 'A' AND trip_distance > 8 AND name LIKE '%x%'").unwrap(),
+        &cols,
+    )
+    .unwrap();
     let (weak, stripped) = nnf.weaken(&kernel_can_evaluate);
     assert_eq!(weak.to_string(), "trip_distance > 8");
     let stripped: Vec<String> = stripped.iter().map(Leaf::to_string).collect();
@@ -533,7 +728,11 @@ fn nan_exposure_of_float_bounds() {
         let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
         let leaves = nnf.leaves();
         assert_eq!(leaves.len(), 1, "`{sql}` is one leaf");
-        assert_eq!(crate::explain::nan_unguarded(leaves[0], &cols), *expected, "NaN exposure of `{sql}`");
+        assert_eq!(
+            crate::explain::nan_unguarded(leaves[0], &cols),
+            *expected,
+            "NaN exposure of `{sql}`"
+        );
     }
 }
 
@@ -550,10 +749,14 @@ fn files_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> Vec<Live
             size_bytes: 1,
             has_stats: false,
             partition_values: std::sync::Arc::new(
-                [("pickup_date", date), ("col-region", region), ("bucket", bucket)]
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-                    .collect(),
+                [
+                    ("pickup_date", date),
+                    ("col-region", region),
+                    ("bucket", bucket),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+                .collect(),
             ),
             // One partition per file: each has values of its own here.
             partition: i,
@@ -572,7 +775,9 @@ fn check_accepted(sql: &str, column: &str, expected: Option<&[Option<&str>]>) {
     ]);
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
     let accepted = accepted_partition_values(&nnf, &present_values(&files, &cols), &cols);
-    let got = accepted.get(column).unwrap_or_else(|| panic!("`{sql}`: {column} is listed"));
+    let got = accepted
+        .get(column)
+        .unwrap_or_else(|| panic!("`{sql}`: {column} is listed"));
     let expected: Option<Vec<Option<String>>> =
         expected.map(|v| v.iter().map(|s| s.map(str::to_string)).collect());
     assert_eq!(got, &expected, "`{sql}`: accepted values of {column}");
@@ -582,18 +787,46 @@ fn check_accepted(sql: &str, column: &str, expected: Option<&[Option<&str>]>) {
 fn accepted_partition_values_are_decided_per_present_value() {
     let cases: &[(&str, &str, Option<&[Option<&str>]>)] = &[
         // Equality, IN, IS NULL, as a simple extractor would find them.
-        ("pickup_date = '2024-01-02' AND trip_distance > 5", "pickup_date", Some(&[Some("2024-01-02")])),
-        ("pickup_date IN ('2024-01-01', '2024-01-03')", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-03")])),
+        (
+            "pickup_date = '2024-01-02' AND trip_distance > 5",
+            "pickup_date",
+            Some(&[Some("2024-01-02")]),
+        ),
+        (
+            "pickup_date IN ('2024-01-01', '2024-01-03')",
+            "pickup_date",
+            Some(&[Some("2024-01-01"), Some("2024-01-03")]),
+        ),
         ("pickup_date IS NULL", "pickup_date", Some(&[None])),
         // Unconstrained: any value; a constrained column with no present value: empty.
         ("trip_distance > 5", "pickup_date", None),
         ("pickup_date = '2030-01-01'", "pickup_date", Some(&[])),
-        ("pickup_date = '2024-01-01' AND pickup_date = '2024-01-02'", "pickup_date", Some(&[])),
+        (
+            "pickup_date = '2024-01-01' AND pickup_date = '2024-01-02'",
+            "pickup_date",
+            Some(&[]),
+        ),
         // Ranges, !=, NOT and LIKE, decided against the present values.
-        ("pickup_date >= '2024-01-02'", "pickup_date", Some(&[Some("2024-01-02"), Some("2024-01-03")])),
-        ("pickup_date != '2024-01-02'", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-03")])),
-        ("NOT (pickup_date LIKE '%3' OR pickup_date IS NULL)", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-02")])),
-        ("pickup_date LIKE '%-0_-0%'", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-02"), Some("2024-01-03")])),
+        (
+            "pickup_date >= '2024-01-02'",
+            "pickup_date",
+            Some(&[Some("2024-01-02"), Some("2024-01-03")]),
+        ),
+        (
+            "pickup_date != '2024-01-02'",
+            "pickup_date",
+            Some(&[Some("2024-01-01"), Some("2024-01-03")]),
+        ),
+        (
+            "NOT (pickup_date LIKE '%3' OR pickup_date IS NULL)",
+            "pickup_date",
+            Some(&[Some("2024-01-01"), Some("2024-01-02")]),
+        ),
+        (
+            "pickup_date LIKE '%-0_-0%'",
+            "pickup_date",
+            Some(&[Some("2024-01-01"), Some("2024-01-02"), Some("2024-01-03")]),
+        ),
         // Typed comparison, never text: '10' > '9' as integers, ordered as integers.
         ("bucket > 5", "bucket", Some(&[Some("9"), Some("10")])),
         ("bucket < 10", "bucket", Some(&[Some("-1"), Some("9")])),
@@ -601,13 +834,43 @@ fn accepted_partition_values_are_decided_per_present_value() {
         ("region = ''", "region", Some(&[Some("")])),
         ("region IS NULL", "region", Some(&[None])),
         // OR: a branch that does not constrain the column accepts every value.
-        ("pickup_date = '2024-01-01' OR trip_distance > 5", "pickup_date", Some(&[None, Some("2024-01-01"), Some("2024-01-02"), Some("2024-01-03")])),
-        ("pickup_date = '2024-01-01' OR pickup_date = '2024-01-03'", "pickup_date", Some(&[Some("2024-01-01"), Some("2024-01-03")])),
+        (
+            "pickup_date = '2024-01-01' OR trip_distance > 5",
+            "pickup_date",
+            Some(&[
+                None,
+                Some("2024-01-01"),
+                Some("2024-01-02"),
+                Some("2024-01-03"),
+            ]),
+        ),
+        (
+            "pickup_date = '2024-01-01' OR pickup_date = '2024-01-03'",
+            "pickup_date",
+            Some(&[Some("2024-01-01"), Some("2024-01-03")]),
+        ),
         // Another partition column's constraint does not narrow this one.
-        ("pickup_date = '2024-01-01' AND bucket = 10", "pickup_date", Some(&[Some("2024-01-01")])),
-        ("pickup_date = '2024-01-01' AND bucket = 10", "bucket", Some(&[Some("10")])),
+        (
+            "pickup_date = '2024-01-01' AND bucket = 10",
+            "pickup_date",
+            Some(&[Some("2024-01-01")]),
+        ),
+        (
+            "pickup_date = '2024-01-01' AND bucket = 10",
+            "bucket",
+            Some(&[Some("10")]),
+        ),
         // Unsupported expressions decide nothing: every value stays.
-        ("UPPER(pickup_date) = 'X'", "pickup_date", Some(&[None, Some("2024-01-01"), Some("2024-01-02"), Some("2024-01-03")])),
+        (
+            "UPPER(pickup_date) = 'X'",
+            "pickup_date",
+            Some(&[
+                None,
+                Some("2024-01-01"),
+                Some("2024-01-02"),
+                Some("2024-01-03"),
+            ]),
+        ),
     ];
     for (sql, column, expected) in cases {
         check_accepted(sql, column, *expected);
@@ -634,6 +897,10 @@ fn signed_zero_exposure_of_float_bounds() {
         let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
         let leaves = nnf.leaves();
         assert_eq!(leaves.len(), 1, "`{sql}` is one leaf");
-        assert_eq!(crate::explain::signed_zero_exposed(leaves[0], &cols), *expected, "signed-zero exposure of `{sql}`");
+        assert_eq!(
+            crate::explain::signed_zero_exposed(leaves[0], &cols),
+            *expected,
+            "signed-zero exposure of `{sql}`"
+        );
     }
 }

@@ -19,10 +19,10 @@ use serde::Serialize;
 
 use crate::classify::{Bucket, UNSPLITTABLE_OR};
 use crate::error::ExplainError;
-use crate::explain::{nan_unguarded, Explanation, NAN_STRICT_EXCLUDED, NAN_UNGUARDED_BOUNDS};
+use crate::explain::{Explanation, NAN_STRICT_EXCLUDED, NAN_UNGUARDED_BOUNDS, nan_unguarded};
 use crate::file_stats::FileStats;
 use crate::gates::{bounds_usable, referenced_data_columns};
-use crate::lower::{kernel_can_evaluate, to_kernel, MAX_IN_LIST_EXPANSION};
+use crate::lower::{MAX_IN_LIST_EXPANSION, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::replay::ReplayedTable;
 use crate::schema::ColumnInfo;
@@ -54,8 +54,13 @@ pub struct Diagnosis {
 
 /// The diagnoses of one explanation, in a fixed order: by code as in the module table, then
 /// by the fragment or column they concern, in predicate order.
-pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<Diagnosis>, ExplainError> {
-    let Some(compiled) = &explanation.predicate else { return Ok(Vec::new()) };
+pub fn diagnose(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+) -> Result<Vec<Diagnosis>, ExplainError> {
+    let Some(compiled) = &explanation.predicate else {
+        return Ok(Vec::new());
+    };
     let mut out = Vec::new();
     match &compiled.normalized {
         Nnf::Const(false) => {
@@ -71,8 +76,12 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
             out.push(Diagnosis {
                 code: PREDICATE_ALWAYS_TRUE,
                 severity: Severity::Warning,
-                message: format!("`{}` is always TRUE: no file can be pruned", compiled.text.trim()),
-                suggestion: "add a condition on a partition column or a well-clustered data column".into(),
+                message: format!(
+                    "`{}` is always TRUE: no file can be pruned",
+                    compiled.text.trim()
+                ),
+                suggestion: "add a condition on a partition column or a well-clustered data column"
+                    .into(),
             });
             return Ok(out);
         }
@@ -83,16 +92,24 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
 
     // NO_PARTITION_FILTER: partition pruning needs a conjunct over partition columns alone.
     let partition_columns = columns.partition_columns();
-    let has_partition_phase =
-        !classes.in_bucket(Bucket::PartitionSafe).is_empty() || !classes.in_bucket(Bucket::PartitionExact).is_empty();
+    let has_partition_phase = !classes.in_bucket(Bucket::PartitionSafe).is_empty()
+        || !classes.in_bucket(Bucket::PartitionExact).is_empty();
     if !partition_columns.is_empty() && !has_partition_phase {
-        let mentioned: Vec<String> =
-            columns.split_columns(&compiled.normalized).0.iter().map(|i| i.column.dotted()).collect();
+        let mentioned: Vec<String> = columns
+            .split_columns(&compiled.normalized)
+            .0
+            .iter()
+            .map(|i| i.column.dotted())
+            .collect();
         let message = if mentioned.is_empty() {
             format!(
                 "the table is partitioned by {} but the predicate does not constrain {}: partition pruning removes nothing",
                 partition_columns.join(", "),
-                if partition_columns.len() == 1 { "it" } else { "them" }
+                if partition_columns.len() == 1 {
+                    "it"
+                } else {
+                    "them"
+                }
             )
         } else {
             format!(
@@ -113,11 +130,21 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
 
     // WEAK_DATA_SKIPPING: what each data-column conjunct prunes alone, among the files that
     // survive partition pruning (the files data skipping actually sees).
-    let input: Vec<usize> = (0..table.files().len()).filter(|&i| explanation.after_partition[i]).collect();
-    let stats: Vec<Option<FileStats>> =
-        (0..table.files().len()).map(|i| FileStats::parse(table.stats_json(i))).collect();
-    let covers = |i: usize, cols: &[ColumnInfo]| cols.iter().all(|c| bounds_usable(table, stats[i].as_ref(), c));
-    for fragment in classes.fragments.iter().filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable)) {
+    let input: Vec<usize> = (0..table.files().len())
+        .filter(|&i| explanation.after_partition[i])
+        .collect();
+    let stats: Vec<Option<FileStats>> = (0..table.files().len())
+        .map(|i| FileStats::parse(table.stats_json(i)))
+        .collect();
+    let covers = |i: usize, cols: &[ColumnInfo]| {
+        cols.iter()
+            .all(|c| bounds_usable(table, stats[i].as_ref(), c))
+    };
+    for fragment in classes
+        .fragments
+        .iter()
+        .filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable))
+    {
         let (evaluable, _) = fragment.predicate.weaken(&kernel_can_evaluate);
         if evaluable == Nnf::Const(true) || input.is_empty() {
             continue;
@@ -159,7 +186,9 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
 
     // STATS_ABSENT: per data column the predicate uses, the files with no usable bounds.
     for info in referenced_data_columns(table, explanation) {
-        let lacking = (0..table.files().len()).filter(|&i| !covers(i, std::slice::from_ref(&info))).count();
+        let lacking = (0..table.files().len())
+            .filter(|&i| !covers(i, std::slice::from_ref(&info)))
+            .count();
         if lacking == 0 {
             continue;
         }
@@ -193,7 +222,11 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
 
     // UNSUPPORTED_FRAGMENT: leaves no phase evaluates (partition-exact leaves are decided by
     // the partition evaluator, so they are not listed).
-    for fragment in classes.fragments.iter().filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable)) {
+    for fragment in classes
+        .fragments
+        .iter()
+        .filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable))
+    {
         for leaf in fragment.predicate.leaves() {
             if kernel_can_evaluate(leaf) {
                 continue;
@@ -202,7 +235,9 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
             out.push(Diagnosis {
                 code: UNSUPPORTED_FRAGMENT,
                 severity: Severity::Warning,
-                message: format!("`{leaf}` {why}; it keeps every file, sibling conjuncts still prune"),
+                message: format!(
+                    "`{leaf}` {why}; it keeps every file, sibling conjuncts still prune"
+                ),
                 suggestion,
             });
         }
@@ -217,9 +252,17 @@ pub fn diagnose(table: &ReplayedTable, explanation: &Explanation) -> Result<Vec<
             suggestion: "if each branch prunes well alone, run the query as a UNION ALL of its branches (with the overlap excluded), so each branch gets its own pruning".into(),
         });
     }
-    let excluded: Vec<&Leaf> = explanation.phases.iter().flat_map(|p| &p.nan_excluded).collect();
+    let excluded: Vec<&Leaf> = explanation
+        .phases
+        .iter()
+        .flat_map(|p| &p.nan_excluded)
+        .collect();
     // Leaves a guard left out of the scan (widened or zero bounds) prune nothing: no NaN risk.
-    let guarded: Vec<&Leaf> = explanation.phases.iter().flat_map(|p| &p.stripped).collect();
+    let guarded: Vec<&Leaf> = explanation
+        .phases
+        .iter()
+        .flat_map(|p| &p.stripped)
+        .collect();
     let exposed: Vec<String> = compiled
         .normalized
         .leaves()
@@ -255,11 +298,18 @@ fn unsupported_reason(leaf: &Leaf) -> (String, String) {
     match leaf {
         Leaf::Like { column, .. } => (
             "has a wildcard before its end (or a `_`), so no [min, max] range can bound it".into(),
-            format!("where the data allows, use a prefix pattern (`{column} LIKE 'abc%'`), which becomes a range"),
+            format!(
+                "where the data allows, use a prefix pattern (`{column} LIKE 'abc%'`), which becomes a range"
+            ),
         ),
         Leaf::In { list, column, .. } => (
-            format!("lists {} values, more than the {MAX_IN_LIST_EXPANSION} expanded for data skipping", list.len()),
-            format!("narrow the list, or add a range on `{column}` covering its values (`{column} BETWEEN low AND high`)"),
+            format!(
+                "lists {} values, more than the {MAX_IN_LIST_EXPANSION} expanded for data skipping",
+                list.len()
+            ),
+            format!(
+                "narrow the list, or add a range on `{column}` covering its values (`{column} BETWEEN low AND high`)"
+            ),
         ),
         Leaf::Unsupported { columns, .. } => {
             let names: Vec<String> = columns.iter().map(|c| format!("`{c}`")).collect();
@@ -272,6 +322,9 @@ fn unsupported_reason(leaf: &Leaf) -> (String, String) {
                 },
             )
         }
-        _ => ("cannot be evaluated by data skipping".into(), "rewrite it as comparisons of a column with literals".into()),
+        _ => (
+            "cannot be evaluated by data skipping".into(),
+            "rewrite it as comparisons of a column with literals".into(),
+        ),
     }
 }

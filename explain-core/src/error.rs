@@ -13,7 +13,11 @@ pub enum ExplainError {
     UnknownColumn { column: String, available: String },
     /// A literal that cannot be converted to its column's type without loss.
     #[error("invalid literal for column `{column}` ({column_type}): {reason}")]
-    InvalidLiteral { column: String, column_type: String, reason: String },
+    InvalidLiteral {
+        column: String,
+        column_type: String,
+        reason: String,
+    },
     /// Flags that make no sense together, or a bad flag value.
     #[error("{0}")]
     Usage(String),

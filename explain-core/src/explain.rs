@@ -1,19 +1,19 @@
 //! The pipeline: SQL -> owned AST -> normalized AST -> classification -> kernel predicates per
 //! phase -> three nested survivor sets (baseline, partition-only, full), all from one replay.
 
-use crate::accepted::{accepted_partition_values, AcceptedValues};
-use crate::ast::Predicate;
+use crate::accepted::{AcceptedValues, accepted_partition_values};
 use crate::ast::CmpOp;
-use crate::classify::{classify, Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP};
-use crate::schema::TableColumns;
+use crate::ast::Predicate;
+use crate::classify::{Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP, classify};
 use crate::error::ExplainError;
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
-use delta_kernel::PredicateRef;
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
 use crate::partition_eval::evaluate;
 use crate::replay::ReplayedTable;
+use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
+use delta_kernel::PredicateRef;
 
 pub const PARTITION_PHASE: &str = "Partition pruning";
 pub const DATA_SKIPPING_PHASE: &str = "Data skipping";
@@ -38,7 +38,12 @@ impl CompiledPredicate {
         let normalized = normalize(&parsed, columns)?;
         check_literals(&normalized, columns)?;
         let classification = classify(&normalized, columns);
-        Ok(Self { text: text.to_string(), parsed, normalized, classification })
+        Ok(Self {
+            text: text.to_string(),
+            parsed,
+            normalized,
+            classification,
+        })
     }
 }
 
@@ -61,14 +66,21 @@ pub struct ExplainOptions {
 /// the bounds; Delta stats carry no NaN count that could prove NaN absent. `<`, `<=`, `=` with
 /// a number and `IS [NOT] NULL` are not affected: NaN never satisfies them.
 pub fn nan_unguarded(leaf: &Leaf, columns: &TableColumns) -> bool {
-    let Some(column) = leaf.column() else { return false };
-    let Ok(info) = columns.resolve(column) else { return false };
+    let Some(column) = leaf.column() else {
+        return false;
+    };
+    let Ok(info) = columns.resolve(column) else {
+        return false;
+    };
     if info.is_partition || !info.is_float() {
         return false;
     }
     let is_nan = |l: &crate::ast::Literal| matches!(l, crate::ast::Literal::String(s) if s.trim().eq_ignore_ascii_case("nan"));
     match leaf {
-        Leaf::Cmp { op: CmpOp::Gt | CmpOp::GtEq | CmpOp::NotEq, .. } => true,
+        Leaf::Cmp {
+            op: CmpOp::Gt | CmpOp::GtEq | CmpOp::NotEq,
+            ..
+        } => true,
         Leaf::Cmp { literal, .. } => is_nan(literal),
         Leaf::In { negated: true, .. } => true,
         Leaf::In { list, .. } => list.iter().any(is_nan),
@@ -81,8 +93,12 @@ pub fn nan_unguarded(leaf: &Leaf, columns: &TableColumns) -> bool {
 /// bound sits below the value it stands for, so `x = 3.4000000953674316` or `x > 3.4` would
 /// prune a matching file (pitfall 7). No bound of such a column is used.
 pub fn widening_unbounded(leaf: &Leaf, columns: &TableColumns) -> bool {
-    let Some(column) = leaf.column() else { return false };
-    columns.resolve(column).is_ok_and(|info| !info.is_partition && info.widened_from_float)
+    let Some(column) = leaf.column() else {
+        return false;
+    };
+    columns
+        .resolve(column)
+        .is_ok_and(|info| !info.is_partition && info.widened_from_float)
 }
 
 /// Whether the leaf compares a float data column with zero. A bound of zero does not say its
@@ -91,13 +107,19 @@ pub fn widening_unbounded(leaf: &Leaf, columns: &TableColumns) -> bool {
 /// against a zero (in the total order, `-0.0 < +0.0`), the recorded sign can prune a file
 /// whose other zero matches. Such leaves are left out of data skipping.
 pub fn signed_zero_exposed(leaf: &Leaf, columns: &TableColumns) -> bool {
-    let Some(column) = leaf.column() else { return false };
-    let Ok(info) = columns.resolve(column) else { return false };
+    let Some(column) = leaf.column() else {
+        return false;
+    };
+    let Ok(info) = columns.resolve(column) else {
+        return false;
+    };
     if info.is_partition || !info.is_float() {
         return false;
     }
     let zero = |l: &crate::ast::Literal| match l {
-        crate::ast::Literal::Number(t) | crate::ast::Literal::String(t) => t.trim().parse::<f64>().is_ok_and(|v| v == 0.0),
+        crate::ast::Literal::Number(t) | crate::ast::Literal::String(t) => {
+            t.trim().parse::<f64>().is_ok_and(|v| v == 0.0)
+        }
         _ => false,
     };
     match leaf {
@@ -191,7 +213,11 @@ pub fn kernel_scans(
     // Weakening a leaf to TRUE only widens the survivor set (monotonicity, see nnf.rs), so the
     // full scan stays sound whatever it leaves out.
     let (full_nnf, _) = classes
-        .conjunction(&[Bucket::PartitionSafe, Bucket::StatsSafe, Bucket::Unsplittable])
+        .conjunction(&[
+            Bucket::PartitionSafe,
+            Bucket::StatsSafe,
+            Bucket::Unsplittable,
+        ])
         .weaken(&|l: &Leaf| scanned(l, columns, options));
     let full = to_kernel(&full_nnf, columns)?;
     Ok(KernelScans { partition, full })
@@ -204,11 +230,16 @@ fn untrusted_bounds(leaf: &Leaf, columns: &TableColumns) -> bool {
 
 /// Whether the full scan hands `leaf` to the kernel's data skipping.
 fn scanned(leaf: &Leaf, columns: &TableColumns, options: ExplainOptions) -> bool {
-    kernel_can_evaluate(leaf) && !untrusted_bounds(leaf, columns) && !(options.strict && nan_unguarded(leaf, columns))
+    kernel_can_evaluate(leaf)
+        && !untrusted_bounds(leaf, columns)
+        && !(options.strict && nan_unguarded(leaf, columns))
 }
 
 /// Explains `predicate` (none: just the baseline) on a replayed table.
-pub fn explain(table: &ReplayedTable, predicate: Option<&str>) -> Result<Explanation, ExplainError> {
+pub fn explain(
+    table: &ReplayedTable,
+    predicate: Option<&str>,
+) -> Result<Explanation, ExplainError> {
     explain_with(table, predicate, ExplainOptions::default())
 }
 
@@ -240,13 +271,20 @@ pub fn explain_with(
     // Phase 1: the kernel prunes on the partition-safe fragment; the partition evaluator
     // decides the partition-exact fragment per file. A file survives if both keep it.
     let partition_exact = classes.conjunction(&[Bucket::PartitionExact]);
-    let KernelScans { partition: partition_kernel, full: full_kernel } = kernel_scans(&compiled, columns, options)?;
+    let KernelScans {
+        partition: partition_kernel,
+        full: full_kernel,
+    } = kernel_scans(&compiled, columns, options)?;
     let partition_scan = table.survivors(partition_kernel.clone())?;
     let mut after_partition = partition_scan.clone();
     let mut undecided = 0usize;
     if partition_exact != Nnf::Const(true) {
         // Evaluated once per partition: files of one partition share their values.
-        let per_partition: Vec<_> = table.partitions().iter().map(|values| evaluate(&partition_exact, values, columns)).collect();
+        let per_partition: Vec<_> = table
+            .partitions()
+            .iter()
+            .map(|values| evaluate(&partition_exact, values, columns))
+            .collect();
         for (i, file) in table.files().iter().enumerate() {
             let truth = per_partition[file.partition];
             if !truth.may_be_true() {
@@ -264,8 +302,8 @@ pub fn explain_with(
             ),
         });
     }
-    let has_partition_phase =
-        !classes.in_bucket(Bucket::PartitionSafe).is_empty() || !classes.in_bucket(Bucket::PartitionExact).is_empty();
+    let has_partition_phase = !classes.in_bucket(Bucket::PartitionSafe).is_empty()
+        || !classes.in_bucket(Bucket::PartitionExact).is_empty();
     let partition_count = after_partition.iter().filter(|k| **k).count();
     if has_partition_phase {
         phases.push(Phase {
@@ -276,7 +314,11 @@ pub fn explain_with(
             kernel_predicate: partition_kernel.as_ref().map(|p| p.to_string()),
             input_files: total,
             output_files: partition_count,
-            confidence: if undecided > 0 { Confidence::Conservative } else { Confidence::Exact },
+            confidence: if undecided > 0 {
+                Confidence::Conservative
+            } else {
+                Confidence::Exact
+            },
         });
     }
 
@@ -294,33 +336,59 @@ pub fn explain_with(
     } else {
         table.survivors_among(full_kernel.clone(), Some(&after_partition))?
     };
-    let kept: Vec<bool> = full_scan.iter().zip(&after_partition).map(|(a, b)| *a && *b).collect();
+    let kept: Vec<bool> = full_scan
+        .iter()
+        .zip(&after_partition)
+        .map(|(a, b)| *a && *b)
+        .collect();
     let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
     if credited != Nnf::Const(true) {
         let (honoured, stripped) = credited.weaken(&scan_keeps);
-        let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) =
-            stripped.into_iter().partition(|l| kernel_can_evaluate(l) && !untrusted(l));
-        let widening: Vec<&Leaf> = stripped.iter().filter(|l| widening_unbounded(l, columns)).collect();
-        let zeros: Vec<&Leaf> = stripped.iter().filter(|l| signed_zero_exposed(l, columns) && !widening_unbounded(l, columns)).collect();
-        let unguarded: Vec<&Leaf> = honoured.leaves().into_iter().filter(|l| nan_exposed(l)).collect();
+        let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) = stripped
+            .into_iter()
+            .partition(|l| kernel_can_evaluate(l) && !untrusted(l));
+        let widening: Vec<&Leaf> = stripped
+            .iter()
+            .filter(|l| widening_unbounded(l, columns))
+            .collect();
+        let zeros: Vec<&Leaf> = stripped
+            .iter()
+            .filter(|l| signed_zero_exposed(l, columns) && !widening_unbounded(l, columns))
+            .collect();
+        let unguarded: Vec<&Leaf> = honoured
+            .leaves()
+            .into_iter()
+            .filter(|l| nan_exposed(l))
+            .collect();
         let nan_excluded_refs: Vec<&Leaf> = nan_excluded.iter().collect();
         let leaf_notes: [(&'static str, &[&Leaf], fn(&str) -> String); 4] = [
-            (SIGNED_ZERO_BOUNDS, &zeros, |list| format!(
-                "{list} left out of data skipping: a float bound of zero does not record its sign (writers may store +0.0 for -0.0 and back), so against a zero it cannot prune soundly"
-            )),
-            (TYPE_WIDENING_STATS, &widening, |list| format!(
-                "{list} left out of data skipping: the column was widened from float, and files written before keep f32 statistics that may not bound their double values"
-            )),
-            (NAN_UNGUARDED_BOUNDS, &unguarded, |list| format!(
-                "{list} on float column(s): writers leave NaN out of min/max and Delta stats carry no NaN count, so a file whose matching rows are NaN can be pruned; --strict leaves these fragments out of the scan"
-            )),
-            (NAN_STRICT_EXCLUDED, &nan_excluded_refs, |list| format!(
-                "--strict left {list} out of the scan: NaN rows could satisfy it beyond the recorded bounds"
-            )),
+            (SIGNED_ZERO_BOUNDS, &zeros, |list| {
+                format!(
+                    "{list} left out of data skipping: a float bound of zero does not record its sign (writers may store +0.0 for -0.0 and back), so against a zero it cannot prune soundly"
+                )
+            }),
+            (TYPE_WIDENING_STATS, &widening, |list| {
+                format!(
+                    "{list} left out of data skipping: the column was widened from float, and files written before keep f32 statistics that may not bound their double values"
+                )
+            }),
+            (NAN_UNGUARDED_BOUNDS, &unguarded, |list| {
+                format!(
+                    "{list} on float column(s): writers leave NaN out of min/max and Delta stats carry no NaN count, so a file whose matching rows are NaN can be pruned; --strict leaves these fragments out of the scan"
+                )
+            }),
+            (NAN_STRICT_EXCLUDED, &nan_excluded_refs, |list| {
+                format!(
+                    "--strict left {list} out of the scan: NaN rows could satisfy it beyond the recorded bounds"
+                )
+            }),
         ];
         for (code, leaves, message) in leaf_notes {
             if !leaves.is_empty() {
-                notes.push(Note { code, message: message(&quoted_list(leaves.iter().copied())) });
+                notes.push(Note {
+                    code,
+                    message: message(&quoted_list(leaves.iter().copied())),
+                });
             }
         }
         let has_unsplittable = !classes.in_bucket(Bucket::Unsplittable).is_empty();
@@ -337,19 +405,39 @@ pub fn explain_with(
             kernel_predicate: full_kernel.as_ref().map(|p| p.to_string()),
             input_files: partition_count,
             output_files: kept.iter().filter(|k| **k).count(),
-            confidence: if lowered { Confidence::Incomplete } else { Confidence::Conservative },
+            confidence: if lowered {
+                Confidence::Incomplete
+            } else {
+                Confidence::Conservative
+            },
         });
     }
-    let confidence = phases.iter().map(|p| p.confidence).max().unwrap_or(Confidence::Exact);
+    let confidence = phases
+        .iter()
+        .map(|p| p.confidence)
+        .max()
+        .unwrap_or(Confidence::Exact);
     let accepted = accepted_partition_values(&compiled.normalized, table.present_values(), columns);
     let scans = ScanPredicates {
         partition: partition_kernel.as_ref().map(|p| p.to_string()),
         full: full_kernel.as_ref().map(|p| p.to_string()),
     };
-    Ok(Explanation { predicate: Some(compiled), phases, after_partition, kept, notes, confidence, accepted, scans })
+    Ok(Explanation {
+        predicate: Some(compiled),
+        phases,
+        after_partition,
+        kept,
+        notes,
+        confidence,
+        accepted,
+        scans,
+    })
 }
 
 /// `` `a`, `b` `` for a note message.
 fn quoted_list<'a>(leaves: impl Iterator<Item = &'a Leaf>) -> String {
-    leaves.map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", ")
+    leaves
+        .map(|l| format!("`{l}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

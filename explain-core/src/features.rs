@@ -54,7 +54,11 @@ impl TableFeatures {
         let config = table.snapshot().table_configuration();
         let protocol = config.protocol();
         let names = |features: Option<&[TableFeature]>| -> Vec<String> {
-            features.unwrap_or_default().iter().map(ToString::to_string).collect()
+            features
+                .unwrap_or_default()
+                .iter()
+                .map(ToString::to_string)
+                .collect()
         };
         let unknown = |features: Option<&[TableFeature]>| -> Vec<String> {
             features
@@ -76,7 +80,11 @@ impl TableFeatures {
         };
         let mut notes = Vec::new();
 
-        let dv_files = table.files().iter().filter(|f| f.has_deletion_vector).count();
+        let dv_files = table
+            .files()
+            .iter()
+            .filter(|f| f.has_deletion_vector)
+            .count();
         if dv_files > 0 {
             notes.push(Note {
                 code: DELETION_VECTORS,
@@ -86,7 +94,8 @@ impl TableFeatures {
             });
         }
 
-        let column_mapping_mode = format!("{:?}", config.column_mapping_mode()).to_ascii_lowercase();
+        let column_mapping_mode =
+            format!("{:?}", config.column_mapping_mode()).to_ascii_lowercase();
         if column_mapping_mode != "none" {
             notes.push(Note {
                 code: COLUMN_MAPPING,
@@ -96,8 +105,14 @@ impl TableFeatures {
             });
         }
 
-        let clustering_columns = match table.snapshot().get_clustering_column_infos(table.engine()) {
-            Ok(infos) => infos.map(|infos| infos.iter().map(|i| i.logical_column.to_string()).collect::<Vec<_>>()),
+        let clustering_columns = match table.snapshot().get_clustering_column_infos(table.engine())
+        {
+            Ok(infos) => infos.map(|infos| {
+                infos
+                    .iter()
+                    .map(|i| i.logical_column.to_string())
+                    .collect::<Vec<_>>()
+            }),
             Err(e) => {
                 notes.push(Note {
                     code: CLUSTERING_UNREADABLE,
@@ -119,8 +134,12 @@ impl TableFeatures {
             });
         }
 
-        let in_commit_timestamps = config.table_properties().enable_in_commit_timestamps == Some(true)
-            && protocol.writer_features.iter().any(|f| f == "inCommitTimestamp");
+        let in_commit_timestamps = config.table_properties().enable_in_commit_timestamps
+            == Some(true)
+            && protocol
+                .writer_features
+                .iter()
+                .any(|f| f == "inCommitTimestamp");
         if in_commit_timestamps {
             notes.push(Note {
                 code: IN_COMMIT_TIMESTAMPS,
@@ -128,8 +147,11 @@ impl TableFeatures {
             });
         }
 
-        let unknown_all: Vec<&String> =
-            protocol.unknown_reader_features.iter().chain(&protocol.unknown_writer_features).collect();
+        let unknown_all: Vec<&String> = protocol
+            .unknown_reader_features
+            .iter()
+            .chain(&protocol.unknown_writer_features)
+            .collect();
         if !unknown_all.is_empty() {
             let mut names: Vec<&str> = unknown_all.iter().map(|s| s.as_str()).collect();
             names.sort_unstable();
@@ -144,7 +166,9 @@ impl TableFeatures {
         }
 
         TableFeatures {
-            deletion_vectors: DeletionVectors { files_with_deletion_vectors: dv_files },
+            deletion_vectors: DeletionVectors {
+                files_with_deletion_vectors: dv_files,
+            },
             column_mapping_mode,
             partition_columns: table.columns().partition_columns().to_vec(),
             clustering_columns,

@@ -27,7 +27,9 @@ impl FileStats {
     }
 
     fn at<'a>(root: &'a Value, path: &[String]) -> Option<&'a Value> {
-        path.iter().try_fold(root, |v, part| v.get(part)).filter(|v| !v.is_null())
+        path.iter()
+            .try_fold(root, |v, part| v.get(part))
+            .filter(|v| !v.is_null())
     }
 
     pub fn min(&self, path: &[String]) -> Option<&Value> {

@@ -71,7 +71,11 @@ pub struct SurvivorSet {
 
 impl Layers {
     /// The layers of an explanation with a predicate; `None` without one.
-    pub fn build(table: &ReplayedTable, explanation: &Explanation, limit: Option<usize>) -> Option<Layers> {
+    pub fn build(
+        table: &ReplayedTable,
+        explanation: &Explanation,
+        limit: Option<usize>,
+    ) -> Option<Layers> {
         let compiled = explanation.predicate.as_ref()?;
         let columns = table.columns();
         let classification = compiled
@@ -85,22 +89,42 @@ impl Layers {
                     .predicate
                     .columns()
                     .iter()
-                    .map(|c| columns.resolve(c).map(|i| i.column.dotted()).unwrap_or_else(|_| c.dotted()))
+                    .map(|c| {
+                        columns
+                            .resolve(c)
+                            .map(|i| i.column.dotted())
+                            .unwrap_or_else(|_| c.dotted())
+                    })
                     .collect(),
             })
             .collect();
-        let exact = compiled.classification.conjunction(&[Bucket::PartitionExact]);
+        let exact = compiled
+            .classification
+            .conjunction(&[Bucket::PartitionExact]);
         let set = |name: &'static str, keep: &dyn Fn(usize) -> bool| {
-            let mut paths: Vec<String> =
-                (0..table.files().len()).filter(|&i| keep(i)).map(|i| table.path(i).to_string()).collect();
+            let mut paths: Vec<String> = (0..table.files().len())
+                .filter(|&i| keep(i))
+                .map(|i| table.path(i).to_string())
+                .collect();
             paths.sort();
             let count = paths.len();
             paths.truncate(limit.unwrap_or(usize::MAX));
-            SurvivorSet { set: name, count, files_truncated: paths.len() < count, files: paths }
+            SurvivorSet {
+                set: name,
+                count,
+                files_truncated: paths.len() < count,
+                files: paths,
+            }
         };
         Some(Layers {
-            parsed: Form { sql: compiled.parsed.to_string(), tree: parsed_tree(&compiled.parsed) },
-            normalized: Form { sql: compiled.normalized.to_string(), tree: normalized_tree(&compiled.normalized) },
+            parsed: Form {
+                sql: compiled.parsed.to_string(),
+                tree: parsed_tree(&compiled.parsed),
+            },
+            normalized: Form {
+                sql: compiled.normalized.to_string(),
+                tree: normalized_tree(&compiled.normalized),
+            },
             classification,
             kernel: KernelScans {
                 partition_scan: explanation.scans.partition.clone(),
@@ -117,7 +141,11 @@ impl Layers {
 }
 
 fn node(kind: &'static str, sql: String, children: Vec<TreeNode>) -> TreeNode {
-    TreeNode { kind, sql, children }
+    TreeNode {
+        kind,
+        sql,
+        children,
+    }
 }
 
 /// The tree of the predicate as parsed.
@@ -133,8 +161,16 @@ pub fn parsed_tree(p: &Predicate) -> TreeNode {
 /// The tree of the normalized predicate.
 pub fn normalized_tree(p: &Nnf) -> TreeNode {
     match p {
-        Nnf::And(items) => node("and", p.to_string(), items.iter().map(normalized_tree).collect()),
-        Nnf::Or(items) => node("or", p.to_string(), items.iter().map(normalized_tree).collect()),
+        Nnf::And(items) => node(
+            "and",
+            p.to_string(),
+            items.iter().map(normalized_tree).collect(),
+        ),
+        Nnf::Or(items) => node(
+            "or",
+            p.to_string(),
+            items.iter().map(normalized_tree).collect(),
+        ),
         Nnf::Const(_) => node("constant", p.to_string(), Vec::new()),
         Nnf::Leaf(leaf) => {
             let kind = match leaf {

@@ -176,7 +176,11 @@ mod tests {
             ("a\u{7F}", Some("a\u{80}")),
         ];
         for (prefix, expected) in cases {
-            assert_eq!(successor(prefix).as_deref(), *expected, "successor of {prefix:?}");
+            assert_eq!(
+                successor(prefix).as_deref(),
+                *expected,
+                "successor of {prefix:?}"
+            );
         }
     }
 
@@ -198,7 +202,11 @@ mod tests {
         ];
         for (pattern, text, expected) in cases {
             let tokens = tokenize(pattern, None).unwrap();
-            assert_eq!(matches(&tokens, text), *expected, "'{text}' LIKE '{pattern}'");
+            assert_eq!(
+                matches(&tokens, text),
+                *expected,
+                "'{text}' LIKE '{pattern}'"
+            );
         }
     }
 
@@ -206,7 +214,18 @@ mod tests {
     fn prefix_range_agrees_with_matching() {
         // The rewrite `LIKE 'p%'` -> `>= p AND < successor(p)` must agree with the matcher.
         let prefixes = ["ab", "a\u{10FFFF}", "", "z\u{D7FF}"];
-        let texts = ["a", "ab", "abc", "ac", "b", "a\u{10FFFF}x", "a\u{10FFFF}", "z\u{D7FF}q", "z\u{E000}", ""];
+        let texts = [
+            "a",
+            "ab",
+            "abc",
+            "ac",
+            "b",
+            "a\u{10FFFF}x",
+            "a\u{10FFFF}",
+            "z\u{D7FF}q",
+            "z\u{E000}",
+            "",
+        ];
         for p in prefixes {
             let tokens = tokenize(&format!("{p}%"), Some('!')).unwrap();
             for t in texts {

@@ -34,7 +34,9 @@ pub fn kernel_can_evaluate(leaf: &Leaf) -> bool {
 pub fn check_literals(pred: &Nnf, columns: &TableColumns) -> Result<(), ExplainError> {
     for leaf in pred.leaves() {
         match leaf {
-            Leaf::Cmp { column, literal, .. } => {
+            Leaf::Cmp {
+                column, literal, ..
+            } => {
                 coerce(literal, &columns.resolve(column)?)?;
             }
             Leaf::In { column, list, .. } => {
@@ -51,7 +53,10 @@ pub fn check_literals(pred: &Nnf, columns: &TableColumns) -> Result<(), ExplainE
 
 /// Lowers a predicate every leaf of which satisfies [`kernel_can_evaluate`]. `None` for TRUE
 /// (no predicate: the scan keeps everything).
-pub fn to_kernel(pred: &Nnf, columns: &TableColumns) -> Result<Option<Arc<KernelPredicate>>, ExplainError> {
+pub fn to_kernel(
+    pred: &Nnf,
+    columns: &TableColumns,
+) -> Result<Option<Arc<KernelPredicate>>, ExplainError> {
     Ok(match pred {
         Nnf::Const(true) => None,
         other => Some(Arc::new(lower(other, columns)?)),
@@ -61,8 +66,18 @@ pub fn to_kernel(pred: &Nnf, columns: &TableColumns) -> Result<Option<Arc<Kernel
 fn lower(pred: &Nnf, columns: &TableColumns) -> Result<KernelPredicate, ExplainError> {
     Ok(match pred {
         Nnf::Const(b) => KernelPredicate::literal(*b),
-        Nnf::And(items) => KernelPredicate::and_from(items.iter().map(|i| lower(i, columns)).collect::<Result<Vec<_>, _>>()?),
-        Nnf::Or(items) => KernelPredicate::or_from(items.iter().map(|i| lower(i, columns)).collect::<Result<Vec<_>, _>>()?),
+        Nnf::And(items) => KernelPredicate::and_from(
+            items
+                .iter()
+                .map(|i| lower(i, columns))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Nnf::Or(items) => KernelPredicate::or_from(
+            items
+                .iter()
+                .map(|i| lower(i, columns))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
         Nnf::Leaf(leaf) => lower_leaf(leaf, columns)?,
     })
 }
@@ -84,16 +99,32 @@ fn lower_leaf(leaf: &Leaf, columns: &TableColumns) -> Result<KernelPredicate, Ex
         }
     };
     Ok(match leaf {
-        Leaf::Cmp { column, op, literal } => {
+        Leaf::Cmp {
+            column,
+            op,
+            literal,
+        } => {
             let info = columns.resolve(column)?;
             cmp(column, *op, Expression::literal(coerce(literal, &info)?))
         }
-        Leaf::IsNull { column, negated: false } => KernelPredicate::is_null(column_expr(column)),
-        Leaf::IsNull { column, negated: true } => KernelPredicate::is_not_null(column_expr(column)),
-        Leaf::Bool { column, value } => {
-            cmp(column, CmpOp::Eq, Expression::literal(delta_kernel::expressions::Scalar::Boolean(*value)))
-        }
-        Leaf::In { column, list, negated } => {
+        Leaf::IsNull {
+            column,
+            negated: false,
+        } => KernelPredicate::is_null(column_expr(column)),
+        Leaf::IsNull {
+            column,
+            negated: true,
+        } => KernelPredicate::is_not_null(column_expr(column)),
+        Leaf::Bool { column, value } => cmp(
+            column,
+            CmpOp::Eq,
+            Expression::literal(delta_kernel::expressions::Scalar::Boolean(*value)),
+        ),
+        Leaf::In {
+            column,
+            list,
+            negated,
+        } => {
             // x IN (a, b) = x = a OR x = b; x NOT IN (a, b) = x != a AND x != b (exact in
             // three-valued logic: the list holds no NULL after normalization).
             let info = columns.resolve(column)?;
@@ -102,7 +133,11 @@ fn lower_leaf(leaf: &Leaf, columns: &TableColumns) -> Result<KernelPredicate, Ex
                 .iter()
                 .map(|l| Ok(cmp(column, op, Expression::literal(coerce(l, &info)?))))
                 .collect::<Result<Vec<_>, ExplainError>>()?;
-            if *negated { KernelPredicate::and_from(items) } else { KernelPredicate::or_from(items) }
+            if *negated {
+                KernelPredicate::and_from(items)
+            } else {
+                KernelPredicate::or_from(items)
+            }
         }
         Leaf::Like { .. } | Leaf::Unsupported { .. } => {
             return Err(ExplainError::InvalidPredicate(format!(

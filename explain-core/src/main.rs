@@ -2,7 +2,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use explain_core::cli::{run, Args};
+use explain_core::cli::{Args, run};
 
 fn main() -> ExitCode {
     // A panic is a bug; even then the user gets one line, not a backtrace.
@@ -17,7 +17,12 @@ fn main() -> ExitCode {
     }));
     let args = match Args::try_parse() {
         Ok(args) => args,
-        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
@@ -29,7 +34,10 @@ fn main() -> ExitCode {
                 .map(str::trim)
                 .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
                 .collect();
-            eprintln!("delta-explain: {}", message.join(" ").trim_start_matches("error: "));
+            eprintln!(
+                "delta-explain: {}",
+                message.join(" ").trim_start_matches("error: ")
+            );
             return ExitCode::from(2);
         }
     };
@@ -45,11 +53,14 @@ fn main() -> ExitCode {
         Ok(Ok(outcome)) => {
             let mut stdout = std::io::stdout().lock();
             // A reader that closed the pipe early (`| head`) is not an error of ours.
-            if let Err(e) = stdout.write_all(outcome.stdout.as_bytes()).and_then(|_| stdout.flush())
-                && e.kind() != std::io::ErrorKind::BrokenPipe {
-                    eprintln!("delta-explain: cannot write the report: {e}");
-                    return ExitCode::from(3);
-                }
+            if let Err(e) = stdout
+                .write_all(outcome.stdout.as_bytes())
+                .and_then(|_| stdout.flush())
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                eprintln!("delta-explain: cannot write the report: {e}");
+                return ExitCode::from(3);
+            }
             if !outcome.stderr.is_empty() {
                 eprintln!("delta-explain: {}", outcome.stderr);
             }

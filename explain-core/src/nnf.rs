@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use crate::ast::{write_child, write_in_list, write_like, CmpOp, ColumnRef, Literal};
+use crate::ast::{CmpOp, ColumnRef, Literal, write_child, write_in_list, write_like};
 
 /// A normalized predicate.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -30,17 +30,40 @@ pub enum Nnf {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Leaf {
     /// `column op literal`; the literal is never NULL.
-    Cmp { column: ColumnRef, op: CmpOp, literal: Literal },
-    IsNull { column: ColumnRef, negated: bool },
+    Cmp {
+        column: ColumnRef,
+        op: CmpOp,
+        literal: Literal,
+    },
+    IsNull {
+        column: ColumnRef,
+        negated: bool,
+    },
     /// `column [NOT] IN (...)` with at least two non-NULL literals.
-    In { column: ColumnRef, list: Vec<Literal>, negated: bool },
+    In {
+        column: ColumnRef,
+        list: Vec<Literal>,
+        negated: bool,
+    },
     /// A LIKE no range can express (inner wildcards, `_`, or a non-string column).
-    Like { column: ColumnRef, pattern: String, escape: Option<char>, negated: bool },
+    Like {
+        column: ColumnRef,
+        pattern: String,
+        escape: Option<char>,
+        negated: bool,
+    },
     /// A boolean column compared with a constant: `flag` is `flag = TRUE`, `NOT flag` is
     /// `flag = FALSE` (both NULL when the column is NULL, so the rewrite is exact).
-    Bool { column: ColumnRef, value: bool },
+    Bool {
+        column: ColumnRef,
+        value: bool,
+    },
     /// An expression outside the pruning language, possibly under a NOT.
-    Unsupported { sql: String, columns: Vec<ColumnRef>, negated: bool },
+    Unsupported {
+        sql: String,
+        columns: Vec<ColumnRef>,
+        negated: bool,
+    },
 }
 
 impl Leaf {
@@ -153,8 +176,18 @@ impl Nnf {
     fn weaken_into(&self, keep: &dyn Fn(&Leaf) -> bool, stripped: &mut Vec<Leaf>) -> Nnf {
         match self {
             Nnf::Const(b) => Nnf::Const(*b),
-            Nnf::And(items) => Nnf::and(items.iter().map(|i| i.weaken_into(keep, stripped)).collect::<Vec<_>>()),
-            Nnf::Or(items) => Nnf::or(items.iter().map(|i| i.weaken_into(keep, stripped)).collect::<Vec<_>>()),
+            Nnf::And(items) => Nnf::and(
+                items
+                    .iter()
+                    .map(|i| i.weaken_into(keep, stripped))
+                    .collect::<Vec<_>>(),
+            ),
+            Nnf::Or(items) => Nnf::or(
+                items
+                    .iter()
+                    .map(|i| i.weaken_into(keep, stripped))
+                    .collect::<Vec<_>>(),
+            ),
             Nnf::Leaf(l) if keep(l) => Nnf::Leaf(l.clone()),
             Nnf::Leaf(l) => {
                 stripped.push(l.clone());
@@ -176,18 +209,41 @@ impl Nnf {
 impl fmt::Display for Leaf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Leaf::Cmp { column, op, literal } => write!(f, "{column} {} {literal}", op.sql()),
+            Leaf::Cmp {
+                column,
+                op,
+                literal,
+            } => write!(f, "{column} {} {literal}", op.sql()),
             Leaf::IsNull { column, negated } => {
                 write!(f, "{column} IS {}NULL", if *negated { "NOT " } else { "" })
             }
-            Leaf::In { column, list, negated } => write_in_list(f, column, list, *negated),
-            Leaf::Like { column, pattern, escape, negated } => {
-                write_like(f, column, pattern, *escape, *negated)
-            }
-            Leaf::Bool { column, value: true } => write!(f, "{column}"),
-            Leaf::Bool { column, value: false } => write!(f, "NOT {column}"),
-            Leaf::Unsupported { sql, negated: false, .. } => f.write_str(sql),
-            Leaf::Unsupported { sql, negated: true, .. } => write!(f, "NOT ({sql})"),
+            Leaf::In {
+                column,
+                list,
+                negated,
+            } => write_in_list(f, column, list, *negated),
+            Leaf::Like {
+                column,
+                pattern,
+                escape,
+                negated,
+            } => write_like(f, column, pattern, *escape, *negated),
+            Leaf::Bool {
+                column,
+                value: true,
+            } => write!(f, "{column}"),
+            Leaf::Bool {
+                column,
+                value: false,
+            } => write!(f, "NOT {column}"),
+            Leaf::Unsupported {
+                sql,
+                negated: false,
+                ..
+            } => f.write_str(sql),
+            Leaf::Unsupported {
+                sql, negated: true, ..
+            } => write!(f, "NOT ({sql})"),
         }
     }
 }
@@ -198,7 +254,11 @@ impl fmt::Display for Nnf {
             Nnf::Const(true) => f.write_str("TRUE"),
             Nnf::Const(false) => f.write_str("FALSE"),
             Nnf::And(items) | Nnf::Or(items) => {
-                let sep = if matches!(self, Nnf::And(_)) { " AND " } else { " OR " };
+                let sep = if matches!(self, Nnf::And(_)) {
+                    " AND "
+                } else {
+                    " OR "
+                };
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         f.write_str(sep)?;

@@ -47,7 +47,11 @@ fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<N
                 .collect::<Result<Vec<_>, _>>()?;
             // NOT (a AND b) = NOT a OR NOT b, and dually.
             let is_and = matches!(pred, Predicate::And(_)) != negated;
-            if is_and { Nnf::and(parts) } else { Nnf::or(parts) }
+            if is_and {
+                Nnf::and(parts)
+            } else {
+                Nnf::or(parts)
+            }
         }
         Predicate::Not(inner) => push_not(inner, !negated, columns)?,
         Predicate::Compare { left, op, right } => {
@@ -70,34 +74,60 @@ fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<N
                 // value: keep the leaf, as unsupported.
                 return unsupported(pred, negated, columns);
             }
-            Nnf::Leaf(Leaf::IsNull { column: info.column, negated: *n != negated })
+            Nnf::Leaf(Leaf::IsNull {
+                column: info.column,
+                negated: *n != negated,
+            })
         }
-        Predicate::InList { column, list, negated: n } => {
-            in_list(resolve(column)?, list, *n != negated)
-        }
-        Predicate::Between { column, low, high, negated: n } => {
+        Predicate::InList {
+            column,
+            list,
+            negated: n,
+        } => in_list(resolve(column)?, list, *n != negated),
+        Predicate::Between {
+            column,
+            low,
+            high,
+            negated: n,
+        } => {
             let column = resolve(column)?;
             if *n != negated {
-                Nnf::or([compare(column.clone(), CmpOp::Lt, low), compare(column, CmpOp::Gt, high)])
+                Nnf::or([
+                    compare(column.clone(), CmpOp::Lt, low),
+                    compare(column, CmpOp::Gt, high),
+                ])
             } else {
-                Nnf::and([compare(column.clone(), CmpOp::GtEq, low), compare(column, CmpOp::LtEq, high)])
+                Nnf::and([
+                    compare(column.clone(), CmpOp::GtEq, low),
+                    compare(column, CmpOp::LtEq, high),
+                ])
             }
         }
-        Predicate::Like { column, pattern, escape, negated: n } => {
+        Predicate::Like {
+            column,
+            pattern,
+            escape,
+            negated: n,
+        } => {
             let info = columns.resolve(column)?;
             let is_string = info.is_string();
             like_leaf(info.column, is_string, pattern, *escape, *n != negated)?
         }
         Predicate::BoolColumn(column) => {
             let info = columns.resolve(column)?;
-            if !matches!(info.primitive(), Some(delta_kernel::schema::PrimitiveType::Boolean)) {
+            if !matches!(
+                info.primitive(),
+                Some(delta_kernel::schema::PrimitiveType::Boolean)
+            ) {
                 return Err(ExplainError::InvalidPredicate(format!(
                     "column `{}` ({}) is not boolean and cannot stand alone as a predicate",
-                    info.column,
-                    info.data_type
+                    info.column, info.data_type
                 )));
             }
-            Nnf::Leaf(Leaf::Bool { column: info.column, value: !negated })
+            Nnf::Leaf(Leaf::Bool {
+                column: info.column,
+                value: !negated,
+            })
         }
         Predicate::Constant(Literal::Boolean(b)) => Nnf::Const(*b != negated),
         // NOT NULL is NULL: either way the constant folds to FALSE (module docs of nnf).
@@ -106,20 +136,32 @@ fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<N
     })
 }
 
-fn unsupported(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<Nnf, ExplainError> {
+fn unsupported(
+    pred: &Predicate,
+    negated: bool,
+    columns: &TableColumns,
+) -> Result<Nnf, ExplainError> {
     let resolved = pred
         .columns()
         .iter()
         .map(|c| columns.resolve(c).map(|i| i.column))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Nnf::Leaf(Leaf::Unsupported { sql: pred.to_string(), columns: resolved, negated }))
+    Ok(Nnf::Leaf(Leaf::Unsupported {
+        sql: pred.to_string(),
+        columns: resolved,
+        negated,
+    }))
 }
 
 /// `column op literal`; a NULL literal makes the comparison NULL, folded to FALSE.
 fn compare(column: ColumnRef, op: CmpOp, literal: &Literal) -> Nnf {
     match literal {
         Literal::Null => Nnf::Const(false),
-        l => Nnf::Leaf(Leaf::Cmp { column, op, literal: l.clone() }),
+        l => Nnf::Leaf(Leaf::Cmp {
+            column,
+            op,
+            literal: l.clone(),
+        }),
     }
 }
 
@@ -140,7 +182,11 @@ fn in_list(column: ColumnRef, list: &[Literal], negated: bool) -> Nnf {
         // x IN (NULL) is NULL.
         0 => Nnf::Const(false),
         1 => compare(column, op, &values[0]),
-        _ => Nnf::Leaf(Leaf::In { column, list: values, negated }),
+        _ => Nnf::Leaf(Leaf::In {
+            column,
+            list: values,
+            negated,
+        }),
     }
 }
 
@@ -152,7 +198,14 @@ fn like_leaf(
     negated: bool,
 ) -> Result<Nnf, ExplainError> {
     let tokens = like::tokenize(pattern, escape)?;
-    let general = || Nnf::Leaf(Leaf::Like { column: column.clone(), pattern: pattern.to_string(), escape, negated });
+    let general = || {
+        Nnf::Leaf(Leaf::Like {
+            column: column.clone(),
+            pattern: pattern.to_string(),
+            escape,
+            negated,
+        })
+    };
     if !is_string {
         // LIKE on a non-string column implies a cast to string whose format we do not model.
         return Ok(general());
@@ -161,14 +214,21 @@ fn like_leaf(
     Ok(match like::shape(&tokens) {
         PatternShape::Exact(s) => {
             let op = if negated { CmpOp::NotEq } else { CmpOp::Eq };
-            Nnf::Leaf(Leaf::Cmp { column, op, literal: string(&s) })
+            Nnf::Leaf(Leaf::Cmp {
+                column,
+                op,
+                literal: string(&s),
+            })
         }
         PatternShape::Prefix(p) if p.is_empty() => {
             if negated {
                 // NOT (s LIKE '%') is NULL or FALSE: never TRUE.
                 Nnf::Const(false)
             } else {
-                Nnf::Leaf(Leaf::IsNull { column, negated: true })
+                Nnf::Leaf(Leaf::IsNull {
+                    column,
+                    negated: true,
+                })
             }
         }
         PatternShape::Prefix(p) => {
@@ -184,7 +244,11 @@ fn like_leaf(
                         op: if negated { CmpOp::GtEq } else { CmpOp::Lt },
                         literal: string(&upper),
                     });
-                    if negated { Nnf::or([Nnf::Leaf(lower), upper]) } else { Nnf::and([Nnf::Leaf(lower), upper]) }
+                    if negated {
+                        Nnf::or([Nnf::Leaf(lower), upper])
+                    } else {
+                        Nnf::and([Nnf::Leaf(lower), upper])
+                    }
                 }
                 None => Nnf::Leaf(lower),
             }
@@ -200,7 +264,10 @@ fn fold_literals(a: &Literal, op: CmpOp, b: &Literal) -> Result<bool, ExplainErr
     let ordering: Option<Ordering> = match (a, b) {
         (Literal::Null, _) | (_, Literal::Null) => return Ok(false),
         (Literal::Number(x), Literal::Number(y)) => {
-            match (crate::coerce::ExactNumber::parse(x), crate::coerce::ExactNumber::parse(y)) {
+            match (
+                crate::coerce::ExactNumber::parse(x),
+                crate::coerce::ExactNumber::parse(y),
+            ) {
                 (Some(x), Some(y)) => Some(x.cmp(&y)),
                 _ => None,
             }
@@ -230,7 +297,8 @@ fn factor(pred: Nnf) -> Nnf {
         Nnf::And(items) => Nnf::and(items.into_iter().map(factor).collect::<Vec<_>>()),
         Nnf::Or(items) => {
             let branches: Vec<Nnf> = items.into_iter().map(factor).collect();
-            let conjuncts_of = |b: &Nnf| -> Vec<Nnf> { b.conjuncts().into_iter().cloned().collect() };
+            let conjuncts_of =
+                |b: &Nnf| -> Vec<Nnf> { b.conjuncts().into_iter().cloned().collect() };
             let first = conjuncts_of(&branches[0]);
             let common: Vec<Nnf> = first
                 .into_iter()
@@ -241,7 +309,14 @@ fn factor(pred: Nnf) -> Nnf {
             }
             let rests: Vec<Nnf> = branches
                 .iter()
-                .map(|b| Nnf::and(conjuncts_of(b).into_iter().filter(|c| !common.contains(c)).collect::<Vec<_>>()))
+                .map(|b| {
+                    Nnf::and(
+                        conjuncts_of(b)
+                            .into_iter()
+                            .filter(|c| !common.contains(c))
+                            .collect::<Vec<_>>(),
+                    )
+                })
                 .collect();
             // A rest of TRUE makes the remaining OR TRUE (absorption).
             let remaining = factor(Nnf::or(rests));

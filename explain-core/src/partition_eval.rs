@@ -130,7 +130,11 @@ pub fn evaluate(pred: &Nnf, values: &RawPartitionValues, columns: &TableColumns)
 }
 
 /// `None`: undecidable here (not a partition column, unsupported, unparsable value).
-fn evaluate_leaf(leaf: &Leaf, values: &RawPartitionValues, columns: &TableColumns) -> Option<Option<bool>> {
+fn evaluate_leaf(
+    leaf: &Leaf,
+    values: &RawPartitionValues,
+    columns: &TableColumns,
+) -> Option<Option<bool>> {
     let column = columns.resolve(leaf.column()?).ok()?;
     if !column.is_partition {
         return None;
@@ -138,7 +142,9 @@ fn evaluate_leaf(leaf: &Leaf, values: &RawPartitionValues, columns: &TableColumn
     let raw = values.get(&column.partition_key)?;
     let value = typed_partition_value(raw.as_deref(), &column)?;
     if matches!(leaf, Leaf::IsNull { .. }) {
-        let Leaf::IsNull { negated, .. } = leaf else { return None };
+        let Leaf::IsNull { negated, .. } = leaf else {
+            return None;
+        };
         return Some(Some(value.is_null() != *negated));
     }
     if value.is_null() {
@@ -159,13 +165,22 @@ fn evaluate_leaf(leaf: &Leaf, values: &RawPartitionValues, columns: &TableColumn
             }
             found != *negated
         }
-        Leaf::Like { pattern, escape, negated, .. } => {
-            let Scalar::String(s) = &value else { return None };
+        Leaf::Like {
+            pattern,
+            escape,
+            negated,
+            ..
+        } => {
+            let Scalar::String(s) = &value else {
+                return None;
+            };
             let tokens = like::tokenize(pattern, *escape).ok()?;
             like::matches(&tokens, s) != *negated
         }
         Leaf::Bool { value: wanted, .. } => {
-            let Scalar::Boolean(b) = value else { return None };
+            let Scalar::Boolean(b) = value else {
+                return None;
+            };
             b == *wanted
         }
         Leaf::IsNull { .. } | Leaf::Unsupported { .. } => return None,
@@ -189,7 +204,9 @@ pub fn compare(a: &Scalar, b: &Scalar) -> Option<Ordering> {
     match (a, b) {
         (Scalar::Float(x), Scalar::Float(y)) => Some(x.total_cmp(y)),
         (Scalar::Double(x), Scalar::Double(y)) => Some(x.total_cmp(y)),
-        (Scalar::Decimal(x), Scalar::Decimal(y)) if x.scale() == y.scale() => Some(x.bits().cmp(&y.bits())),
+        (Scalar::Decimal(x), Scalar::Decimal(y)) if x.scale() == y.scale() => {
+            Some(x.bits().cmp(&y.bits()))
+        }
         _ => a.logical_partial_cmp(b),
     }
 }

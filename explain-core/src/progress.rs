@@ -28,11 +28,18 @@ impl ReplayProgress {
     pub fn showing_after(table: &str, delay: Duration) -> Self {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
         bar.set_style(
-            ProgressStyle::with_template("{spinner} replaying {prefix}: {msg} live files ({elapsed})")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ProgressStyle::with_template(
+                "{spinner} replaying {prefix}: {msg} live files ({elapsed})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
         bar.set_prefix(table.to_string());
-        Self { bar, started: Instant::now(), delay, shown: false }
+        Self {
+            bar,
+            started: Instant::now(),
+            delay,
+            shown: false,
+        }
     }
 
     /// Called by the replay after each batch with the live files reconciled so far.
@@ -59,7 +66,10 @@ mod tests {
     fn the_bar_waits_for_its_delay_and_counts_files() {
         let mut quick = ReplayProgress::showing_after("t", Duration::from_secs(3600));
         quick.files_so_far(10);
-        assert!(!quick.shown, "a replay shorter than the delay never shows a bar");
+        assert!(
+            !quick.shown,
+            "a replay shorter than the delay never shows a bar"
+        );
         assert_eq!(quick.bar.message(), "10");
 
         let mut long = ReplayProgress::showing_after("t", Duration::ZERO);

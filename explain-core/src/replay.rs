@@ -25,7 +25,7 @@
 mod listing;
 mod phase_scan;
 
-pub use listing::{Prefetch, PREFETCH_AFTER_FILES};
+pub use listing::{PREFETCH_AFTER_FILES, Prefetch};
 pub use phase_scan::ROWS_PER_SHARD;
 
 use std::collections::{BTreeSet, HashMap};
@@ -35,15 +35,15 @@ use delta_kernel::arrow::array::{Array, AsArray, RecordBatch};
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::schema::DataType;
 use delta_kernel::{Engine, PredicateRef, SnapshotRef};
-use delta_kernel_default_engine::storage::store_from_url;
 use delta_kernel_default_engine::DefaultEngineBuilder;
+use delta_kernel_default_engine::storage::store_from_url;
 use url::Url;
 
-use listing::{replay_log, ReplayFailure, Replayed};
 use crate::error::ExplainError;
 use crate::log_check::locate_broken_file;
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
+use listing::{ReplayFailure, Replayed, replay_log};
 
 /// One live file of the snapshot, as the log describes it. Its path stays in the cached rows
 /// ([`ReplayedTable::path`]): a copy per file would be a million small allocations, made while
@@ -128,17 +128,26 @@ impl ReplayedTable {
             reason: one_line(&reason),
         };
         let (url, engine) = open_engine(location)?;
-        let (snapshot, columns, replayed) = replay_log(engine.as_ref(), &url, version, observer, prefetch).map_err(|e| match e {
-            ReplayFailure::Kernel(e) => {
-                let reason = kernel_message(&e);
-                match locate_broken_file(engine.as_ref(), &url, version) {
-                    Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
-                    None => table_err(reason),
-                }
-            }
-            ReplayFailure::Rows(reason) => table_err(reason),
-        })?;
-        let Replayed { cached_rows, batch_starts, files, partitions, prefetched } = replayed;
+        let (snapshot, columns, replayed) =
+            replay_log(engine.as_ref(), &url, version, observer, prefetch).map_err(
+                |e| match e {
+                    ReplayFailure::Kernel(e) => {
+                        let reason = kernel_message(&e);
+                        match locate_broken_file(engine.as_ref(), &url, version) {
+                            Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
+                            None => table_err(reason),
+                        }
+                    }
+                    ReplayFailure::Rows(reason) => table_err(reason),
+                },
+            )?;
+        let Replayed {
+            cached_rows,
+            batch_starts,
+            files,
+            partitions,
+            prefetched,
+        } = replayed;
         let partitions = partitions.values;
         let prefetched = prefetched.map(|(predicate, kept)| {
             let mut survives = vec![false; files.len()];
@@ -148,8 +157,24 @@ impl ReplayedTable {
             (predicate, survives)
         });
         let index_of = std::sync::OnceLock::new();
-        let min_max_columns = min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
-        Ok(Self { location: location.to_string(), engine, snapshot, columns, files, index_of, cached_rows, batch_starts, min_max_columns, features: Default::default(), present_values: Default::default(), rows_per_shard: ROWS_PER_SHARD, partitions, prefetched })
+        let min_max_columns =
+            min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
+        Ok(Self {
+            location: location.to_string(),
+            engine,
+            snapshot,
+            columns,
+            files,
+            index_of,
+            cached_rows,
+            batch_starts,
+            min_max_columns,
+            features: Default::default(),
+            present_values: Default::default(),
+            rows_per_shard: ROWS_PER_SHARD,
+            partitions,
+            prefetched,
+        })
     }
 
     /// Sets the fewest cached rows a phase-scan shard gets (default [`ROWS_PER_SHARD`]); a scan
@@ -211,16 +236,23 @@ impl ReplayedTable {
     /// (each live file is one cached row, in the same order).
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.cached_rows.iter().flat_map(|batch| {
-            let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>());
+            let paths = batch
+                .column_by_name("path")
+                .and_then(|c| c.as_string_opt::<i32>());
             (0..batch.num_rows()).map(move |row| paths.map_or("", |p| p.value(row)))
         })
     }
 
     /// A string column of file `file`'s cached row; `None` where it is null.
     fn cached_string(&self, file: usize, column: &str) -> Option<&str> {
-        let batch = self.batch_starts.partition_point(|&start| start <= file).checked_sub(1)?;
+        let batch = self
+            .batch_starts
+            .partition_point(|&start| start <= file)
+            .checked_sub(1)?;
         let row = file - self.batch_starts[batch];
-        let values = self.cached_rows[batch].column_by_name(column)?.as_string_opt::<i32>()?;
+        let values = self.cached_rows[batch]
+            .column_by_name(column)?
+            .as_string_opt::<i32>()?;
         (row < values.len() && values.is_valid(row)).then(|| values.value(row))
     }
 
@@ -232,18 +264,25 @@ impl ReplayedTable {
     }
 
     fn index_of(&self) -> &HashMap<String, usize> {
-        self.index_of.get_or_init(|| self.paths().enumerate().map(|(i, path)| (path.to_string(), i)).collect())
+        self.index_of.get_or_init(|| {
+            self.paths()
+                .enumerate()
+                .map(|(i, path)| (path.to_string(), i))
+                .collect()
+        })
     }
 
     /// The snapshot's table features, read once however many reports are built.
     pub fn features(&self) -> &crate::features::TableFeatures {
-        self.features.get_or_init(|| crate::features::TableFeatures::read(self))
+        self.features
+            .get_or_init(|| crate::features::TableFeatures::read(self))
     }
 
     /// Per partition key, the distinct values present in the snapshot, collected once however
     /// many predicates are explained.
     pub fn present_values(&self) -> &crate::accepted::PresentValues {
-        self.present_values.get_or_init(|| crate::accepted::present_values(&self.files, &self.columns))
+        self.present_values
+            .get_or_init(|| crate::accepted::present_values(&self.files, &self.columns))
     }
 
     pub fn engine(&self) -> &dyn Engine {
@@ -253,14 +292,15 @@ impl ReplayedTable {
     pub fn snapshot(&self) -> &SnapshotRef {
         &self.snapshot
     }
-
 }
-
 
 /// The table's URL and a default engine over its object store: what every replay starts from,
 /// the benchmarks' plain kernel scans included.
 pub fn open_engine(location: &str) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
-    let table_err = |reason: String| ExplainError::Table { table: location.to_string(), reason: one_line(&reason) };
+    let table_err = |reason: String| ExplainError::Table {
+        table: location.to_string(),
+        reason: one_line(&reason),
+    };
     let url = table_url(location).map_err(table_err)?;
     let store = store_from_url(&url).map_err(|e| table_err(kernel_message(&e)))?;
     Ok((url, Arc::new(DefaultEngineBuilder::new(store).build())))
@@ -278,9 +318,7 @@ fn table_url(location: &str) -> Result<Url, String> {
         return Ok(url);
     }
     let path = std::path::Path::new(location);
-    let canonical = path
-        .canonicalize()
-        .map_err(|e| format!("{e}"))?;
+    let canonical = path.canonicalize().map_err(|e| format!("{e}"))?;
     if !canonical.is_dir() {
         return Err("not a directory".into());
     }
@@ -290,20 +328,29 @@ fn table_url(location: &str) -> Result<Url, String> {
     Url::from_directory_path(&canonical).map_err(|_| "cannot form a file URL".into())
 }
 
-
 /// The data columns with min/max statistics under the table's current configuration, read off
 /// the kernel's own statistics schema (so this cannot disagree with what its skipping uses).
-fn min_max_columns(snapshot: &SnapshotRef) -> Result<BTreeSet<Vec<String>>, delta_kernel::KernelError> {
-    let builder = snapshot.clone().scan_builder().with_stats(StatsOptions::all_struct());
+fn min_max_columns(
+    snapshot: &SnapshotRef,
+) -> Result<BTreeSet<Vec<String>>, delta_kernel::KernelError> {
+    let builder = snapshot
+        .clone()
+        .scan_builder()
+        .with_stats(StatsOptions::all_struct());
     let mut out = BTreeSet::new();
     if let Some(schemas) = builder.stats_output_schemas()?
-        && let Some(field) = schemas.physical.field("minValues") {
-            collect_leaf_paths(field.data_type(), &mut Vec::new(), &mut out);
-        }
+        && let Some(field) = schemas.physical.field("minValues")
+    {
+        collect_leaf_paths(field.data_type(), &mut Vec::new(), &mut out);
+    }
     Ok(out)
 }
 
-fn collect_leaf_paths(data_type: &DataType, prefix: &mut Vec<String>, out: &mut BTreeSet<Vec<String>>) {
+fn collect_leaf_paths(
+    data_type: &DataType,
+    prefix: &mut Vec<String>,
+    out: &mut BTreeSet<Vec<String>>,
+) {
     match data_type {
         DataType::Struct(fields) => {
             for field in fields.fields() {

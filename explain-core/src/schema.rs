@@ -36,7 +36,10 @@ impl ColumnInfo {
     }
 
     pub fn is_float(&self) -> bool {
-        matches!(self.primitive(), Some(PrimitiveType::Float | PrimitiveType::Double))
+        matches!(
+            self.primitive(),
+            Some(PrimitiveType::Float | PrimitiveType::Double)
+        )
     }
 }
 
@@ -49,12 +52,19 @@ pub struct TableColumns {
 
 impl TableColumns {
     pub fn new(schema: StructType, partition_columns: Vec<String>) -> Self {
-        Self { schema, partition_columns }
+        Self {
+            schema,
+            partition_columns,
+        }
     }
 
     /// The columns of a snapshot: its logical schema and partition columns.
     pub fn of_snapshot(snapshot: &delta_kernel::Snapshot) -> Self {
-        let partition_columns = snapshot.table_configuration().metadata().partition_columns().to_vec();
+        let partition_columns = snapshot
+            .table_configuration()
+            .metadata()
+            .partition_columns()
+            .to_vec();
         Self::new(snapshot.schema().as_ref().clone(), partition_columns)
     }
 
@@ -69,7 +79,11 @@ impl TableColumns {
     /// The columns of `predicate` that resolve, split into (partition, data) columns, each in
     /// order of first appearance. (Columns of a compiled predicate always resolve.)
     pub fn split_columns(&self, predicate: &crate::nnf::Nnf) -> (Vec<ColumnInfo>, Vec<ColumnInfo>) {
-        predicate.columns().iter().filter_map(|c| self.resolve(c).ok()).partition(|i| i.is_partition)
+        predicate
+            .columns()
+            .iter()
+            .filter_map(|c| self.resolve(c).ok())
+            .partition(|i| i.is_partition)
     }
 
     /// Resolves a column reference. Each part matches a field of the same name exactly, or else
@@ -91,7 +105,9 @@ impl TableColumns {
             let field = match exact {
                 Some(f) => f,
                 None => {
-                    let mut folded = current.fields().filter(|f| f.name().eq_ignore_ascii_case(part));
+                    let mut folded = current
+                        .fields()
+                        .filter(|f| f.name().eq_ignore_ascii_case(part));
                     match (folded.next(), folded.next()) {
                         (Some(f), None) => f,
                         (Some(_), Some(_)) => {
@@ -105,10 +121,11 @@ impl TableColumns {
                 }
             };
             canonical.push(field.name().clone());
-            let physical = match field.get_config_value(&ColumnMetadataKey::ColumnMappingPhysicalName) {
-                Some(MetadataValue::String(p)) => p.clone(),
-                _ => field.name().clone(),
-            };
+            let physical =
+                match field.get_config_value(&ColumnMetadataKey::ColumnMappingPhysicalName) {
+                    Some(MetadataValue::String(p)) => p.clone(),
+                    _ => field.name().clone(),
+                };
             if depth == 0 {
                 top_physical = Some(physical.clone());
             }
@@ -128,7 +145,8 @@ impl TableColumns {
             }
         }
         let data_type = data_type.ok_or_else(unknown)?;
-        let is_partition = canonical.len() == 1 && self.partition_columns.iter().any(|p| p == &canonical[0]);
+        let is_partition =
+            canonical.len() == 1 && self.partition_columns.iter().any(|p| p == &canonical[0]);
         Ok(ColumnInfo {
             column: ColumnRef { path: canonical },
             data_type,
@@ -143,7 +161,11 @@ impl TableColumns {
     pub fn leaf_names(&self) -> Vec<String> {
         fn walk(prefix: &str, schema: &StructType, out: &mut Vec<String>) {
             for f in schema.fields() {
-                let name = if prefix.is_empty() { f.name().clone() } else { format!("{prefix}.{}", f.name()) };
+                let name = if prefix.is_empty() {
+                    f.name().clone()
+                } else {
+                    format!("{prefix}.{}", f.name())
+                };
                 match f.data_type() {
                     DataType::Struct(inner) => walk(&name, inner, out),
                     _ => out.push(name),

@@ -22,7 +22,9 @@ pub const MAX_PREDICATE_DEPTH: usize = 200;
 /// Parses a SQL WHERE predicate into the owned AST.
 pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
     if text.trim().is_empty() {
-        return Err(ExplainError::InvalidPredicate("the predicate is empty".into()));
+        return Err(ExplainError::InvalidPredicate(
+            "the predicate is empty".into(),
+        ));
     }
     let dialect = GenericDialect {};
     let mut parser = Parser::new(&dialect)
@@ -45,47 +47,91 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
 fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
     Ok(match expr {
         Expr::Nested(inner) => convert_predicate(inner)?,
-        Expr::BinaryOp { op: BinaryOperator::And, .. } => Predicate::And(
-            chain(expr, &BinaryOperator::And).into_iter().map(convert_predicate).collect::<Result<_, _>>()?,
+        Expr::BinaryOp {
+            op: BinaryOperator::And,
+            ..
+        } => Predicate::And(
+            chain(expr, &BinaryOperator::And)
+                .into_iter()
+                .map(convert_predicate)
+                .collect::<Result<_, _>>()?,
         ),
-        Expr::BinaryOp { op: BinaryOperator::Or, .. } => Predicate::Or(
-            chain(expr, &BinaryOperator::Or).into_iter().map(convert_predicate).collect::<Result<_, _>>()?,
+        Expr::BinaryOp {
+            op: BinaryOperator::Or,
+            ..
+        } => Predicate::Or(
+            chain(expr, &BinaryOperator::Or)
+                .into_iter()
+                .map(convert_predicate)
+                .collect::<Result<_, _>>()?,
         ),
-        Expr::UnaryOp { op: UnaryOperator::Not, expr: inner } => {
-            Predicate::Not(Box::new(convert_predicate(inner)?))
-        }
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr: inner,
+        } => Predicate::Not(Box::new(convert_predicate(inner)?)),
         Expr::BinaryOp { left, op, right } => match comparison_op(op) {
             Some(op) => match (operand(left)?, operand(right)?) {
-                (Some(l), Some(r)) if !matches!((&l, &r), (Operand::Column(_), Operand::Column(_))) => {
-                    Predicate::Compare { left: l, op, right: r }
+                (Some(l), Some(r))
+                    if !matches!((&l, &r), (Operand::Column(_), Operand::Column(_))) =>
+                {
+                    Predicate::Compare {
+                        left: l,
+                        op,
+                        right: r,
+                    }
                 }
                 _ => unsupported(expr),
             },
             None => unsupported(expr),
         },
         Expr::IsNull(inner) | Expr::IsNotNull(inner) => match column(inner) {
-            Some(column) => Predicate::IsNull { column, negated: matches!(expr, Expr::IsNotNull(_)) },
+            Some(column) => Predicate::IsNull {
+                column,
+                negated: matches!(expr, Expr::IsNotNull(_)),
+            },
             None => unsupported(expr),
         },
-        Expr::InList { expr: target, list, negated } => {
-            let literals: Option<Vec<Literal>> =
-                list.iter().map(literal).collect::<Result<Vec<_>, _>>()?.into_iter().collect();
+        Expr::InList {
+            expr: target,
+            list,
+            negated,
+        } => {
+            let literals: Option<Vec<Literal>> = list
+                .iter()
+                .map(literal)
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .collect();
             match (column(target), literals) {
-                (Some(column), Some(list)) if !list.is_empty() => {
-                    Predicate::InList { column, list, negated: *negated }
-                }
+                (Some(column), Some(list)) if !list.is_empty() => Predicate::InList {
+                    column,
+                    list,
+                    negated: *negated,
+                },
                 _ => unsupported(expr),
             }
         }
-        Expr::Between { expr: target, negated, low, high } => {
-            match (column(target), literal(low)?, literal(high)?) {
-                (Some(column), Some(low), Some(high)) => {
-                    Predicate::Between { column, low, high, negated: *negated }
-                }
-                _ => unsupported(expr),
-            }
-        }
-        Expr::Like { negated, any: false, expr: target, pattern, escape_char } => {
+        Expr::Between {
+            expr: target,
+            negated,
+            low,
+            high,
+        } => match (column(target), literal(low)?, literal(high)?) {
+            (Some(column), Some(low), Some(high)) => Predicate::Between {
+                column,
+                low,
+                high,
+                negated: *negated,
+            },
+            _ => unsupported(expr),
+        },
+        Expr::Like {
+            negated,
+            any: false,
+            expr: target,
+            pattern,
+            escape_char,
+        } => {
             let escape = match escape_char {
                 None => Ok(None),
                 Some(v) => match string_value(&v.value) {
@@ -96,9 +142,12 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
                 },
             }?;
             match (column(target), literal(pattern)?) {
-                (Some(column), Some(Literal::String(pattern))) => {
-                    Predicate::Like { column, pattern, escape, negated: *negated }
-                }
+                (Some(column), Some(Literal::String(pattern))) => Predicate::Like {
+                    column,
+                    pattern,
+                    escape,
+                    negated: *negated,
+                },
                 _ => unsupported(expr),
             }
         }
@@ -106,17 +155,20 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
             Some(c) => Predicate::BoolColumn(c),
             None => unsupported(expr),
         },
-        Expr::Value(_) | Expr::TypedString(_) | Expr::UnaryOp { op: UnaryOperator::Minus, .. } => {
-            match literal(expr)? {
-                Some(l @ (Literal::Boolean(_) | Literal::Null)) => Predicate::Constant(l),
-                Some(other) => {
-                    return Err(ExplainError::InvalidPredicate(format!(
-                        "`{other}` is not a boolean predicate"
-                    )));
-                }
-                None => unsupported(expr),
+        Expr::Value(_)
+        | Expr::TypedString(_)
+        | Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            ..
+        } => match literal(expr)? {
+            Some(l @ (Literal::Boolean(_) | Literal::Null)) => Predicate::Constant(l),
+            Some(other) => {
+                return Err(ExplainError::InvalidPredicate(format!(
+                    "`{other}` is not a boolean predicate"
+                )));
             }
-        }
+            None => unsupported(expr),
+        },
         _ => unsupported(expr),
     })
 }
@@ -133,7 +185,8 @@ fn chain<'a>(expr: &'a Expr, junction: &BinaryOperator) -> Vec<&'a Expr> {
                 stack.push(right);
                 stack.push(left);
             }
-            Expr::Nested(inner) if matches!(inner.as_ref(), Expr::BinaryOp { op, .. } if op == junction) => {
+            Expr::Nested(inner) if matches!(inner.as_ref(), Expr::BinaryOp { op, .. } if op == junction) =>
+            {
                 stack.push(inner);
             }
             other => out.push(other),
@@ -165,7 +218,9 @@ fn column(expr: &Expr) -> Option<ColumnRef> {
     match expr {
         Expr::Nested(inner) => column(inner),
         Expr::Identifier(ident) => Some(ColumnRef::new([ident.value.clone()])),
-        Expr::CompoundIdentifier(parts) => Some(ColumnRef::new(parts.iter().map(|p| p.value.clone()))),
+        Expr::CompoundIdentifier(parts) => {
+            Some(ColumnRef::new(parts.iter().map(|p| p.value.clone())))
+        }
         _ => None,
     }
 }
@@ -192,14 +247,20 @@ fn literal(expr: &Expr) -> Result<Option<Literal>, ExplainError> {
             Value::Null => Some(Literal::Null),
             other => string_value(other).map(Literal::String),
         },
-        Expr::UnaryOp { op: UnaryOperator::Minus, expr: inner } => match literal(inner)? {
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr: inner,
+        } => match literal(inner)? {
             Some(Literal::Number(n)) => Some(Literal::Number(match n.strip_prefix('-') {
                 Some(positive) => positive.to_string(),
                 None => format!("-{n}"),
             })),
             _ => None,
         },
-        Expr::UnaryOp { op: UnaryOperator::Plus, expr: inner } => match literal(inner)? {
+        Expr::UnaryOp {
+            op: UnaryOperator::Plus,
+            expr: inner,
+        } => match literal(inner)? {
             n @ Some(Literal::Number(_)) => n,
             _ => None,
         },
@@ -238,11 +299,14 @@ fn unsupported(expr: &Expr) -> Predicate {
         if let Some(c) = match e {
             Expr::Identifier(_) | Expr::CompoundIdentifier(_) => column(e),
             _ => None,
+        } && !columns.contains(&c)
+        {
+            columns.push(c);
         }
-            && !columns.contains(&c) {
-                columns.push(c);
-            }
         ControlFlow::<()>::Continue(())
     });
-    Predicate::Unsupported { sql: expr.to_string(), columns }
+    Predicate::Unsupported {
+        sql: expr.to_string(),
+        columns,
+    }
 }

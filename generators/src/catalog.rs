@@ -1,14 +1,24 @@
 //! Named table specs: the fixed set the test suites use, and a reproducible name for every
 //! fault knob. `gen-table <name> <dir>` writes any of them.
 
-use crate::spec::{Checkpoint, ColumnSpec, Kind, Layout, LogShape, StatsPolicy, StringTruncation, TableSpec};
+use crate::spec::{
+    Checkpoint, ColumnSpec, Kind, Layout, LogShape, StatsPolicy, StringTruncation, TableSpec,
+};
 
 fn col(name: &str, kind: Kind) -> ColumnSpec {
-    ColumnSpec { name: name.into(), kind, partition: false }
+    ColumnSpec {
+        name: name.into(),
+        kind,
+        partition: false,
+    }
 }
 
 fn part(name: &str, kind: Kind) -> ColumnSpec {
-    ColumnSpec { name: name.into(), kind, partition: true }
+    ColumnSpec {
+        name: name.into(),
+        kind,
+        partition: true,
+    }
 }
 
 /// Every data type, two partition columns.
@@ -40,7 +50,11 @@ fn all_types(name: &str, seed: u64) -> TableSpec {
         null_fraction: 0.1,
         special_values: false,
         stats: StatsPolicy::default(),
-        log: LogShape { commits: 2, removed_files: vec![], checkpoint: Checkpoint::None },
+        log: LogShape {
+            commits: 2,
+            removed_files: vec![],
+            checkpoint: Checkpoint::None,
+        },
     }
 }
 
@@ -66,44 +80,96 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
     let base = all_types(name, seed);
     Some(match name {
         "all-types" => base,
-        "edge-values" => TableSpec { special_values: true, layout: Layout::Random, ..base },
-        "clustered" => TableSpec { layout: Layout::Clustered, ..base },
+        "edge-values" => TableSpec {
+            special_values: true,
+            layout: Layout::Random,
+            ..base
+        },
+        "clustered" => TableSpec {
+            layout: Layout::Clustered,
+            ..base
+        },
         "nan-floats" => TableSpec {
-            columns: vec![part("p", Kind::Int32), col("x", Kind::Float64), col("y", Kind::Float32), col("id", Kind::Int64)],
+            columns: vec![
+                part("p", Kind::Int32),
+                col("x", Kind::Float64),
+                col("y", Kind::Float32),
+                col("id", Kind::Int64),
+            ],
             special_values: true,
             files_per_partition: 4,
-            stats: StatsPolicy { nan_excluded_bounds: true, ..StatsPolicy::default() },
+            stats: StatsPolicy {
+                nan_excluded_bounds: true,
+                ..StatsPolicy::default()
+            },
             ..base
         },
         "strings-truncated" => TableSpec {
             columns: vec![col("s", Kind::String), col("id", Kind::Int64)],
             special_values: true,
-            stats: StatsPolicy { string_prefix: Some(StringTruncation::SparkStyle(3)), ..StatsPolicy::default() },
+            stats: StatsPolicy {
+                string_prefix: Some(StringTruncation::SparkStyle(3)),
+                ..StatsPolicy::default()
+            },
             ..base
         },
         "strings-bare-prefix" => TableSpec {
             columns: vec![col("s", Kind::String), col("id", Kind::Int64)],
             special_values: true,
-            stats: StatsPolicy { string_prefix: Some(StringTruncation::BarePrefix(3)), ..StatsPolicy::default() },
+            stats: StatsPolicy {
+                string_prefix: Some(StringTruncation::BarePrefix(3)),
+                ..StatsPolicy::default()
+            },
             ..base
         },
         "timestamps-truncated" => TableSpec {
-            columns: vec![part("day", Kind::Date), col("ts", Kind::Timestamp), col("ntz", Kind::TimestampNtz)],
-            stats: StatsPolicy { truncate_timestamp_max: true, ..StatsPolicy::default() },
+            columns: vec![
+                part("day", Kind::Date),
+                col("ts", Kind::Timestamp),
+                col("ntz", Kind::TimestampNtz),
+            ],
+            stats: StatsPolicy {
+                truncate_timestamp_max: true,
+                ..StatsPolicy::default()
+            },
             ..base
         },
         "stats-missing" => TableSpec {
-            stats: StatsPolicy { missing_columns: vec!["i64".into(), "s".into()], files_without_stats: vec![0, 4], ..StatsPolicy::default() },
+            stats: StatsPolicy {
+                missing_columns: vec!["i64".into(), "s".into()],
+                files_without_stats: vec![0, 4],
+                ..StatsPolicy::default()
+            },
             ..base
         },
-        "stats-indexed-cols" => TableSpec { stats: StatsPolicy { num_indexed_cols: Some(3), ..StatsPolicy::default() }, ..base },
-        "loose-bounds" => TableSpec { stats: StatsPolicy { loose_bounds: true, ..StatsPolicy::default() }, ..base },
+        "stats-indexed-cols" => TableSpec {
+            stats: StatsPolicy {
+                num_indexed_cols: Some(3),
+                ..StatsPolicy::default()
+            },
+            ..base
+        },
+        "loose-bounds" => TableSpec {
+            stats: StatsPolicy {
+                loose_bounds: true,
+                ..StatsPolicy::default()
+            },
+            ..base
+        },
         "checkpoint-classic" => TableSpec {
-            log: LogShape { commits: 3, removed_files: vec![1, 5], checkpoint: Checkpoint::Classic },
+            log: LogShape {
+                commits: 3,
+                removed_files: vec![1, 5],
+                checkpoint: Checkpoint::Classic,
+            },
             ..base
         },
         "checkpoint-multipart" => TableSpec {
-            log: LogShape { commits: 3, removed_files: vec![2], checkpoint: Checkpoint::MultiPart(3) },
+            log: LogShape {
+                commits: 3,
+                removed_files: vec![2],
+                checkpoint: Checkpoint::MultiPart(3),
+            },
             ..base
         },
         "partition-types" => TableSpec {

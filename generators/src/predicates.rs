@@ -12,7 +12,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::spec::{Kind, TableSpec};
 use crate::stats::format_date;
-use crate::values::{partition_text, Cell};
+use crate::values::{Cell, partition_text};
 use crate::writer::WrittenTable;
 
 /// The literals a predicate may compare one column with.
@@ -41,14 +41,21 @@ pub fn literal_of(kind: Kind, cell: &Cell) -> Option<Literal> {
         Cell::Int(v) => Literal::Number(v.to_string()),
         Cell::Float(v) if v.is_nan() => Literal::String("NaN".into()),
         Cell::Float(v) if v.is_infinite() => return None,
-        Cell::Float(v) => Literal::Number(if kind == Kind::Float32 { exact_decimal(f64::from(*v as f32)) } else { format!("{v:?}") }),
+        Cell::Float(v) => Literal::Number(if kind == Kind::Float32 {
+            exact_decimal(f64::from(*v as f32))
+        } else {
+            format!("{v:?}")
+        }),
         Cell::Decimal(v) => {
             let sign = if *v < 0 { "-" } else { "" };
             Literal::Number(format!("{sign}{}.{:02}", v.abs() / 100, v.abs() % 100))
         }
         Cell::Str(s) => Literal::String(s.clone()),
         Cell::Bool(b) => Literal::Boolean(*b),
-        Cell::Date(d) => Literal::Typed { kind: TypedLiteralKind::Date, text: format_date(*d) },
+        Cell::Date(d) => Literal::Typed {
+            kind: TypedLiteralKind::Date,
+            text: format_date(*d),
+        },
         Cell::Micros(t) => Literal::String(timestamp_text(*t)),
         Cell::Null | Cell::Struct(..) => return None,
     })
@@ -60,13 +67,17 @@ pub fn literal_of(kind: Kind, cell: &Cell) -> Option<Literal> {
 pub fn exact_decimal(v: f64) -> String {
     let text = format!("{v:.160}");
     let text = text.trim_end_matches('0');
-    text.strip_suffix('.').map_or_else(|| text.to_string(), |t| format!("{t}.0"))
+    text.strip_suffix('.')
+        .map_or_else(|| text.to_string(), |t| format!("{t}.0"))
 }
 
 /// Values around `cells`' extremes: min, max, one unit inside and outside each.
 fn boundaries(kind: Kind, cells: &[Cell]) -> Vec<Cell> {
     let mut out = Vec::new();
-    let ints: Vec<i64> = cells.iter().filter_map(|c| if let Cell::Int(v) = c { Some(*v) } else { None }).collect();
+    let ints: Vec<i64> = cells
+        .iter()
+        .filter_map(|c| if let Cell::Int(v) = c { Some(*v) } else { None })
+        .collect();
     let (lo_limit, hi_limit) = match kind {
         Kind::Int8 => (i64::from(i8::MIN), i64::from(i8::MAX)),
         Kind::Int16 => (i64::from(i16::MIN), i64::from(i16::MAX)),
@@ -74,13 +85,31 @@ fn boundaries(kind: Kind, cells: &[Cell]) -> Vec<Cell> {
         _ => (i64::MIN, i64::MAX),
     };
     if let (Some(lo), Some(hi)) = (ints.iter().min(), ints.iter().max()) {
-        for v in [lo.saturating_sub(1), *lo, lo.saturating_add(1), hi.saturating_sub(1), *hi, hi.saturating_add(1)] {
+        for v in [
+            lo.saturating_sub(1),
+            *lo,
+            lo.saturating_add(1),
+            hi.saturating_sub(1),
+            *hi,
+            hi.saturating_add(1),
+        ] {
             out.push(Cell::Int(v.clamp(lo_limit, hi_limit)));
         }
     }
-    let floats: Vec<f64> =
-        cells.iter().filter_map(|c| if let Cell::Float(v) = c { v.is_finite().then_some(*v) } else { None }).collect();
-    if let (Some(lo), Some(hi)) = (floats.iter().copied().reduce(f64::min), floats.iter().copied().reduce(f64::max)) {
+    let floats: Vec<f64> = cells
+        .iter()
+        .filter_map(|c| {
+            if let Cell::Float(v) = c {
+                v.is_finite().then_some(*v)
+            } else {
+                None
+            }
+        })
+        .collect();
+    if let (Some(lo), Some(hi)) = (
+        floats.iter().copied().reduce(f64::min),
+        floats.iter().copied().reduce(f64::max),
+    ) {
         let step = |v: f64, up: bool| {
             if kind == Kind::Float32 {
                 let f = v as f32;
@@ -91,23 +120,56 @@ fn boundaries(kind: Kind, cells: &[Cell]) -> Vec<Cell> {
                 v.next_down()
             }
         };
-        for v in [step(lo, false), lo, step(lo, true), step(hi, false), hi, step(hi, true)] {
+        for v in [
+            step(lo, false),
+            lo,
+            step(lo, true),
+            step(hi, false),
+            hi,
+            step(hi, true),
+        ] {
             out.push(Cell::Float(v));
         }
     }
-    let strings: Vec<&String> = cells.iter().filter_map(|c| if let Cell::Str(s) = c { Some(s) } else { None }).collect();
+    let strings: Vec<&String> = cells
+        .iter()
+        .filter_map(|c| if let Cell::Str(s) = c { Some(s) } else { None })
+        .collect();
     if let (Some(lo), Some(hi)) = (strings.iter().min(), strings.iter().max()) {
         out.push(Cell::Str((*lo).clone()));
         out.push(Cell::Str((*hi).clone()));
         out.push(Cell::Str(format!("{hi}a")));
         out.push(Cell::Str(lo.chars().take(2).collect()));
     }
-    let dates: Vec<i32> = cells.iter().filter_map(|c| if let Cell::Date(v) = c { Some(*v) } else { None }).collect();
+    let dates: Vec<i32> = cells
+        .iter()
+        .filter_map(|c| {
+            if let Cell::Date(v) = c {
+                Some(*v)
+            } else {
+                None
+            }
+        })
+        .collect();
     if let (Some(lo), Some(hi)) = (dates.iter().min(), dates.iter().max()) {
         // Only dates of four-digit years: 0001-01-01 ..= 9999-12-31.
-        out.extend([lo - 1, *lo, *hi, hi + 1].into_iter().filter(|d| (-719_162..=2_932_896).contains(d)).map(Cell::Date));
+        out.extend(
+            [lo - 1, *lo, *hi, hi + 1]
+                .into_iter()
+                .filter(|d| (-719_162..=2_932_896).contains(d))
+                .map(Cell::Date),
+        );
     }
-    let times: Vec<i64> = cells.iter().filter_map(|c| if let Cell::Micros(v) = c { Some(*v) } else { None }).collect();
+    let times: Vec<i64> = cells
+        .iter()
+        .filter_map(|c| {
+            if let Cell::Micros(v) = c {
+                Some(*v)
+            } else {
+                None
+            }
+        })
+        .collect();
     if let (Some(lo), Some(hi)) = (times.iter().min(), times.iter().max()) {
         out.extend([lo - 1, *lo, *hi, hi + 1, (hi / 1000) * 1000].map(Cell::Micros));
     }
@@ -135,17 +197,45 @@ impl Pools {
     pub fn from_table(spec: &TableSpec, table: &WrittenTable) -> Pools {
         let mut columns = Vec::new();
         for (i, column) in spec.data_columns().iter().enumerate() {
-            let cells: Vec<Cell> = table.files.iter().flat_map(|f| f.cells[i].iter().cloned()).collect();
+            let cells: Vec<Cell> = table
+                .files
+                .iter()
+                .flat_map(|f| f.cells[i].iter().cloned())
+                .collect();
             if column.kind == Kind::Struct {
-                let a: Vec<Cell> = cells.iter().filter_map(|c| match c { Cell::Struct(Some(a), _) => Some(Cell::Int(i64::from(*a))), _ => None }).collect();
-                let b: Vec<Cell> = cells.iter().filter_map(|c| match c { Cell::Struct(_, Some(b)) => Some(Cell::Str(b.clone())), _ => None }).collect();
-                columns.push(ColumnPool { column: ColumnRef::new([column.name.as_str(), "a"]), kind: Kind::Int32, literals: pool(Kind::Int32, &a, 12) });
-                columns.push(ColumnPool { column: ColumnRef::new([column.name.as_str(), "b"]), kind: Kind::String, literals: pool(Kind::String, &b, 12) });
+                let a: Vec<Cell> = cells
+                    .iter()
+                    .filter_map(|c| match c {
+                        Cell::Struct(Some(a), _) => Some(Cell::Int(i64::from(*a))),
+                        _ => None,
+                    })
+                    .collect();
+                let b: Vec<Cell> = cells
+                    .iter()
+                    .filter_map(|c| match c {
+                        Cell::Struct(_, Some(b)) => Some(Cell::Str(b.clone())),
+                        _ => None,
+                    })
+                    .collect();
+                columns.push(ColumnPool {
+                    column: ColumnRef::new([column.name.as_str(), "a"]),
+                    kind: Kind::Int32,
+                    literals: pool(Kind::Int32, &a, 12),
+                });
+                columns.push(ColumnPool {
+                    column: ColumnRef::new([column.name.as_str(), "b"]),
+                    kind: Kind::String,
+                    literals: pool(Kind::String, &b, 12),
+                });
                 continue;
             }
             let literals = pool(column.kind, &cells, 12);
             if !literals.is_empty() {
-                columns.push(ColumnPool { column: ColumnRef::new([column.name.as_str()]), kind: column.kind, literals });
+                columns.push(ColumnPool {
+                    column: ColumnRef::new([column.name.as_str()]),
+                    kind: column.kind,
+                    literals,
+                });
             }
         }
         for column in spec.partition_columns() {
@@ -154,9 +244,13 @@ impl Pools {
                 .map(|s| {
                     let text = partition_text(column.kind, s);
                     match column.kind {
-                        Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float32 | Kind::Float64 | Kind::Decimal => {
-                            Literal::Number(text)
-                        }
+                        Kind::Int8
+                        | Kind::Int16
+                        | Kind::Int32
+                        | Kind::Int64
+                        | Kind::Float32
+                        | Kind::Float64
+                        | Kind::Decimal => Literal::Number(text),
                         Kind::Boolean => Literal::Boolean(text == "true"),
                         _ => Literal::String(text),
                     }
@@ -168,13 +262,24 @@ impl Pools {
                     distinct.push(l);
                 }
             }
-            columns.push(ColumnPool { column: ColumnRef::new([column.name.as_str()]), kind: column.kind, literals: distinct });
+            columns.push(ColumnPool {
+                column: ColumnRef::new([column.name.as_str()]),
+                kind: column.kind,
+                literals: distinct,
+            });
         }
         Pools { columns }
     }
 }
 
-const OPS: [CmpOp; 6] = [CmpOp::Eq, CmpOp::NotEq, CmpOp::Lt, CmpOp::LtEq, CmpOp::Gt, CmpOp::GtEq];
+const OPS: [CmpOp; 6] = [
+    CmpOp::Eq,
+    CmpOp::NotEq,
+    CmpOp::Lt,
+    CmpOp::LtEq,
+    CmpOp::Gt,
+    CmpOp::GtEq,
+];
 
 /// A leaf over one column: every leaf construct the column's type allows.
 fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<Predicate> {
@@ -182,29 +287,66 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
     let kind = pool.kind;
     let lit = proptest::sample::select(pool.literals.clone());
     let c = column.clone();
-    let compare = (lit.clone(), proptest::sample::select(OPS.to_vec()), any::<bool>())
+    let compare = (
+        lit.clone(),
+        proptest::sample::select(OPS.to_vec()),
+        any::<bool>(),
+    )
         .prop_map(move |(l, op, flipped)| {
             if flipped {
-                Predicate::Compare { left: Operand::Literal(l), op: op.commuted(), right: Operand::Column(c.clone()) }
+                Predicate::Compare {
+                    left: Operand::Literal(l),
+                    op: op.commuted(),
+                    right: Operand::Column(c.clone()),
+                }
             } else {
-                Predicate::Compare { left: Operand::Column(c.clone()), op, right: Operand::Literal(l) }
+                Predicate::Compare {
+                    left: Operand::Column(c.clone()),
+                    op,
+                    right: Operand::Literal(l),
+                }
             }
         })
         .boxed();
     let c = column.clone();
-    let is_null = any::<bool>().prop_map(move |negated| Predicate::IsNull { column: c.clone(), negated }).boxed();
+    let is_null = any::<bool>()
+        .prop_map(move |negated| Predicate::IsNull {
+            column: c.clone(),
+            negated,
+        })
+        .boxed();
     let c = column.clone();
     let in_list = (proptest::collection::vec(lit.clone(), 1..4), any::<bool>())
-        .prop_map(move |(list, negated)| Predicate::InList { column: c.clone(), list, negated })
+        .prop_map(move |(list, negated)| Predicate::InList {
+            column: c.clone(),
+            list,
+            negated,
+        })
         .boxed();
     let c = column.clone();
     let between = (lit.clone(), lit.clone(), any::<bool>())
-        .prop_map(move |(low, high, negated)| Predicate::Between { column: c.clone(), low, high, negated })
+        .prop_map(move |(low, high, negated)| Predicate::Between {
+            column: c.clone(),
+            low,
+            high,
+            negated,
+        })
         .boxed();
-    let mut options: Vec<BoxedStrategy<Predicate>> = vec![compare.clone(), compare, is_null, in_list, between];
+    let mut options: Vec<BoxedStrategy<Predicate>> =
+        vec![compare.clone(), compare, is_null, in_list, between];
     if kind == Kind::String {
         let c = column.clone();
-        let texts: Vec<String> = pool.literals.iter().filter_map(|l| if let Literal::String(s) = l { Some(s.clone()) } else { None }).collect();
+        let texts: Vec<String> = pool
+            .literals
+            .iter()
+            .filter_map(|l| {
+                if let Literal::String(s) = l {
+                    Some(s.clone())
+                } else {
+                    None
+                }
+            })
+            .collect();
         if !texts.is_empty() {
             let like = (proptest::sample::select(texts), 0usize..4, any::<bool>())
                 .prop_map(move |(text, shape, negated)| {
@@ -215,7 +357,12 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
                         2 => format!("{}_%", cut.chars().take(1).collect::<String>()),
                         _ => text.replace('%', "\\%").replace('_', "\\_"),
                     };
-                    Predicate::Like { column: c.clone(), pattern, escape: None, negated }
+                    Predicate::Like {
+                        column: c.clone(),
+                        pattern,
+                        escape: None,
+                        negated,
+                    }
                 })
                 .boxed();
             options.push(like);
@@ -231,7 +378,10 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
         let c = column.clone();
         options.push(Just(Predicate::BoolColumn(c)).boxed());
     }
-    if matches!(kind, Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float64 | Kind::Decimal) {
+    if matches!(
+        kind,
+        Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float64 | Kind::Decimal
+    ) {
         let c = column.clone();
         let arithmetic = lit.prop_map(move |l| Predicate::Unsupported {
             sql: format!("{c} + 1 > {l}"),
@@ -240,12 +390,21 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
         options.push(arithmetic.boxed());
     }
     // Column against column of the same kind.
-    let peers: Vec<ColumnRef> = all.iter().filter(|p| p.kind == kind && p.column != column).map(|p| p.column.clone()).collect();
+    let peers: Vec<ColumnRef> = all
+        .iter()
+        .filter(|p| p.kind == kind && p.column != column)
+        .map(|p| p.column.clone())
+        .collect();
     if !peers.is_empty() {
         let c = column.clone();
-        let vs = (proptest::sample::select(peers), proptest::sample::select(OPS.to_vec())).prop_map(move |(other, op)| {
-            Predicate::Unsupported { sql: format!("{c} {} {other}", op.sql()), columns: vec![c.clone(), other] }
-        });
+        let vs = (
+            proptest::sample::select(peers),
+            proptest::sample::select(OPS.to_vec()),
+        )
+            .prop_map(move |(other, op)| Predicate::Unsupported {
+                sql: format!("{c} {} {other}", op.sql()),
+                columns: vec![c.clone(), other],
+            });
         options.push(vs.boxed());
     }
     proptest::strategy::Union::new(options).boxed()
@@ -254,8 +413,11 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
 /// Predicates over the pools' columns, nested to at most `depth` junction levels.
 pub fn predicate_strategy(pools: &Pools, depth: u32) -> BoxedStrategy<Predicate> {
     let all = Arc::new(pools.columns.clone());
-    let leaves: Vec<BoxedStrategy<Predicate>> =
-        pools.columns.iter().map(|p| leaf_strategy(p.clone(), all.clone())).collect();
+    let leaves: Vec<BoxedStrategy<Predicate>> = pools
+        .columns
+        .iter()
+        .map(|p| leaf_strategy(p.clone(), all.clone()))
+        .collect();
     let leaf = proptest::strategy::Union::new(leaves).boxed();
     leaf.prop_recursive(depth, 24, 3, |inner| {
         prop_oneof![
@@ -272,27 +434,61 @@ pub fn sample_predicates(pools: &Pools, depth: u32, seed: u64, n: usize) -> Vec<
     let strategy = predicate_strategy(pools, depth);
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes));
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    );
     (0..n)
-        .filter_map(|_| strategy.new_tree(&mut runner).ok().map(|t| proptest::strategy::ValueTree::current(&t)))
+        .filter_map(|_| {
+            strategy
+                .new_tree(&mut runner)
+                .ok()
+                .map(|t| proptest::strategy::ValueTree::current(&t))
+        })
         .collect()
 }
 
 /// The arbtest entry point: a predicate from unstructured bytes (arbtest shrinks the bytes).
-pub fn arbitrary_predicate(u: &mut arbtest::arbitrary::Unstructured<'_>, pools: &Pools, depth: u32) -> arbtest::arbitrary::Result<Predicate> {
+pub fn arbitrary_predicate(
+    u: &mut arbtest::arbitrary::Unstructured<'_>,
+    pools: &Pools,
+    depth: u32,
+) -> arbtest::arbitrary::Result<Predicate> {
     if depth == 0 || u.ratio(2u8, 3u8)? {
         let pool = u.choose(&pools.columns)?;
         let literal = u.choose(&pool.literals)?.clone();
         return Ok(match u.int_in_range(0u8..=3)? {
-            0 => Predicate::IsNull { column: pool.column.clone(), negated: u.arbitrary()? },
-            1 => Predicate::InList { column: pool.column.clone(), list: vec![literal, u.choose(&pool.literals)?.clone()], negated: u.arbitrary()? },
-            2 => Predicate::Between { column: pool.column.clone(), low: literal, high: u.choose(&pool.literals)?.clone(), negated: u.arbitrary()? },
-            _ => Predicate::Compare { left: Operand::Column(pool.column.clone()), op: *u.choose(&OPS)?, right: Operand::Literal(literal) },
+            0 => Predicate::IsNull {
+                column: pool.column.clone(),
+                negated: u.arbitrary()?,
+            },
+            1 => Predicate::InList {
+                column: pool.column.clone(),
+                list: vec![literal, u.choose(&pool.literals)?.clone()],
+                negated: u.arbitrary()?,
+            },
+            2 => Predicate::Between {
+                column: pool.column.clone(),
+                low: literal,
+                high: u.choose(&pool.literals)?.clone(),
+                negated: u.arbitrary()?,
+            },
+            _ => Predicate::Compare {
+                left: Operand::Column(pool.column.clone()),
+                op: *u.choose(&OPS)?,
+                right: Operand::Literal(literal),
+            },
         });
     }
     Ok(match u.int_in_range(0u8..=2)? {
-        0 => Predicate::And(vec![arbitrary_predicate(u, pools, depth - 1)?, arbitrary_predicate(u, pools, depth - 1)?]),
-        1 => Predicate::Or(vec![arbitrary_predicate(u, pools, depth - 1)?, arbitrary_predicate(u, pools, depth - 1)?]),
+        0 => Predicate::And(vec![
+            arbitrary_predicate(u, pools, depth - 1)?,
+            arbitrary_predicate(u, pools, depth - 1)?,
+        ]),
+        1 => Predicate::Or(vec![
+            arbitrary_predicate(u, pools, depth - 1)?,
+            arbitrary_predicate(u, pools, depth - 1)?,
+        ]),
         _ => Predicate::Not(Box::new(arbitrary_predicate(u, pools, depth - 1)?)),
     })
 }

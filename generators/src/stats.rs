@@ -2,7 +2,7 @@
 //! stats policy: exact, missing, limited to the first N columns, truncated strings (safe or
 //! not), NaN left out of float bounds, timestamp max truncated to milliseconds, loose bounds.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::spec::{ColumnSpec, Kind, StatsPolicy, StringTruncation};
 use crate::values::Cell;
@@ -59,18 +59,38 @@ fn cmp(a: &Cell, b: &Cell) -> std::cmp::Ordering {
 fn bound_json(kind: Kind, cell: &Cell, is_max: bool, policy: &StatsPolicy) -> Option<Value> {
     Some(match cell {
         Cell::Int(v) => {
-            let v = if policy.loose_bounds { if is_max { v.saturating_add(1) } else { v.saturating_sub(1) } } else { *v };
+            let v = if policy.loose_bounds {
+                if is_max {
+                    v.saturating_add(1)
+                } else {
+                    v.saturating_sub(1)
+                }
+            } else {
+                *v
+            };
             json!(clamp_int(kind, v))
         }
         Cell::Float(v) if v.is_finite() => {
-            let v = if policy.loose_bounds { if is_max { v + 1.0 } else { v - 1.0 } } else { *v };
-            if kind == Kind::Float32 { json!(v as f32) } else { json!(v) }
+            let v = if policy.loose_bounds {
+                if is_max { v + 1.0 } else { v - 1.0 }
+            } else {
+                *v
+            };
+            if kind == Kind::Float32 {
+                json!(v as f32)
+            } else {
+                json!(v)
+            }
         }
         Cell::Decimal(v) => json!((*v as f64) / 100.0),
         Cell::Str(s) => json!(truncate(s, is_max, policy.string_prefix)?),
         Cell::Date(d) => json!(format_date(*d)),
         Cell::Micros(t) => {
-            let t = if is_max && policy.truncate_timestamp_max { t.div_euclid(1000) * 1000 } else { *t };
+            let t = if is_max && policy.truncate_timestamp_max {
+                t.div_euclid(1000) * 1000
+            } else {
+                *t
+            };
             json!(format_micros(t, kind == Kind::Timestamp))
         }
         _ => return None,
@@ -98,16 +118,26 @@ fn truncate(s: &str, is_max: bool, truncation: Option<StringTruncation>) -> Opti
         return Some(s.to_string());
     }
     let prefix: String = s.chars().take(n).collect();
-    Some(if is_max && spark { format!("{prefix}\u{10FFFF}") } else { prefix })
+    Some(if is_max && spark {
+        format!("{prefix}\u{10FFFF}")
+    } else {
+        prefix
+    })
 }
 
 /// Min, max and null count of one leaf column's cells under the policy.
-fn leaf_stats(kind: Kind, cells: &[Cell], policy: &StatsPolicy) -> (Option<Value>, Option<Value>, usize) {
+fn leaf_stats(
+    kind: Kind,
+    cells: &[Cell],
+    policy: &StatsPolicy,
+) -> (Option<Value>, Option<Value>, usize) {
     let nulls = cells.iter().filter(|c| matches!(c, Cell::Null)).count();
     if kind == Kind::Boolean {
         return (None, None, nulls); // Writers record no bounds for booleans.
     }
-    let has_nan = cells.iter().any(|c| matches!(c, Cell::Float(v) if v.is_nan()));
+    let has_nan = cells
+        .iter()
+        .any(|c| matches!(c, Cell::Float(v) if v.is_nan()));
     if has_nan && !policy.nan_excluded_bounds {
         return (None, None, nulls); // No NaN-free bound can be claimed.
     }
@@ -143,8 +173,20 @@ pub fn file_stats(
     for (column, cells) in data_columns.iter().zip(cells) {
         if column.kind == Kind::Struct {
             let (mut smin, mut smax, mut snull) = (Map::new(), Map::new(), Map::new());
-            let a: Vec<Cell> = cells.iter().map(|c| match c { Cell::Struct(Some(a), _) => Cell::Int(i64::from(*a)), _ => Cell::Null }).collect();
-            let b: Vec<Cell> = cells.iter().map(|c| match c { Cell::Struct(_, Some(b)) => Cell::Str(b.clone()), _ => Cell::Null }).collect();
+            let a: Vec<Cell> = cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Struct(Some(a), _) => Cell::Int(i64::from(*a)),
+                    _ => Cell::Null,
+                })
+                .collect();
+            let b: Vec<Cell> = cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Struct(_, Some(b)) => Cell::Str(b.clone()),
+                    _ => Cell::Null,
+                })
+                .collect();
             for (name, kind, leaf) in [("a", Kind::Int32, a), ("b", Kind::String, b)] {
                 let counted = indexed(leaves_seen);
                 leaves_seen += 1;
@@ -177,7 +219,8 @@ pub fn file_stats(
         }
         nulls.insert(column.name.clone(), json!(n));
     }
-    let mut stats = json!({"numRecords": rows, "minValues": mins, "maxValues": maxs, "nullCount": nulls});
+    let mut stats =
+        json!({"numRecords": rows, "minValues": mins, "maxValues": maxs, "nullCount": nulls});
     if policy.loose_bounds {
         stats["tightBounds"] = json!(false);
     }
@@ -193,25 +236,55 @@ mod tests {
         assert_eq!(format_date(0), "1970-01-01");
         assert_eq!(format_date(18_262), "2020-01-01");
         assert_eq!(format_date(2_932_896), "9999-12-31");
-        assert_eq!(format_micros(1_609_459_200_000_123, true), "2021-01-01T00:00:00.000123Z");
+        assert_eq!(
+            format_micros(1_609_459_200_000_123, true),
+            "2021-01-01T00:00:00.000123Z"
+        );
         assert_eq!(format_micros(-1, false), "1969-12-31T23:59:59.999999");
     }
 
     #[test]
     fn strings_truncate_safely_or_not() {
         let long = "abcdefgh";
-        assert_eq!(truncate(long, true, Some(StringTruncation::SparkStyle(3))).unwrap(), "abc\u{10FFFF}");
-        assert_eq!(truncate(long, false, Some(StringTruncation::SparkStyle(3))).unwrap(), "abc");
-        assert_eq!(truncate(long, true, Some(StringTruncation::BarePrefix(3))).unwrap(), "abc");
-        assert_eq!(truncate("ab", true, Some(StringTruncation::BarePrefix(3))).unwrap(), "ab");
+        assert_eq!(
+            truncate(long, true, Some(StringTruncation::SparkStyle(3))).unwrap(),
+            "abc\u{10FFFF}"
+        );
+        assert_eq!(
+            truncate(long, false, Some(StringTruncation::SparkStyle(3))).unwrap(),
+            "abc"
+        );
+        assert_eq!(
+            truncate(long, true, Some(StringTruncation::BarePrefix(3))).unwrap(),
+            "abc"
+        );
+        assert_eq!(
+            truncate("ab", true, Some(StringTruncation::BarePrefix(3))).unwrap(),
+            "ab"
+        );
     }
 
     #[test]
     fn nan_policy_decides_float_bounds() {
-        let cells = vec![Cell::Float(1.0), Cell::Float(f64::NAN), Cell::Float(2.0), Cell::Null];
+        let cells = vec![
+            Cell::Float(1.0),
+            Cell::Float(f64::NAN),
+            Cell::Float(2.0),
+            Cell::Null,
+        ];
         let exact = StatsPolicy::default();
-        assert_eq!(leaf_stats(Kind::Float64, &cells, &exact), (None, None, 1), "no NaN-free bound is claimed");
-        let arrow_like = StatsPolicy { nan_excluded_bounds: true, ..StatsPolicy::default() };
-        assert_eq!(leaf_stats(Kind::Float64, &cells, &arrow_like), (Some(json!(1.0)), Some(json!(2.0)), 1));
+        assert_eq!(
+            leaf_stats(Kind::Float64, &cells, &exact),
+            (None, None, 1),
+            "no NaN-free bound is claimed"
+        );
+        let arrow_like = StatsPolicy {
+            nan_excluded_bounds: true,
+            ..StatsPolicy::default()
+        };
+        assert_eq!(
+            leaf_stats(Kind::Float64, &cells, &arrow_like),
+            (Some(json!(1.0)), Some(json!(2.0)), 1)
+        );
     }
 }

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BooleanArray, Date32Array, Decimal128Array, Float32Array, Float64Array, Int16Array, Int32Array,
-    Int64Array, Int8Array, StringArray, StructArray, TimestampMicrosecondArray,
+    ArrayRef, BooleanArray, Date32Array, Decimal128Array, Float32Array, Float64Array, Int8Array,
+    Int16Array, Int32Array, Int64Array, StringArray, StructArray, TimestampMicrosecondArray,
 };
 use arrow::datatypes::{DataType, Field, Fields, TimeUnit};
 use rand::Rng;
@@ -62,7 +62,9 @@ pub fn at_fraction(kind: Kind, u: f64, rng: &mut ChaCha8Rng) -> Cell {
         Kind::Boolean => Cell::Bool(u >= 0.5),
         Kind::Date => Cell::Date(DATE_BASE + (1000.0 * u) as i32),
         // Sub-millisecond digits, so a max truncated to milliseconds is visibly wrong.
-        Kind::Timestamp | Kind::TimestampNtz => Cell::Micros(TS_BASE + (1000.0 * u * DAY_MICROS as f64) as i64 + rng.random_range(0..1000)),
+        Kind::Timestamp | Kind::TimestampNtz => Cell::Micros(
+            TS_BASE + (1000.0 * u * DAY_MICROS as f64) as i64 + rng.random_range(0..1000),
+        ),
         Kind::Struct => Cell::Struct(Some(span(-1000, 1000) as i32), Some(word(u))),
     }
 }
@@ -83,9 +85,19 @@ fn word(u: f64) -> String {
 /// The edge values of a kind (pitfalls 2, 4, 6, 13).
 pub fn specials(kind: Kind) -> Vec<Cell> {
     match kind {
-        Kind::Int8 => vec![Cell::Int(i64::from(i8::MIN)), Cell::Int(i64::from(i8::MAX)), Cell::Int(0)],
-        Kind::Int16 => vec![Cell::Int(i64::from(i16::MIN)), Cell::Int(i64::from(i16::MAX))],
-        Kind::Int32 => vec![Cell::Int(i64::from(i32::MIN)), Cell::Int(i64::from(i32::MAX))],
+        Kind::Int8 => vec![
+            Cell::Int(i64::from(i8::MIN)),
+            Cell::Int(i64::from(i8::MAX)),
+            Cell::Int(0),
+        ],
+        Kind::Int16 => vec![
+            Cell::Int(i64::from(i16::MIN)),
+            Cell::Int(i64::from(i16::MAX)),
+        ],
+        Kind::Int32 => vec![
+            Cell::Int(i64::from(i32::MIN)),
+            Cell::Int(i64::from(i32::MAX)),
+        ],
         Kind::Int64 => vec![Cell::Int(i64::MIN), Cell::Int(i64::MAX)],
         Kind::Float32 | Kind::Float64 => vec![
             Cell::Float(f64::NAN),
@@ -94,7 +106,11 @@ pub fn specials(kind: Kind) -> Vec<Cell> {
             Cell::Float(f64::INFINITY),
             Cell::Float(f64::NEG_INFINITY),
         ],
-        Kind::Decimal => vec![Cell::Decimal(99_999_999), Cell::Decimal(-99_999_999), Cell::Decimal(0)],
+        Kind::Decimal => vec![
+            Cell::Decimal(99_999_999),
+            Cell::Decimal(-99_999_999),
+            Cell::Decimal(0),
+        ],
         Kind::String => vec![
             Cell::Str(String::new()),
             Cell::Str("\u{7F}".into()),
@@ -105,7 +121,10 @@ pub fn specials(kind: Kind) -> Vec<Cell> {
         Kind::Boolean => vec![Cell::Bool(true), Cell::Bool(false)],
         Kind::Date => vec![Cell::Date(0), Cell::Date(2_932_896)],
         Kind::Timestamp | Kind::TimestampNtz => vec![Cell::Micros(0), Cell::Micros(TS_BASE + 999)],
-        Kind::Struct => vec![Cell::Struct(None, Some(String::new())), Cell::Struct(Some(i32::MAX), None)],
+        Kind::Struct => vec![
+            Cell::Struct(None, Some(String::new())),
+            Cell::Struct(Some(i32::MAX), None),
+        ],
     }
 }
 
@@ -153,55 +172,149 @@ pub fn arrow_type(kind: Kind) -> DataType {
 }
 
 fn struct_fields() -> Fields {
-    Fields::from(vec![Field::new("a", DataType::Int32, true), Field::new("b", DataType::Utf8, true)])
+    Fields::from(vec![
+        Field::new("a", DataType::Int32, true),
+        Field::new("b", DataType::Utf8, true),
+    ])
 }
 
 /// The cells of a column as an Arrow array of the kind's type.
 pub fn to_array(kind: Kind, cells: &[Cell]) -> ArrayRef {
     let int = |c: &Cell| if let Cell::Int(v) = c { Some(*v) } else { None };
     match kind {
-        Kind::Int8 => Arc::new(cells.iter().map(|c| int(c).map(|v| v as i8)).collect::<Int8Array>()),
-        Kind::Int16 => Arc::new(cells.iter().map(|c| int(c).map(|v| v as i16)).collect::<Int16Array>()),
-        Kind::Int32 => Arc::new(cells.iter().map(|c| int(c).map(|v| v as i32)).collect::<Int32Array>()),
+        Kind::Int8 => Arc::new(
+            cells
+                .iter()
+                .map(|c| int(c).map(|v| v as i8))
+                .collect::<Int8Array>(),
+        ),
+        Kind::Int16 => Arc::new(
+            cells
+                .iter()
+                .map(|c| int(c).map(|v| v as i16))
+                .collect::<Int16Array>(),
+        ),
+        Kind::Int32 => Arc::new(
+            cells
+                .iter()
+                .map(|c| int(c).map(|v| v as i32))
+                .collect::<Int32Array>(),
+        ),
         Kind::Int64 => Arc::new(cells.iter().map(int).collect::<Int64Array>()),
         Kind::Float32 => Arc::new(
-            cells.iter().map(|c| if let Cell::Float(v) = c { Some(*v as f32) } else { None }).collect::<Float32Array>(),
+            cells
+                .iter()
+                .map(|c| {
+                    if let Cell::Float(v) = c {
+                        Some(*v as f32)
+                    } else {
+                        None
+                    }
+                })
+                .collect::<Float32Array>(),
         ),
-        Kind::Float64 => {
-            Arc::new(cells.iter().map(|c| if let Cell::Float(v) = c { Some(*v) } else { None }).collect::<Float64Array>())
-        }
+        Kind::Float64 => Arc::new(
+            cells
+                .iter()
+                .map(|c| {
+                    if let Cell::Float(v) = c {
+                        Some(*v)
+                    } else {
+                        None
+                    }
+                })
+                .collect::<Float64Array>(),
+        ),
         Kind::Decimal => Arc::new(
             cells
                 .iter()
-                .map(|c| if let Cell::Decimal(v) = c { Some(*v) } else { None })
+                .map(|c| {
+                    if let Cell::Decimal(v) = c {
+                        Some(*v)
+                    } else {
+                        None
+                    }
+                })
                 .collect::<Decimal128Array>()
                 .with_precision_and_scale(10, 2)
                 .expect("decimal(10, 2) is valid"),
         ),
         Kind::String => Arc::new(
-            cells.iter().map(|c| if let Cell::Str(v) = c { Some(v.as_str()) } else { None }).collect::<StringArray>(),
+            cells
+                .iter()
+                .map(|c| {
+                    if let Cell::Str(v) = c {
+                        Some(v.as_str())
+                    } else {
+                        None
+                    }
+                })
+                .collect::<StringArray>(),
         ),
-        Kind::Boolean => {
-            Arc::new(cells.iter().map(|c| if let Cell::Bool(v) = c { Some(*v) } else { None }).collect::<BooleanArray>())
-        }
-        Kind::Date => {
-            Arc::new(cells.iter().map(|c| if let Cell::Date(v) = c { Some(*v) } else { None }).collect::<Date32Array>())
-        }
+        Kind::Boolean => Arc::new(
+            cells
+                .iter()
+                .map(|c| {
+                    if let Cell::Bool(v) = c {
+                        Some(*v)
+                    } else {
+                        None
+                    }
+                })
+                .collect::<BooleanArray>(),
+        ),
+        Kind::Date => Arc::new(
+            cells
+                .iter()
+                .map(|c| {
+                    if let Cell::Date(v) = c {
+                        Some(*v)
+                    } else {
+                        None
+                    }
+                })
+                .collect::<Date32Array>(),
+        ),
         Kind::Timestamp | Kind::TimestampNtz => {
             let array = cells
                 .iter()
-                .map(|c| if let Cell::Micros(v) = c { Some(*v) } else { None })
+                .map(|c| {
+                    if let Cell::Micros(v) = c {
+                        Some(*v)
+                    } else {
+                        None
+                    }
+                })
                 .collect::<TimestampMicrosecondArray>();
-            Arc::new(if kind == Kind::Timestamp { array.with_timezone("UTC") } else { array })
+            Arc::new(if kind == Kind::Timestamp {
+                array.with_timezone("UTC")
+            } else {
+                array
+            })
         }
         Kind::Struct => {
-            let a: Int32Array = cells.iter().map(|c| if let Cell::Struct(a, _) = c { *a } else { None }).collect();
-            let b: StringArray =
-                cells.iter().map(|c| if let Cell::Struct(_, b) = c { b.clone() } else { None }).collect();
+            let a: Int32Array = cells
+                .iter()
+                .map(|c| if let Cell::Struct(a, _) = c { *a } else { None })
+                .collect();
+            let b: StringArray = cells
+                .iter()
+                .map(|c| {
+                    if let Cell::Struct(_, b) = c {
+                        b.clone()
+                    } else {
+                        None
+                    }
+                })
+                .collect();
             let nulls: Vec<bool> = cells.iter().map(|c| !matches!(c, Cell::Null)).collect();
             Arc::new(
-                StructArray::try_new(struct_fields(), vec![Arc::new(a), Arc::new(b)], Some(nulls.into()))
-                    .expect("struct arrays line up"),
+                StructArray::try_new(
+                    struct_fields(),
+                    vec![Arc::new(a), Arc::new(b)],
+                    Some(nulls.into()),
+                )
+                .expect("struct arrays line up"),
             )
         }
     }
@@ -217,7 +330,9 @@ pub fn partition_text(kind: Kind, slot: usize) -> String {
         Kind::String => format!("p{s}"),
         Kind::Boolean => (slot % 2 == 1).to_string(),
         Kind::Date => format!("2021-01-{:02}", 1 + slot % 28),
-        Kind::Timestamp | Kind::TimestampNtz => format!("2021-01-{:02} 12:30:00.{:06}", 1 + slot % 28, slot * 1001),
+        Kind::Timestamp | Kind::TimestampNtz => {
+            format!("2021-01-{:02} 12:30:00.{:06}", 1 + slot % 28, slot * 1001)
+        }
         Kind::Struct => unreachable!("struct columns are never partition columns"),
     }
 }

@@ -53,7 +53,9 @@ impl Variant {
 /// The variant of `p`, or `None` when no node of `p` is of the form the variant rewrites.
 pub fn apply(variant: Variant, p: &Predicate) -> Option<Predicate> {
     match variant {
-        Variant::DoubleNegation => Some(Predicate::Not(Box::new(Predicate::Not(Box::new(p.clone()))))),
+        Variant::DoubleNegation => Some(Predicate::Not(Box::new(Predicate::Not(Box::new(
+            p.clone(),
+        ))))),
         Variant::OrFactoring => distribute(p),
         _ => {
             let mut changed = false;
@@ -64,37 +66,77 @@ pub fn apply(variant: Variant, p: &Predicate) -> Option<Predicate> {
 }
 
 fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
-    let recurse = |items: &[Predicate], changed: &mut bool| -> Vec<Predicate> { items.iter().map(|i| rewrite(i, v, changed)).collect() };
+    let recurse = |items: &[Predicate], changed: &mut bool| -> Vec<Predicate> {
+        items.iter().map(|i| rewrite(i, v, changed)).collect()
+    };
     match (v, p) {
         (Variant::DeMorgan, Predicate::And(items)) => {
             *changed = true;
-            let inner = recurse(items, changed).into_iter().map(|i| Predicate::Not(Box::new(i))).collect();
+            let inner = recurse(items, changed)
+                .into_iter()
+                .map(|i| Predicate::Not(Box::new(i)))
+                .collect();
             Predicate::Not(Box::new(Predicate::Or(inner)))
         }
         (Variant::DeMorgan, Predicate::Or(items)) => {
             *changed = true;
-            let inner = recurse(items, changed).into_iter().map(|i| Predicate::Not(Box::new(i))).collect();
+            let inner = recurse(items, changed)
+                .into_iter()
+                .map(|i| Predicate::Not(Box::new(i)))
+                .collect();
             Predicate::Not(Box::new(Predicate::And(inner)))
         }
         (_, Predicate::And(items)) => Predicate::And(recurse(items, changed)),
         (_, Predicate::Or(items)) => Predicate::Or(recurse(items, changed)),
         (_, Predicate::Not(inner)) => Predicate::Not(Box::new(rewrite(inner, v, changed))),
-        (Variant::BetweenRange, Predicate::Between { column, low, high, negated }) => {
+        (
+            Variant::BetweenRange,
+            Predicate::Between {
+                column,
+                low,
+                high,
+                negated,
+            },
+        ) => {
             *changed = true;
-            let range = Predicate::And(vec![cmp(column, CmpOp::GtEq, low), cmp(column, CmpOp::LtEq, high)]);
+            let range = Predicate::And(vec![
+                cmp(column, CmpOp::GtEq, low),
+                cmp(column, CmpOp::LtEq, high),
+            ]);
             negate_if(range, *negated)
         }
-        (Variant::InAsOr, Predicate::InList { column, list, negated }) if !list.is_empty() => {
+        (
+            Variant::InAsOr,
+            Predicate::InList {
+                column,
+                list,
+                negated,
+            },
+        ) if !list.is_empty() => {
             *changed = true;
             let any = Predicate::Or(list.iter().map(|l| cmp(column, CmpOp::Eq, l)).collect());
             negate_if(any, *negated)
         }
         (Variant::Commuted, Predicate::Compare { left, op, right }) => {
             *changed = true;
-            Predicate::Compare { left: right.clone(), op: op.commuted(), right: left.clone() }
+            Predicate::Compare {
+                left: right.clone(),
+                op: op.commuted(),
+                right: left.clone(),
+            }
         }
-        (Variant::LikePrefixRange, Predicate::Like { column, pattern, escape: None, negated }) => {
-            match prefix_of(pattern).and_then(|prefix| successor(&prefix).map(|next| (prefix, next))) {
+        (
+            Variant::LikePrefixRange,
+            Predicate::Like {
+                column,
+                pattern,
+                escape: None,
+                negated,
+            },
+        ) => {
+            match prefix_of(pattern)
+                .and_then(|prefix| successor(&prefix).map(|next| (prefix, next)))
+            {
                 Some((prefix, next)) => {
                     *changed = true;
                     let range = Predicate::And(vec![
@@ -111,11 +153,19 @@ fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
 }
 
 fn cmp(column: &ColumnRef, op: CmpOp, literal: &Literal) -> Predicate {
-    Predicate::Compare { left: Operand::Column(column.clone()), op, right: Operand::Literal(literal.clone()) }
+    Predicate::Compare {
+        left: Operand::Column(column.clone()),
+        op,
+        right: Operand::Literal(literal.clone()),
+    }
 }
 
 fn negate_if(p: Predicate, negated: bool) -> Predicate {
-    if negated { Predicate::Not(Box::new(p)) } else { p }
+    if negated {
+        Predicate::Not(Box::new(p))
+    } else {
+        p
+    }
 }
 
 /// The literal prefix of a pattern `prefix%` with no other wildcard or escape, non-empty.
@@ -143,10 +193,19 @@ fn successor(prefix: &str) -> Option<String> {
 
 /// `a AND (b OR c)` to `(a AND b) OR (a AND c)` at the root.
 fn distribute(p: &Predicate) -> Option<Predicate> {
-    let Predicate::And(items) = p else { return None };
+    let Predicate::And(items) = p else {
+        return None;
+    };
     let at = items.iter().position(|i| matches!(i, Predicate::Or(_)))?;
-    let Predicate::Or(branches) = &items[at] else { return None };
-    let rest: Vec<Predicate> = items.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, p)| p.clone()).collect();
+    let Predicate::Or(branches) = &items[at] else {
+        return None;
+    };
+    let rest: Vec<Predicate> = items
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != at)
+        .map(|(_, p)| p.clone())
+        .collect();
     Some(Predicate::Or(
         branches
             .iter()
@@ -162,7 +221,10 @@ fn distribute(p: &Predicate) -> Option<Predicate> {
 /// `p AND UPPER(column) = 'X'`: the degraded form, and `p`, the stripped remainder it must
 /// keep exactly the files of.
 pub fn degraded(p: &Predicate, column: &ColumnRef) -> (Predicate, Predicate) {
-    let unsupported = Predicate::Unsupported { sql: format!("UPPER(CAST({column} AS VARCHAR)) = 'X'"), columns: vec![column.clone()] };
+    let unsupported = Predicate::Unsupported {
+        sql: format!("UPPER(CAST({column} AS VARCHAR)) = 'X'"),
+        columns: vec![column.clone()],
+    };
     (Predicate::And(vec![p.clone(), unsupported]), p.clone())
 }
 
@@ -177,23 +239,57 @@ mod tests {
     #[test]
     fn each_variant_rewrites_its_form() {
         let x_gt_5 = cmp(&c("x"), CmpOp::Gt, &Literal::Number("5".into()));
-        let like = Predicate::Like { column: c("s"), pattern: "ab%".into(), escape: None, negated: false };
-        let between = Predicate::Between { column: c("x"), low: Literal::Number("1".into()), high: Literal::Number("9".into()), negated: true };
-        let inlist = Predicate::InList { column: c("x"), list: vec![Literal::Number("1".into()), Literal::Number("2".into())], negated: false };
-        let and = Predicate::And(vec![x_gt_5.clone(), Predicate::Or(vec![like.clone(), between.clone()])]);
+        let like = Predicate::Like {
+            column: c("s"),
+            pattern: "ab%".into(),
+            escape: None,
+            negated: false,
+        };
+        let between = Predicate::Between {
+            column: c("x"),
+            low: Literal::Number("1".into()),
+            high: Literal::Number("9".into()),
+            negated: true,
+        };
+        let inlist = Predicate::InList {
+            column: c("x"),
+            list: vec![Literal::Number("1".into()), Literal::Number("2".into())],
+            negated: false,
+        };
+        let and = Predicate::And(vec![
+            x_gt_5.clone(),
+            Predicate::Or(vec![like.clone(), between.clone()]),
+        ]);
         let cases: Vec<(Variant, &Predicate, &str)> = vec![
             (Variant::Commuted, &x_gt_5, "5 < x"),
             (Variant::LikePrefixRange, &like, "s >= 'ab' AND s < 'ac'"),
             (Variant::BetweenRange, &between, "NOT (x >= 1 AND x <= 9)"),
             (Variant::InAsOr, &inlist, "x = 1 OR x = 2"),
             (Variant::DoubleNegation, &x_gt_5, "NOT NOT x > 5"),
-            (Variant::DeMorgan, &and, "NOT (NOT x > 5 OR NOT NOT (NOT s LIKE 'ab%' AND NOT x NOT BETWEEN 1 AND 9))"),
-            (Variant::OrFactoring, &and, "x > 5 AND s LIKE 'ab%' OR x > 5 AND x NOT BETWEEN 1 AND 9"),
+            (
+                Variant::DeMorgan,
+                &and,
+                "NOT (NOT x > 5 OR NOT NOT (NOT s LIKE 'ab%' AND NOT x NOT BETWEEN 1 AND 9))",
+            ),
+            (
+                Variant::OrFactoring,
+                &and,
+                "x > 5 AND s LIKE 'ab%' OR x > 5 AND x NOT BETWEEN 1 AND 9",
+            ),
         ];
         for (variant, input, expected) in cases {
-            assert_eq!(apply(variant, input).map(|p| p.to_string()).as_deref(), Some(expected), "{}", variant.name());
+            assert_eq!(
+                apply(variant, input).map(|p| p.to_string()).as_deref(),
+                Some(expected),
+                "{}",
+                variant.name()
+            );
         }
-        assert_eq!(apply(Variant::LikePrefixRange, &x_gt_5), None, "no LIKE to rewrite");
+        assert_eq!(
+            apply(Variant::LikePrefixRange, &x_gt_5),
+            None,
+            "no LIKE to rewrite"
+        );
         assert_eq!(successor("a\u{10FFFF}"), Some("b".into()));
         assert_eq!(successor("\u{10FFFF}"), None);
     }

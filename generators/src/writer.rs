@@ -14,11 +14,11 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::spec::{Checkpoint, Kind, StringTruncation, TableSpec};
 use crate::stats::file_stats;
-use crate::values::{arrow_type, column_cells, partition_text, to_array, window, Cell};
+use crate::values::{Cell, arrow_type, column_cells, partition_text, to_array, window};
 
 /// What was written: every data file with its cells, for tests and literal pools.
 #[derive(Clone, Debug)]
@@ -73,12 +73,24 @@ fn protocol(spec: &TableSpec) -> Value {
 fn metadata(spec: &TableSpec) -> Value {
     let mut configuration = serde_json::Map::new();
     if let Some(n) = spec.stats.num_indexed_cols {
-        configuration.insert("delta.dataSkippingNumIndexedCols".into(), json!(n.to_string()));
+        configuration.insert(
+            "delta.dataSkippingNumIndexedCols".into(),
+            json!(n.to_string()),
+        );
     }
-    if let Some(StringTruncation::SparkStyle(n) | StringTruncation::BarePrefix(n)) = spec.stats.string_prefix {
-        configuration.insert("delta.dataSkippingStringPrefixLength".into(), json!(n.to_string()));
+    if let Some(StringTruncation::SparkStyle(n) | StringTruncation::BarePrefix(n)) =
+        spec.stats.string_prefix
+    {
+        configuration.insert(
+            "delta.dataSkippingStringPrefixLength".into(),
+            json!(n.to_string()),
+        );
     }
-    let partition_columns: Vec<&str> = spec.partition_columns().iter().map(|c| c.name.as_str()).collect();
+    let partition_columns: Vec<&str> = spec
+        .partition_columns()
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
     json!({"metaData": {
         "id": format!("generated-{}-{}", spec.name, spec.seed),
         "format": {"provider": "parquet", "options": {}},
@@ -93,16 +105,27 @@ fn metadata(spec: &TableSpec) -> Value {
 pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String> {
     let log = root.join("_delta_log");
     std::fs::create_dir_all(&log).map_err(|e| io(&log, e))?;
-    if std::fs::read_dir(&log).map_err(|e| io(&log, e))?.next().is_some() {
+    if std::fs::read_dir(&log)
+        .map_err(|e| io(&log, e))?
+        .next()
+        .is_some()
+    {
         return Err(format!("{} already holds a Delta log", root.display()));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
     let data_columns = spec.data_columns();
     let partition_columns = spec.partition_columns();
     let schema: SchemaRef = Arc::new(Schema::new(
-        data_columns.iter().map(|c| Field::new(&c.name, arrow_type(c.kind), true)).collect::<Vec<_>>(),
+        data_columns
+            .iter()
+            .map(|c| Field::new(&c.name, arrow_type(c.kind), true))
+            .collect::<Vec<_>>(),
     ));
-    let slots = if partition_columns.is_empty() { 1 } else { spec.partition_values.max(1) };
+    let slots = if partition_columns.is_empty() {
+        1
+    } else {
+        spec.partition_values.max(1)
+    };
     let total_files = slots * spec.files_per_partition.max(1);
     let mut files = Vec::with_capacity(total_files);
     for slot in 0..slots {
@@ -110,38 +133,81 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         let null_partition = slot == 0 && spec.null_fraction > 0.0;
         let partition: Vec<(String, Option<String>)> = partition_columns
             .iter()
-            .map(|c| (c.name.clone(), (!null_partition).then(|| partition_text(c.kind, slot))))
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    (!null_partition).then(|| partition_text(c.kind, slot)),
+                )
+            })
             .collect();
-        let dir: String = partition_columns.iter().map(|c| format!("{}=v{slot}/", c.name)).collect();
+        let dir: String = partition_columns
+            .iter()
+            .map(|c| format!("{}=v{slot}/", c.name))
+            .collect();
         for f in 0..spec.files_per_partition.max(1) {
             let index = files.len();
             let cells: Vec<Vec<Cell>> = data_columns
                 .iter()
                 .map(|c| {
                     let w = window(spec.layout, index, total_files, &mut rng);
-                    column_cells(c.kind, spec.rows_per_file, w, spec.null_fraction, spec.special_values, &mut rng)
+                    column_cells(
+                        c.kind,
+                        spec.rows_per_file,
+                        w,
+                        spec.null_fraction,
+                        spec.special_values,
+                        &mut rng,
+                    )
                 })
                 .collect();
             let path = format!("{dir}part-{index:05}-{f}.parquet");
             let full = root.join(&path);
             std::fs::create_dir_all(full.parent().unwrap_or(root)).map_err(|e| io(&full, e))?;
-            let arrays = data_columns.iter().zip(&cells).map(|(c, cells)| to_array(c.kind, cells)).collect();
+            let arrays = data_columns
+                .iter()
+                .zip(&cells)
+                .map(|(c, cells)| to_array(c.kind, cells))
+                .collect();
             let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io(&full, e))?;
             let file = std::fs::File::create(&full).map_err(|e| io(&full, e))?;
-            let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props())).map_err(|e| io(&full, e))?;
+            let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props()))
+                .map_err(|e| io(&full, e))?;
             writer.write(&batch).map_err(|e| io(&full, e))?;
             writer.close().map_err(|e| io(&full, e))?;
-            let stats = file_stats(index, &data_columns, &cells, spec.rows_per_file, &spec.stats);
-            files.push(WrittenFile { path, partition: partition.clone(), cells, stats, removed: false });
+            let stats = file_stats(
+                index,
+                &data_columns,
+                &cells,
+                spec.rows_per_file,
+                &spec.stats,
+            );
+            files.push(WrittenFile {
+                path,
+                partition: partition.clone(),
+                cells,
+                stats,
+                removed: false,
+            });
         }
     }
     // Commit 0: protocol and metadata; then the adds over `commits` commits; then removes.
     let mut commits: Vec<Vec<Value>> = vec![vec![protocol(spec), metadata(spec)]];
     let per_commit = files.len().div_ceil(spec.log.commits.max(1)).max(1);
     for chunk in files.chunks(per_commit) {
-        commits.push(chunk.iter().map(|f| add_action(root, f)).collect::<Result<_, _>>()?);
+        commits.push(
+            chunk
+                .iter()
+                .map(|f| add_action(root, f))
+                .collect::<Result<_, _>>()?,
+        );
     }
-    let removed: Vec<usize> = spec.log.removed_files.iter().copied().filter(|i| *i < files.len()).collect();
+    let removed: Vec<usize> = spec
+        .log
+        .removed_files
+        .iter()
+        .copied()
+        .filter(|i| *i < files.len())
+        .collect();
     if !removed.is_empty() {
         commits.push(
             removed
@@ -174,17 +240,32 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         .collect::<Result<_, String>>()?;
     match spec.log.checkpoint {
         Checkpoint::None => {}
-        Checkpoint::Classic => write_checkpoint(&log, version, &[protocol(spec), metadata(spec)], &live, 1)?,
-        Checkpoint::MultiPart(parts) => write_checkpoint(&log, version, &[protocol(spec), metadata(spec)], &live, parts)?,
+        Checkpoint::Classic => {
+            write_checkpoint(&log, version, &[protocol(spec), metadata(spec)], &live, 1)?
+        }
+        Checkpoint::MultiPart(parts) => write_checkpoint(
+            &log,
+            version,
+            &[protocol(spec), metadata(spec)],
+            &live,
+            parts,
+        )?,
     }
-    Ok(WrittenTable { root: root.to_path_buf(), version, files })
+    Ok(WrittenTable {
+        root: root.to_path_buf(),
+        version,
+        files,
+    })
 }
 
 fn add_action(root: &Path, f: &WrittenFile) -> Result<Value, String> {
     let full = root.join(&f.path);
     let size = std::fs::metadata(&full).map_err(|e| io(&full, e))?.len();
-    let partition: serde_json::Map<String, Value> =
-        f.partition.iter().map(|(k, v)| (k.clone(), v.clone().map_or(Value::Null, Value::String))).collect();
+    let partition: serde_json::Map<String, Value> = f
+        .partition
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone().map_or(Value::Null, Value::String)))
+        .collect();
     let mut add = json!({"path": f.path, "partitionValues": partition, "size": size, "modificationTime": 0, "dataChange": true});
     if let Some(stats) = &f.stats {
         add["stats"] = json!(stats);
@@ -232,7 +313,11 @@ fn checkpoint_schema() -> SchemaRef {
                 true,
             ),
             Field::new("schemaString", DataType::Utf8, true),
-            Field::new("partitionColumns", DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))), true),
+            Field::new(
+                "partitionColumns",
+                DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))),
+                true,
+            ),
             Field::new("configuration", string_map(), true),
             Field::new("createdTime", DataType::Int64, true),
         ])),
@@ -243,8 +328,16 @@ fn checkpoint_schema() -> SchemaRef {
         DataType::Struct(Fields::from(vec![
             Field::new("minReaderVersion", DataType::Int32, true),
             Field::new("minWriterVersion", DataType::Int32, true),
-            Field::new("readerFeatures", DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))), true),
-            Field::new("writerFeatures", DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))), true),
+            Field::new(
+                "readerFeatures",
+                DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))),
+                true,
+            ),
+            Field::new(
+                "writerFeatures",
+                DataType::List(Arc::new(Field::new("element", DataType::Utf8, true))),
+                true,
+            ),
         ])),
         true,
     );
@@ -263,8 +356,13 @@ pub struct AddRow {
 /// The add rows as a checkpoint batch (the other action columns NULL), built column by column:
 /// a million adds take seconds, not the minutes a JSON round trip would.
 fn adds_batch(schema: &SchemaRef, adds: &[AddRow]) -> Result<RecordBatch, String> {
-    use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, Int64Array, MapBuilder, StringArray, StringBuilder, StructArray};
-    let DataType::Struct(add_fields) = schema.field(0).data_type() else { return Err("add is a struct".into()) };
+    use arrow::array::{
+        Array, ArrayRef, BooleanArray, Int64Array, MapBuilder, StringArray, StringBuilder,
+        StructArray, new_null_array,
+    };
+    let DataType::Struct(add_fields) = schema.field(0).data_type() else {
+        return Err("add is a struct".into());
+    };
     let mut partitions = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
     for add in adds {
         for (k, v) in &add.partition_values {
@@ -274,13 +372,18 @@ fn adds_batch(schema: &SchemaRef, adds: &[AddRow]) -> Result<RecordBatch, String
         partitions.append(true).map_err(|e| e.to_string())?;
     }
     let partitions = partitions.finish();
-    let DataType::Map(entries, _) = add_fields[1].data_type() else { return Err("partitionValues is a map".into()) };
+    let DataType::Map(entries, _) = add_fields[1].data_type() else {
+        return Err("partitionValues is a map".into());
+    };
     // The builder names its entries differently; rebuild with the schema's field names.
     let partitions = arrow::array::MapArray::try_new(
         entries.clone(),
         partitions.offsets().clone(),
         StructArray::try_new(
-            match entries.data_type() { DataType::Struct(f) => f.clone(), _ => return Err("map entries".into()) },
+            match entries.data_type() {
+                DataType::Struct(f) => f.clone(),
+                _ => return Err("map entries".into()),
+            },
             vec![partitions.keys().clone(), partitions.values().clone()],
             None,
         )
@@ -290,12 +393,18 @@ fn adds_batch(schema: &SchemaRef, adds: &[AddRow]) -> Result<RecordBatch, String
     )
     .map_err(|e| e.to_string())?;
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(adds.iter().map(|a| a.path.as_str()))),
+        Arc::new(StringArray::from_iter_values(
+            adds.iter().map(|a| a.path.as_str()),
+        )),
         Arc::new(partitions),
         Arc::new(Int64Array::from_iter_values(adds.iter().map(|a| a.size))),
         Arc::new(Int64Array::from_iter_values(adds.iter().map(|_| 0))),
         Arc::new(BooleanArray::from(vec![true; adds.len()])),
-        Arc::new(adds.iter().map(|a| a.stats.as_deref()).collect::<StringArray>()),
+        Arc::new(
+            adds.iter()
+                .map(|a| a.stats.as_deref())
+                .collect::<StringArray>(),
+        ),
     ];
     let add = StructArray::try_new(add_fields.clone(), columns, None).map_err(|e| e.to_string())?;
     RecordBatch::try_new(
@@ -311,11 +420,21 @@ fn adds_batch(schema: &SchemaRef, adds: &[AddRow]) -> Result<RecordBatch, String
 
 /// Writes a checkpoint of `head` (protocol, metadata) and `adds` at `version`, in `parts`
 /// Parquet files (a classic checkpoint when 1), and `_last_checkpoint`.
-pub fn write_checkpoint(log: &Path, version: u64, head: &[Value], adds: &[AddRow], parts: usize) -> Result<(), String> {
+pub fn write_checkpoint(
+    log: &Path,
+    version: u64,
+    head: &[Value],
+    adds: &[AddRow],
+    parts: usize,
+) -> Result<(), String> {
     let schema = checkpoint_schema();
     let parts = parts.clamp(1, adds.len().max(1));
     let per_part = adds.len().div_ceil(parts).max(1);
-    let chunks: Vec<&[AddRow]> = if adds.is_empty() { vec![&[]] } else { adds.chunks(per_part).collect() };
+    let chunks: Vec<&[AddRow]> = if adds.is_empty() {
+        vec![&[]]
+    } else {
+        adds.chunks(per_part).collect()
+    };
     let n = chunks.len();
     for (i, chunk) in chunks.iter().enumerate() {
         let name = if n == 1 {
@@ -325,17 +444,24 @@ pub fn write_checkpoint(log: &Path, version: u64, head: &[Value], adds: &[AddRow
         };
         let path = log.join(name);
         let file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
-        let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props())).map_err(|e| io(&path, e))?;
+        let mut writer =
+            ArrowWriter::try_new(file, schema.clone(), Some(props())).map_err(|e| io(&path, e))?;
         if i == 0 {
             // Protocol and metadata go in the first part.
             let text: String = head.iter().map(|r| r.to_string() + "\n").collect();
-            let reader = ReaderBuilder::new(schema.clone()).build(Cursor::new(text.into_bytes())).map_err(|e| io(&path, e))?;
+            let reader = ReaderBuilder::new(schema.clone())
+                .build(Cursor::new(text.into_bytes()))
+                .map_err(|e| io(&path, e))?;
             for batch in reader {
-                writer.write(&batch.map_err(|e| io(&path, e))?).map_err(|e| io(&path, e))?;
+                writer
+                    .write(&batch.map_err(|e| io(&path, e))?)
+                    .map_err(|e| io(&path, e))?;
             }
         }
         for rows in chunk.chunks(100_000) {
-            writer.write(&adds_batch(&schema, rows).map_err(|e| io(&path, e))?).map_err(|e| io(&path, e))?;
+            writer
+                .write(&adds_batch(&schema, rows).map_err(|e| io(&path, e))?)
+                .map_err(|e| io(&path, e))?;
         }
         writer.close().map_err(|e| io(&path, e))?;
     }
@@ -378,7 +504,11 @@ pub fn write_metadata_only(
         let lo = i as i64 * 1000;
         AddRow {
             path: format!("part-{i:07}.parquet"),
-            partition_values: if partitions > 0 { vec![("p".into(), Some(format!("p{}", i % partitions)))] } else { vec![] },
+            partition_values: if partitions > 0 {
+                vec![("p".into(), Some(format!("p{}", i % partitions)))]
+            } else {
+                vec![]
+            },
             size: 1_000_000,
             stats: Some(format!(
                 "{{\"numRecords\":1000,\"minValues\":{{\"id\":{lo},\"value\":{}}},\"maxValues\":{{\"id\":{},\"value\":{}}},\"nullCount\":{{\"id\":0,\"value\":0}}}}",

@@ -13,13 +13,15 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
+use criterion::{
+    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+};
 use explain_core::cli::{explain_all, report_for};
 use explain_core::replay::ReplayedTable;
 use harness::corpus::{corpus_path, read_corpus};
 use harness::scaling::{
-    delta_explain, floor_scan, naive_explain, oracle_subject, plain_args, scan_predicates,
-    ParquetCount, TableShape,
+    ParquetCount, TableShape, delta_explain, floor_scan, naive_explain, oracle_subject, plain_args,
+    scan_predicates,
 };
 
 fn sizes() -> Vec<usize> {
@@ -43,7 +45,9 @@ fn work_dir() -> (Option<tempfile::TempDir>, PathBuf) {
 fn explain_modes(c: &mut Criterion) {
     let (_temp, work) = work_dir();
     let sizes = sizes();
-    let Some(&smallest) = sizes.first() else { return };
+    let Some(&smallest) = sizes.first() else {
+        return;
+    };
     for config in TableShape::all_of(smallest) {
         let mut group = c.benchmark_group(format!("explain/{}", config.config_name()));
         group.sample_size(10);
@@ -55,18 +59,26 @@ fn explain_modes(c: &mut Criterion) {
             let scans = scan_predicates(&table, &predicate).expect("the predicate compiles");
             if files >= 100_000 {
                 // One iteration takes seconds: flat sampling, and no more samples than asked.
-                group.sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(30));
+                group
+                    .sampling_mode(SamplingMode::Flat)
+                    .measurement_time(Duration::from_secs(30));
             }
             group.throughput(Throughput::Elements(files as u64));
-            group.bench_with_input(BenchmarkId::new("a-one-kernel-scan", files), &table, |b, t| {
-                b.iter(|| black_box(floor_scan(t, scans.full.clone()).expect("scan")))
-            });
-            group.bench_with_input(BenchmarkId::new("b-three-kernel-scans", files), &table, |b, t| {
-                b.iter(|| black_box(naive_explain(t, &scans).expect("scans")))
-            });
-            group.bench_with_input(BenchmarkId::new("c-delta-explain", files), &table, |b, t| {
-                b.iter(|| black_box(delta_explain(t, &predicate).expect("explain")))
-            });
+            group.bench_with_input(
+                BenchmarkId::new("a-one-kernel-scan", files),
+                &table,
+                |b, t| b.iter(|| black_box(floor_scan(t, scans.full.clone()).expect("scan"))),
+            );
+            group.bench_with_input(
+                BenchmarkId::new("b-three-kernel-scans", files),
+                &table,
+                |b, t| b.iter(|| black_box(naive_explain(t, &scans).expect("scans"))),
+            );
+            group.bench_with_input(
+                BenchmarkId::new("c-delta-explain", files),
+                &table,
+                |b, t| b.iter(|| black_box(delta_explain(t, &predicate).expect("explain"))),
+            );
         }
         group.finish();
     }
@@ -75,18 +87,24 @@ fn explain_modes(c: &mut Criterion) {
 const PREDICATES: usize = 100;
 
 fn many_predicates(c: &mut Criterion) {
-    let taxi = testkit::fixtures_location().join("taxi-nyc").to_string_lossy().to_string();
+    let taxi = testkit::fixtures_location()
+        .join("taxi-nyc")
+        .to_string_lossy()
+        .to_string();
     let corpus = read_corpus(&corpus_path("taxi-nyc")).expect("the taxi corpus");
     let batch: Vec<&String> = corpus.iter().cycle().take(PREDICATES).collect();
     let table = ReplayedTable::open(&taxi, None).expect("taxi replays");
     let args = plain_args(&taxi);
     let mut group = c.benchmark_group("predicates/taxi-nyc");
-    group.sample_size(10).throughput(Throughput::Elements(PREDICATES as u64));
+    group
+        .sample_size(10)
+        .throughput(Throughput::Elements(PREDICATES as u64));
     let lines: Vec<&str> = batch.iter().map(|p| p.as_str()).collect();
     group.bench_function("after-one-replay", |b| {
         b.iter(|| {
             for p in &batch {
-                let (report, _) = report_for(&args, &table, Some(p), Instant::now()).expect("explain");
+                let (report, _) =
+                    report_for(&args, &table, Some(p), Instant::now()).expect("explain");
                 black_box(report.to_json());
             }
         })
@@ -109,13 +127,22 @@ fn many_predicates(c: &mut Criterion) {
 }
 
 fn matching(c: &mut Criterion) {
-    let taxi = testkit::fixtures_location().join("taxi-nyc").to_string_lossy().to_string();
+    let taxi = testkit::fixtures_location()
+        .join("taxi-nyc")
+        .to_string_lossy()
+        .to_string();
     let (loaded, files, predicates) = oracle_subject(&taxi).expect("the oracle loads taxi");
     let plain = ParquetCount::new(files).expect("DataFusion reads the Parquet files");
-    let runnable: Vec<&String> = predicates.iter().filter(|p| plain.count(p).is_ok()).take(PREDICATES).collect();
+    let runnable: Vec<&String> = predicates
+        .iter()
+        .filter(|p| plain.count(p).is_ok())
+        .take(PREDICATES)
+        .collect();
     let rows: u64 = loaded.counts.iter().map(|c| c.live_rows).sum();
     let mut group = c.benchmark_group("matching/taxi-nyc");
-    group.sample_size(10).throughput(Throughput::Elements(rows * runnable.len() as u64));
+    group
+        .sample_size(10)
+        .throughput(Throughput::Elements(rows * runnable.len() as u64));
     group.bench_function("oracle-rows-per-file", |b| {
         b.iter(|| {
             for p in &runnable {

@@ -6,15 +6,17 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use explain_core::ast::Predicate;
-use generators::catalog::{named_with_seed, NAMES};
-use generators::predicates::{sample_predicates, Pools};
-use generators::variants::{apply, ALL};
+use generators::catalog::{NAMES, named_with_seed};
+use generators::predicates::{Pools, sample_predicates};
+use generators::variants::{ALL, apply};
 use generators::writer::write_table;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::checks::{accepted, degradation, equivalence, soundness, stats_difference, Invariant, Outcome};
+use crate::checks::{
+    Invariant, Outcome, accepted, degradation, equivalence, soundness, stats_difference,
+};
 use crate::corpus::{Regression, RegressionTable};
 use crate::shrink::minimize;
 use crate::subject::Subject;
@@ -117,7 +119,13 @@ pub fn constructs(p: &Predicate) -> Vec<&'static str> {
 }
 
 /// Runs one round: a table of `name` with `seed`, `n` predicates, every invariant.
-fn round(name: &str, seed: u64, n: usize, report: &Mutex<CampaignReport>, regressions: &Mutex<Vec<Regression>>) -> Result<u64, String> {
+fn round(
+    name: &str,
+    seed: u64,
+    n: usize,
+    report: &Mutex<CampaignReport>,
+    regressions: &Mutex<Vec<Regression>>,
+) -> Result<u64, String> {
     let spec = named_with_seed(name, seed).ok_or("unknown spec")?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let written = write_table(&spec, dir.path())?;
@@ -140,14 +148,21 @@ fn round(name: &str, seed: u64, n: usize, report: &Mutex<CampaignReport>, regres
         outcomes.push((Invariant::Degradation, None, degradation(&subject, p)));
         for v in ALL {
             if apply(v, p).is_some() {
-                outcomes.push((Invariant::Equivalence, Some(v.name()), equivalence(&subject, p, v)));
+                outcomes.push((
+                    Invariant::Equivalence,
+                    Some(v.name()),
+                    equivalence(&subject, p, v),
+                ));
             }
         }
         cases += outcomes.len() as u64;
         let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
         r.predicates += 1;
         for c in constructs(p) {
-            r.per_construct.entry(c.to_string()).or_default().add(&sound);
+            r.per_construct
+                .entry(c.to_string())
+                .or_default()
+                .add(&sound);
             if !matches!(sound, Outcome::Skipped { .. }) {
                 let t = r.tightness_per_construct.entry(c.to_string()).or_default();
                 t.cases += 1;
@@ -174,11 +189,16 @@ fn round(name: &str, seed: u64, n: usize, report: &Mutex<CampaignReport>, regres
             }
         }
         for (invariant, _, outcome) in &outcomes {
-            r.per_invariant.entry(invariant.name().to_string()).or_default().add(outcome);
+            r.per_invariant
+                .entry(invariant.name().to_string())
+                .or_default()
+                .add(outcome);
         }
         drop(r);
         for (invariant, variant, outcome) in outcomes {
-            let Outcome::Fail { message } = outcome else { continue };
+            let Outcome::Fail { message } = outcome else {
+                continue;
+            };
             let still_fails = |q: &Predicate| match invariant {
                 Invariant::Soundness => soundness(&subject, &q.to_string()).0.is_failure(),
                 Invariant::Accepted => accepted(&subject, &q.to_string()).is_failure(),
@@ -190,36 +210,54 @@ fn round(name: &str, seed: u64, n: usize, report: &Mutex<CampaignReport>, regres
                 Invariant::Replay => false,
             };
             let minimized = minimize(p, &still_fails).to_string();
-            report.lock().unwrap_or_else(|e| e.into_inner()).failures.push(Failure {
-                table: name.to_string(),
-                seed,
-                invariant,
-                predicate: sql.clone(),
-                minimized: minimized.clone(),
-                message: message.clone(),
-                reproduce: reproduce(&minimized),
-            });
-            regressions.lock().unwrap_or_else(|e| e.into_inner()).push(Regression {
-                table: RegressionTable::Generated(spec.clone()),
-                predicate: minimized,
-                invariant: invariant.name().to_string(),
-                variant: variant.map(str::to_string),
-                found: format!("campaign seed {seed}: {message}"),
-            });
+            report
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .failures
+                .push(Failure {
+                    table: name.to_string(),
+                    seed,
+                    invariant,
+                    predicate: sql.clone(),
+                    minimized: minimized.clone(),
+                    message: message.clone(),
+                    reproduce: reproduce(&minimized),
+                });
+            regressions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(Regression {
+                    table: RegressionTable::Generated(spec.clone()),
+                    predicate: minimized,
+                    invariant: invariant.name().to_string(),
+                    variant: variant.map(str::to_string),
+                    found: format!("campaign seed {seed}: {message}"),
+                });
         }
     }
     Ok(cases)
 }
 
 /// Runs the campaign; `progress` is told the cases done so far.
-pub fn run(options: &CampaignOptions, progress: &(dyn Fn(u64) + Sync)) -> (CampaignReport, Vec<Regression>) {
+pub fn run(
+    options: &CampaignOptions,
+    progress: &(dyn Fn(u64) + Sync),
+) -> (CampaignReport, Vec<Regression>) {
     let started = Instant::now();
     let deadline = started + Duration::from_secs(options.seconds);
-    let report = Mutex::new(CampaignReport { seed: options.seed, jobs: options.jobs, ..Default::default() });
+    let report = Mutex::new(CampaignReport {
+        seed: options.seed,
+        jobs: options.jobs,
+        ..Default::default()
+    });
     let regressions = Mutex::new(Vec::new());
     let next_round = Mutex::new(0u64);
     let cases_done = Mutex::new(0u64);
-    let names: Vec<&str> = NAMES.iter().copied().filter(|n| !WRITER_BUGS.contains(n)).collect();
+    let names: Vec<&str> = NAMES
+        .iter()
+        .copied()
+        .filter(|n| !WRITER_BUGS.contains(n))
+        .collect();
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| loop {
@@ -262,5 +300,8 @@ pub fn run(options: &CampaignOptions, progress: &(dyn Fn(u64) + Sync)) -> (Campa
     report.seconds = started.elapsed().as_secs_f64();
     report.cases = cases_done.into_inner().unwrap_or_else(|e| e.into_inner());
     report.cases_per_second = report.cases as f64 / report.seconds.max(0.001);
-    (report, regressions.into_inner().unwrap_or_else(|e| e.into_inner()))
+    (
+        report,
+        regressions.into_inner().unwrap_or_else(|e| e.into_inner()),
+    )
 }

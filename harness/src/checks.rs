@@ -7,9 +7,9 @@
 //! 4. replay agreement: checked per table (`replay_agreement`);
 //! 5. accepted partition values hold the value of every matching file.
 
-use explain_core::explain::{explain_with, ExplainOptions, Explanation, NAN_UNGUARDED_BOUNDS};
 use explain_core::ExplainError;
-use generators::variants::{apply, degraded, Variant};
+use explain_core::explain::{ExplainOptions, Explanation, NAN_UNGUARDED_BOUNDS, explain_with};
+use generators::variants::{Variant, apply, degraded};
 use serde::Serialize;
 
 use crate::subject::Subject;
@@ -42,10 +42,16 @@ impl Invariant {
 pub enum Outcome {
     Pass,
     /// A default-mode violation the report announced with `NAN_UNGUARDED_BOUNDS`.
-    Announced { message: String },
+    Announced {
+        message: String,
+    },
     /// The case does not apply (a front end refuses the predicate, no variant form).
-    Skipped { reason: String },
-    Fail { message: String },
+    Skipped {
+        reason: String,
+    },
+    Fail {
+        message: String,
+    },
 }
 
 impl Outcome {
@@ -62,43 +68,88 @@ pub struct Tightness {
     pub matching: usize,
 }
 
-fn explained(subject: &Subject, predicate: &str, strict: bool) -> Result<Explanation, ExplainError> {
+fn explained(
+    subject: &Subject,
+    predicate: &str,
+    strict: bool,
+) -> Result<Explanation, ExplainError> {
     explain_with(&subject.kernel, Some(predicate), ExplainOptions { strict })
 }
 
 /// Per kernel file: matching rows by the oracle (`None`: the oracle refuses the predicate).
 fn matching(subject: &Subject, predicate: &str) -> Result<Vec<u64>, String> {
-    let rows = subject.oracle.matching_rows(predicate).map_err(|e| e.to_string())?;
-    Ok(subject.oracle_index.iter().map(|i| i.map_or(0, |i| rows[i])).collect())
+    let rows = subject
+        .oracle
+        .matching_rows(predicate)
+        .map_err(|e| e.to_string())?;
+    Ok(subject
+        .oracle_index
+        .iter()
+        .map(|i| i.map_or(0, |i| rows[i]))
+        .collect())
 }
 
 /// Describes a file for a failure message: its path, partition values and raw statistics.
 fn describe(subject: &Subject, i: usize) -> String {
     let f = &subject.kernel.files()[i];
-    let mut partition: Vec<String> = f.partition_values.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    let mut partition: Vec<String> = f
+        .partition_values
+        .iter()
+        .map(|(k, v)| format!("{k}={v:?}"))
+        .collect();
     partition.sort();
-    format!("{} (partition {{{}}}, stats {})", subject.kernel.path(i), partition.join(", "), subject.kernel.stats_json(i).unwrap_or("none"))
+    format!(
+        "{} (partition {{{}}}, stats {})",
+        subject.kernel.path(i),
+        partition.join(", "),
+        subject.kernel.stats_json(i).unwrap_or("none")
+    )
 }
 
 /// Invariant 1, in default and strict mode.
 pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
     let rows = match matching(subject, predicate) {
         Ok(r) => r,
-        Err(e) => return (Outcome::Skipped { reason: format!("the oracle refuses it: {e}") }, Tightness::default()),
+        Err(e) => {
+            return (
+                Outcome::Skipped {
+                    reason: format!("the oracle refuses it: {e}"),
+                },
+                Tightness::default(),
+            );
+        }
     };
     let default = match explained(subject, predicate, false) {
         Ok(e) => e,
-        Err(e) => return (Outcome::Skipped { reason: format!("explain-core refuses it: {e}") }, Tightness::default()),
+        Err(e) => {
+            return (
+                Outcome::Skipped {
+                    reason: format!("explain-core refuses it: {e}"),
+                },
+                Tightness::default(),
+            );
+        }
     };
     let tightness = Tightness {
         total: rows.len(),
         kept: default.final_files(),
         matching: rows.iter().filter(|n| **n > 0).count(),
     };
-    let dropped = |ex: &Explanation| -> Vec<usize> { (0..rows.len()).filter(|&i| rows[i] > 0 && !ex.kept[i]).collect() };
+    let dropped = |ex: &Explanation| -> Vec<usize> {
+        (0..rows.len())
+            .filter(|&i| rows[i] > 0 && !ex.kept[i])
+            .collect()
+    };
     let strict = match explained(subject, predicate, true) {
         Ok(e) => e,
-        Err(e) => return (Outcome::Fail { message: format!("--strict refuses what the default mode explains: {e}") }, tightness),
+        Err(e) => {
+            return (
+                Outcome::Fail {
+                    message: format!("--strict refuses what the default mode explains: {e}"),
+                },
+                tightness,
+            );
+        }
     };
     let lost = dropped(&strict);
     if let Some(&i) = lost.first() {
@@ -116,7 +167,9 @@ pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
         );
     }
     let lost = dropped(&default);
-    let Some(&i) = lost.first() else { return (Outcome::Pass, tightness) };
+    let Some(&i) = lost.first() else {
+        return (Outcome::Pass, tightness);
+    };
     let message = format!(
         "dropped {} file(s) holding matching rows; first: {} with {} matching row(s), pruned by {:?}",
         lost.len(),
@@ -127,13 +180,21 @@ pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
     if default.notes.iter().any(|n| n.code == NAN_UNGUARDED_BOUNDS) {
         (Outcome::Announced { message }, tightness)
     } else {
-        (Outcome::Fail { message: format!("unannounced: {message}") }, tightness)
+        (
+            Outcome::Fail {
+                message: format!("unannounced: {message}"),
+            },
+            tightness,
+        )
     }
 }
 
 /// Both explanations keep the same files after each phase.
 fn same_sets(subject: &Subject, a: &Explanation, b: &Explanation) -> Result<(), String> {
-    for (phase, x, y) in [("partition pruning", &a.after_partition, &b.after_partition), ("the full scan", &a.kept, &b.kept)] {
+    for (phase, x, y) in [
+        ("partition pruning", &a.after_partition, &b.after_partition),
+        ("the full scan", &a.kept, &b.kept),
+    ] {
         if let Some(i) = (0..x.len()).find(|&i| x[i] != y[i]) {
             return Err(format!(
                 "after {phase} the forms disagree on {}: kept by the {} form only",
@@ -146,54 +207,90 @@ fn same_sets(subject: &Subject, a: &Explanation, b: &Explanation) -> Result<(), 
 }
 
 /// Invariant 2 for one variant.
-pub fn equivalence(subject: &Subject, predicate: &explain_core::ast::Predicate, variant: Variant) -> Outcome {
+pub fn equivalence(
+    subject: &Subject,
+    predicate: &explain_core::ast::Predicate,
+    variant: Variant,
+) -> Outcome {
     let Some(form) = apply(variant, predicate) else {
-        return Outcome::Skipped { reason: format!("no {} form", variant.name()) };
+        return Outcome::Skipped {
+            reason: format!("no {} form", variant.name()),
+        };
     };
     let (a, b) = (predicate.to_string(), form.to_string());
     match (explained(subject, &a, false), explained(subject, &b, false)) {
         (Ok(x), Ok(y)) => match same_sets(subject, &x, &y) {
             Ok(()) => Outcome::Pass,
-            Err(e) => Outcome::Fail { message: format!("{} variant `{b}`: {e}", variant.name()) },
+            Err(e) => Outcome::Fail {
+                message: format!("{} variant `{b}`: {e}", variant.name()),
+            },
         },
-        (Err(_), Err(_)) => Outcome::Skipped { reason: "both forms refused".into() },
-        (Ok(_), Err(e)) => Outcome::Fail { message: format!("{} variant `{b}` refused: {e}", variant.name()) },
-        (Err(e), Ok(_)) => Outcome::Skipped { reason: format!("the original is refused: {e}") },
+        (Err(_), Err(_)) => Outcome::Skipped {
+            reason: "both forms refused".into(),
+        },
+        (Ok(_), Err(e)) => Outcome::Fail {
+            message: format!("{} variant `{b}` refused: {e}", variant.name()),
+        },
+        (Err(e), Ok(_)) => Outcome::Skipped {
+            reason: format!("the original is refused: {e}"),
+        },
     }
 }
 
 /// Invariant 3.
 pub fn degradation(subject: &Subject, predicate: &explain_core::ast::Predicate) -> Outcome {
     let Some(column) = predicate.columns().into_iter().next() else {
-        return Outcome::Skipped { reason: "no column to degrade on".into() };
+        return Outcome::Skipped {
+            reason: "no column to degrade on".into(),
+        };
     };
     let (degraded_form, remainder) = degraded(predicate, &column);
     let (a, b) = (degraded_form.to_string(), remainder.to_string());
     match (explained(subject, &a, false), explained(subject, &b, false)) {
         (Ok(x), Ok(y)) => match same_sets(subject, &x, &y) {
             Ok(()) => Outcome::Pass,
-            Err(e) => Outcome::Fail { message: format!("degraded `{a}` vs remainder: {e}") },
+            Err(e) => Outcome::Fail {
+                message: format!("degraded `{a}` vs remainder: {e}"),
+            },
         },
-        (_, Err(e)) => Outcome::Skipped { reason: format!("the remainder is refused: {e}") },
-        (Err(e), Ok(_)) => Outcome::Fail { message: format!("the degraded form is refused: {e}") },
+        (_, Err(e)) => Outcome::Skipped {
+            reason: format!("the remainder is refused: {e}"),
+        },
+        (Err(e), Ok(_)) => Outcome::Fail {
+            message: format!("the degraded form is refused: {e}"),
+        },
     }
 }
 
 /// Invariant 5.
 pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
-    let (ex, rows) = match (explained(subject, predicate, false), matching(subject, predicate)) {
+    let (ex, rows) = match (
+        explained(subject, predicate, false),
+        matching(subject, predicate),
+    ) {
         (Ok(ex), Ok(rows)) => (ex, rows),
-        _ => return Outcome::Skipped { reason: "a front end refuses it".into() },
+        _ => {
+            return Outcome::Skipped {
+                reason: "a front end refuses it".into(),
+            };
+        }
     };
     let columns = subject.kernel.columns();
     for (column, values) in &ex.accepted {
         let Some(values) = values else { continue };
-        let Ok(info) = columns.resolve(&explain_core::ast::ColumnRef::new([column.as_str()])) else { continue };
+        let Ok(info) = columns.resolve(&explain_core::ast::ColumnRef::new([column.as_str()]))
+        else {
+            continue;
+        };
         for (i, file) in subject.kernel.files().iter().enumerate() {
             if rows[i] == 0 {
                 continue;
             }
-            let value = file.partition_values.get(&info.partition_key).cloned().flatten();
+            let value = file
+                .partition_values
+                .get(&info.partition_key)
+                .cloned()
+                .flatten();
             if !values.contains(&value) {
                 return Outcome::Fail {
                     message: format!(
@@ -212,13 +309,23 @@ pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
 /// where explain-core and DataFusion's statistics pruning disagree, which one is tighter.
 pub fn replay_agreement(subject: &Subject) -> Outcome {
     let kernel: std::collections::BTreeSet<&str> = subject.kernel.paths().collect();
-    let oracle: std::collections::BTreeSet<&str> = subject.oracle.snapshot.files.iter().map(|f| f.path.as_str()).collect();
+    let oracle: std::collections::BTreeSet<&str> = subject
+        .oracle
+        .snapshot
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
     if kernel == oracle {
         Outcome::Pass
     } else {
         let only_kernel: Vec<_> = kernel.difference(&oracle).take(3).collect();
         let only_oracle: Vec<_> = oracle.difference(&kernel).take(3).collect();
-        Outcome::Fail { message: format!("live files differ: only in the kernel {only_kernel:?}, only in the oracle {only_oracle:?}") }
+        Outcome::Fail {
+            message: format!(
+                "live files differ: only in the kernel {only_kernel:?}, only in the oracle {only_oracle:?}"
+            ),
+        }
     }
 }
 

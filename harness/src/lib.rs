@@ -33,10 +33,21 @@ pub fn oracle_paths(snapshot: &Snapshot) -> BTreeSet<String> {
 
 /// The paths explain-core keeps after every phase.
 pub fn kept_paths(table: &ReplayedTable, explanation: &Explanation) -> BTreeSet<String> {
-    table.paths().zip(&explanation.kept).filter(|(_, k)| **k).map(|(path, _)| path.to_string()).collect()
+    table
+        .paths()
+        .zip(&explanation.kept)
+        .filter(|(_, k)| **k)
+        .map(|(path, _)| path.to_string())
+        .collect()
 }
 
 /// The paths of files with at least one matching live row.
 pub fn matching_paths(snapshot: &Snapshot, matching_rows: &[u64]) -> BTreeSet<String> {
-    snapshot.files.iter().zip(matching_rows).filter(|(_, n)| **n > 0).map(|(f, _)| f.path.clone()).collect()
+    snapshot
+        .files
+        .iter()
+        .zip(matching_rows)
+        .filter(|(_, n)| **n > 0)
+        .map(|(f, _)| f.path.clone())
+        .collect()
 }

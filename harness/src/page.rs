@@ -6,32 +6,59 @@ use std::fmt::Write as _;
 use crate::campaign::CampaignReport;
 
 /// A horizontal bar chart: one row per label, segments of (value, colour, legend).
-pub fn bar_chart(title: &str, rows: &[(String, Vec<(f64, &'static str)>)], legend: &[(&str, &str)]) -> String {
+pub fn bar_chart(
+    title: &str,
+    rows: &[(String, Vec<(f64, &'static str)>)],
+    legend: &[(&str, &str)],
+) -> String {
     let width = 720.0;
     let label_w = 230.0;
     let bar_w = width - label_w - 20.0;
     let row_h = 22.0;
     let height = 40.0 + row_h * rows.len() as f64 + 30.0;
-    let max = rows.iter().map(|(_, segs)| segs.iter().map(|s| s.0).sum::<f64>()).fold(0.0, f64::max).max(1.0);
+    let max = rows
+        .iter()
+        .map(|(_, segs)| segs.iter().map(|s| s.0).sum::<f64>())
+        .fold(0.0, f64::max)
+        .max(1.0);
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{title}</text>\n"
     );
     for (i, (label, segs)) in rows.iter().enumerate() {
         let y = 35.0 + row_h * i as f64;
-        let _ = writeln!(svg, "<text x=\"10\" y=\"{}\">{}</text>", y + 14.0, escape(label));
+        let _ = writeln!(
+            svg,
+            "<text x=\"10\" y=\"{}\">{}</text>",
+            y + 14.0,
+            escape(label)
+        );
         let mut x = label_w;
         for (value, colour) in segs {
             let w = bar_w * value / max;
-            let _ = writeln!(svg, "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{w:.1}\" height=\"16\" fill=\"{colour}\"/>");
+            let _ = writeln!(
+                svg,
+                "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{w:.1}\" height=\"16\" fill=\"{colour}\"/>"
+            );
             x += w;
         }
         let total: f64 = segs.iter().map(|s| s.0).sum();
-        let _ = writeln!(svg, "<text x=\"{:.1}\" y=\"{}\">{}</text>", x + 4.0, y + 13.0, total);
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{}\">{}</text>",
+            x + 4.0,
+            y + 13.0,
+            total
+        );
     }
     let mut x = 10.0;
     let y = height - 12.0;
     for (name, colour) in legend {
-        let _ = writeln!(svg, "<rect x=\"{x}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{colour}\"/><text x=\"{}\" y=\"{y}\">{name}</text>", y - 9.0, x + 14.0);
+        let _ = writeln!(
+            svg,
+            "<rect x=\"{x}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{colour}\"/><text x=\"{}\" y=\"{y}\">{name}</text>",
+            y - 9.0,
+            x + 14.0
+        );
         x += 24.0 + 7.0 * name.len() as f64;
     }
     svg.push_str("</svg>\n");
@@ -39,7 +66,9 @@ pub fn bar_chart(title: &str, rows: &[(String, Vec<(f64, &'static str)>)], legen
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 const PASS: &str = "#4caf50";
@@ -49,7 +78,12 @@ const FAIL: &str = "#e53935";
 
 /// The charts of a report: (file name, SVG).
 pub fn charts(report: &CampaignReport) -> Vec<(&'static str, String)> {
-    let legend = [("pass", PASS), ("announced", ANNOUNCED), ("skipped", SKIPPED), ("fail", FAIL)];
+    let legend = [
+        ("pass", PASS),
+        ("announced", ANNOUNCED),
+        ("skipped", SKIPPED),
+        ("fail", FAIL),
+    ];
     let rows = |map: &std::collections::BTreeMap<String, crate::campaign::Counts>| -> Vec<(String, Vec<(f64, &'static str)>)> {
         map.iter()
             .map(|(k, c)| {
@@ -60,14 +94,41 @@ pub fn charts(report: &CampaignReport) -> Vec<(&'static str, String)> {
     let tight: Vec<(String, Vec<(f64, &'static str)>)> = report
         .tightness
         .iter()
-        .map(|(k, t)| (k.clone(), vec![(t.matching as f64, PASS), ((t.kept - t.matching.min(t.kept)) as f64, ANNOUNCED), ((t.files - t.kept.min(t.files)) as f64, SKIPPED)]))
+        .map(|(k, t)| {
+            (
+                k.clone(),
+                vec![
+                    (t.matching as f64, PASS),
+                    ((t.kept - t.matching.min(t.kept)) as f64, ANNOUNCED),
+                    ((t.files - t.kept.min(t.files)) as f64, SKIPPED),
+                ],
+            )
+        })
         .collect();
     vec![
-        ("invariants.svg", bar_chart("Cases per invariant", &rows(&report.per_invariant), &legend)),
-        ("constructs.svg", bar_chart("Soundness cases per construct", &rows(&report.per_construct), &legend)),
+        (
+            "invariants.svg",
+            bar_chart("Cases per invariant", &rows(&report.per_invariant), &legend),
+        ),
+        (
+            "constructs.svg",
+            bar_chart(
+                "Soundness cases per construct",
+                &rows(&report.per_construct),
+                &legend,
+            ),
+        ),
         (
             "tightness.svg",
-            bar_chart("Files per table: matching, kept without a match, pruned", &tight, &[("matching", PASS), ("kept, no match", ANNOUNCED), ("pruned", SKIPPED)]),
+            bar_chart(
+                "Files per table: matching, kept without a match, pruned",
+                &tight,
+                &[
+                    ("matching", PASS),
+                    ("kept, no match", ANNOUNCED),
+                    ("pruned", SKIPPED),
+                ],
+            ),
         ),
     ]
 }
@@ -88,25 +149,65 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
         report.cases_per_second,
         report.failures.len()
     );
-    let _ = writeln!(md, "## Cases per invariant\n\n![](invariants.svg)\n\n| invariant | pass | announced | skipped | fail |\n|---|---|---|---|---|");
+    let _ = writeln!(
+        md,
+        "## Cases per invariant\n\n![](invariants.svg)\n\n| invariant | pass | announced | skipped | fail |\n|---|---|---|---|---|"
+    );
     for (k, c) in &report.per_invariant {
-        let _ = writeln!(md, "| {k} | {} | {} | {} | {} |", c.pass, c.announced, c.skipped, c.fail);
+        let _ = writeln!(
+            md,
+            "| {k} | {} | {} | {} | {} |",
+            c.pass, c.announced, c.skipped, c.fail
+        );
     }
-    let _ = writeln!(md, "\n## Soundness cases per construct\n\n![](constructs.svg)\n\n| construct | pass | announced | skipped | fail |\n|---|---|---|---|---|");
+    let _ = writeln!(
+        md,
+        "\n## Soundness cases per construct\n\n![](constructs.svg)\n\n| construct | pass | announced | skipped | fail |\n|---|---|---|---|---|"
+    );
     for (k, c) in &report.per_construct {
-        let _ = writeln!(md, "| {k} | {} | {} | {} | {} |", c.pass, c.announced, c.skipped, c.fail);
+        let _ = writeln!(
+            md,
+            "| {k} | {} | {} | {} | {} |",
+            c.pass, c.announced, c.skipped, c.fail
+        );
     }
-    let _ = writeln!(md, "\n## Tightness\n\n![](tightness.svg)\n\nSummed over the soundness cases of each table: files, files kept by explain-core, files that really match; and where DataFusion's statistics pruning over the oracle's replay disagrees with explain-core.\n\n| table | cases | files | kept | matching | kept/matching | explain-core tighter | oracle tighter |\n|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        md,
+        "\n## Tightness\n\n![](tightness.svg)\n\nSummed over the soundness cases of each table: files, files kept by explain-core, files that really match; and where DataFusion's statistics pruning over the oracle's replay disagrees with explain-core.\n\n| table | cases | files | kept | matching | kept/matching | explain-core tighter | oracle tighter |\n|---|---|---|---|---|---|---|---|"
+    );
     for (k, t) in &report.tightness {
-        let ratio = if t.matching > 0 { format!("{:.2}", t.kept as f64 / t.matching as f64) } else { "-".into() };
-        let _ = writeln!(md, "| {k} | {} | {} | {} | {} | {ratio} | {} | {} |", t.cases, t.files, t.kept, t.matching, t.explain_tighter, t.oracle_tighter);
+        let ratio = if t.matching > 0 {
+            format!("{:.2}", t.kept as f64 / t.matching as f64)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            md,
+            "| {k} | {} | {} | {} | {} | {ratio} | {} | {} |",
+            t.cases, t.files, t.kept, t.matching, t.explain_tighter, t.oracle_tighter
+        );
     }
-    let _ = writeln!(md, "\nBy construct (a case counts for every construct its predicate uses):\n\n| construct | cases | files | kept | matching | kept/matching |\n|---|---|---|---|---|---|");
+    let _ = writeln!(
+        md,
+        "\nBy construct (a case counts for every construct its predicate uses):\n\n| construct | cases | files | kept | matching | kept/matching |\n|---|---|---|---|---|---|"
+    );
     for (k, t) in &report.tightness_per_construct {
-        let ratio = if t.matching > 0 { format!("{:.2}", t.kept as f64 / t.matching as f64) } else { "-".into() };
-        let _ = writeln!(md, "| {k} | {} | {} | {} | {} | {ratio} |", t.cases, t.files, t.kept, t.matching);
+        let ratio = if t.matching > 0 {
+            format!("{:.2}", t.kept as f64 / t.matching as f64)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            md,
+            "| {k} | {} | {} | {} | {} | {ratio} |",
+            t.cases, t.files, t.kept, t.matching
+        );
     }
-    let _ = writeln!(md, "\n## NaN (pitfall 2)\n\n{} default-mode violation(s) found on tables whose float bounds leave NaN out, every one announced by `NAN_UNGUARDED_BOUNDS` (an unannounced one is a failure; under `--strict` any violation is a failure).", report.nan_announced);
+    let _ = writeln!(
+        md,
+        "\n## NaN (pitfall 2)\n\n{} default-mode violation(s) found on tables whose float bounds leave NaN out, every one announced by `NAN_UNGUARDED_BOUNDS` (an unannounced one is a failure; under `--strict` any violation is a failure).",
+        report.nan_announced
+    );
     if let Some(example) = &report.nan_example {
         let _ = writeln!(md, "\nExample: {}", example.replace('|', "\\|"));
     }
@@ -143,8 +244,19 @@ pub struct Series {
 pub fn log_log_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
     let (width, height) = (900.0, 420.0);
     let (left, right, top, bottom) = (70.0, 290.0, 40.0, 50.0);
-    let points = || series.iter().flat_map(|s| s.points.iter()).filter(|(x, y)| *x > 0.0 && *y > 0.0);
-    let decade = |v: f64, up: bool| if up { v.log10().ceil() } else { v.log10().floor() };
+    let points = || {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+    };
+    let decade = |v: f64, up: bool| {
+        if up {
+            v.log10().ceil()
+        } else {
+            v.log10().floor()
+        }
+    };
     let x_lo = points().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let x_hi = points().map(|p| p.0).fold(0.0, f64::max);
     let y_lo = points().map(|p| p.1).fold(f64::INFINITY, f64::min);
@@ -157,22 +269,53 @@ pub fn log_log_chart(title: &str, x_label: &str, y_label: &str, series: &[Series
         svg.push_str("<text x=\"10\" y=\"60\">no data</text>\n</svg>\n");
         return svg;
     }
-    let (x0, x1) = (decade(x_lo, false), decade(x_hi, true).max(decade(x_lo, false) + 1.0));
-    let (y0, y1) = (decade(y_lo, false), decade(y_hi, true).max(decade(y_lo, false) + 1.0));
+    let (x0, x1) = (
+        decade(x_lo, false),
+        decade(x_hi, true).max(decade(x_lo, false) + 1.0),
+    );
+    let (y0, y1) = (
+        decade(y_lo, false),
+        decade(y_hi, true).max(decade(y_lo, false) + 1.0),
+    );
     let plot_w = width - left - right;
     let plot_h = height - top - bottom;
     let sx = |x: f64| left + (x.log10() - x0) / (x1 - x0) * plot_w;
     let sy = |y: f64| top + plot_h - (y.log10() - y0) / (y1 - y0) * plot_h;
     for d in (x0 as i32)..=(x1 as i32) {
         let x = sx(10f64.powi(d));
-        let _ = writeln!(svg, "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"#ddd\"/><text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", top + plot_h, top + plot_h + 16.0, decade_label(d));
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"#ddd\"/><text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            top + plot_h,
+            top + plot_h + 16.0,
+            decade_label(d)
+        );
     }
     for d in (y0 as i32)..=(y1 as i32) {
         let y = sy(10f64.powi(d));
-        let _ = writeln!(svg, "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>", left + plot_w, left - 6.0, y + 4.0, decade_label(d));
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            left + plot_w,
+            left - 6.0,
+            y + 4.0,
+            decade_label(d)
+        );
     }
-    let _ = writeln!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", left + plot_w / 2.0, height - 12.0, escape(x_label));
-    let _ = writeln!(svg, "<text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">{}</text>", top + plot_h / 2.0, top + plot_h / 2.0, escape(y_label));
+    let _ = writeln!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        left + plot_w / 2.0,
+        height - 12.0,
+        escape(x_label)
+    );
+    let _ = writeln!(
+        svg,
+        "<text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">{}</text>",
+        top + plot_h / 2.0,
+        top + plot_h / 2.0,
+        escape(y_label)
+    );
     for (i, s) in series.iter().enumerate() {
         let path: Vec<String> = s
             .points
@@ -180,15 +323,36 @@ pub fn log_log_chart(title: &str, x_label: &str, y_label: &str, series: &[Series
             .filter(|(x, y)| *x > 0.0 && *y > 0.0)
             .map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y)))
             .collect();
-        let dash = if s.dashed { " stroke-dasharray=\"6 4\"" } else { "" };
-        let _ = writeln!(svg, "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{dash}/>", path.join(" "), s.colour);
+        let dash = if s.dashed {
+            " stroke-dasharray=\"6 4\""
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            svg,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{dash}/>",
+            path.join(" "),
+            s.colour
+        );
         for p in &path {
             let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
-            let _ = writeln!(svg, "<circle cx=\"{x}\" cy=\"{y}\" r=\"3\" fill=\"{}\"/>", s.colour);
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{x}\" cy=\"{y}\" r=\"3\" fill=\"{}\"/>",
+                s.colour
+            );
         }
         let ly = top + 10.0 + 18.0 * i as f64;
         let lx = left + plot_w + 12.0;
-        let _ = writeln!(svg, "<line x1=\"{lx}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{}\" stroke-width=\"2\"{dash}/><text x=\"{}\" y=\"{}\">{}</text>", lx + 24.0, s.colour, lx + 30.0, ly + 4.0, escape(&s.name));
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{lx}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{}\" stroke-width=\"2\"{dash}/><text x=\"{}\" y=\"{}\">{}</text>",
+            lx + 24.0,
+            s.colour,
+            lx + 30.0,
+            ly + 4.0,
+            escape(&s.name)
+        );
     }
     svg.push_str("</svg>\n");
     svg

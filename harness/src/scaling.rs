@@ -19,8 +19,8 @@ use delta_kernel::engine::arrow_data::ArrowEngineData;
 
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::{PredicateRef, Snapshot};
-use explain_core::cli::{run, Args};
-use explain_core::explain::{kernel_scans, CompiledPredicate, ExplainOptions, KernelScans};
+use explain_core::cli::{Args, run};
+use explain_core::explain::{CompiledPredicate, ExplainOptions, KernelScans, kernel_scans};
 use explain_core::replay::{is_selected, open_engine, selected_count};
 use explain_core::schema::TableColumns;
 use serde::{Deserialize, Serialize};
@@ -53,7 +53,11 @@ impl TableShape {
         let mut out = Vec::new();
         for layout in [LogLayout::Checkpoint, LogLayout::JsonCommits] {
             for partitioned in [false, true] {
-                out.push(TableShape { files, partitioned, layout });
+                out.push(TableShape {
+                    files,
+                    partitioned,
+                    layout,
+                });
             }
         }
         out
@@ -70,18 +74,33 @@ impl TableShape {
             LogLayout::JsonCommits => "json-commits",
             LogLayout::Checkpoint => "checkpoint",
         };
-        format!("{layout}/{}", if self.partitioned { "partitioned" } else { "flat" })
+        format!(
+            "{layout}/{}",
+            if self.partitioned {
+                "partitioned"
+            } else {
+                "flat"
+            }
+        )
     }
 
     /// Writes the table under `root` (a folder per shape) unless it is there already.
     pub fn write(&self, root: &Path) -> Result<PathBuf, String> {
-        let dir = root.join(self.config_name().replace('/', "-")).join(self.files.to_string());
+        let dir = root
+            .join(self.config_name().replace('/', "-"))
+            .join(self.files.to_string());
         if dir.join("_delta_log").is_dir() {
             return Ok(dir);
         }
         let partitions = if self.partitioned { PARTITIONS } else { 0 };
         let checkpoint = self.layout == LogLayout::Checkpoint;
-        generators::writer::write_metadata_only(&dir, self.files, partitions, checkpoint, ADDS_PER_COMMIT)?;
+        generators::writer::write_metadata_only(
+            &dir,
+            self.files,
+            partitions,
+            checkpoint,
+            ADDS_PER_COMMIT,
+        )?;
         Ok(dir)
     }
 
@@ -90,7 +109,11 @@ impl TableShape {
     /// value of ten. Both phases have work to do, and the data phase a column the stats hold.
     pub fn predicate(&self) -> String {
         let ids = format!("id < {}", self.files * 100);
-        if self.partitioned { format!("p = 'p3' AND {ids} AND value >= 0") } else { format!("{ids} AND value >= 0") }
+        if self.partitioned {
+            format!("p = 'p3' AND {ids} AND value >= 0")
+        } else {
+            format!("{ids} AND value >= 0")
+        }
     }
 }
 
@@ -98,9 +121,12 @@ impl TableShape {
 /// alone (no replay), exactly as the tool lowers them.
 pub fn scan_predicates(location: &str, predicate: &str) -> Result<KernelScans, String> {
     let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
-    let snapshot = Snapshot::builder_for(url.as_str()).build(engine.as_ref()).map_err(|e| e.to_string())?;
+    let snapshot = Snapshot::builder_for(url.as_str())
+        .build(engine.as_ref())
+        .map_err(|e| e.to_string())?;
     let columns = TableColumns::of_snapshot(&snapshot);
-    let compiled = CompiledPredicate::compile_against(predicate, &columns).map_err(|e| e.to_string())?;
+    let compiled =
+        CompiledPredicate::compile_against(predicate, &columns).map_err(|e| e.to_string())?;
     kernel_scans(&compiled, &columns, ExplainOptions::default()).map_err(|e| e.to_string())
 }
 
@@ -118,11 +144,22 @@ pub fn floor_scan(location: &str, predicate: Option<PredicateRef>) -> Result<usi
 /// The paths one fresh delta_kernel scan with `predicate` keeps at `version` (latest when
 /// `None`): its own snapshot, its own replay, default options. What every cheaper way of
 /// asking the kernel must agree with.
-pub fn fresh_scan_paths(location: &str, version: Option<u64>, predicate: Option<PredicateRef>) -> Result<BTreeSet<String>, String> {
+pub fn fresh_scan_paths(
+    location: &str,
+    version: Option<u64>,
+    predicate: Option<PredicateRef>,
+) -> Result<BTreeSet<String>, String> {
     let mut kept = BTreeSet::new();
     each_scan_batch(location, version, predicate, |batch, selection| {
-        let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or("scan rows without paths")?;
-        kept.extend((0..paths.len()).filter(|&row| is_selected(selection, row) && paths.is_valid(row)).map(|row| paths.value(row).to_string()));
+        let paths = batch
+            .column_by_name("path")
+            .and_then(|c| c.as_string_opt::<i32>())
+            .ok_or("scan rows without paths")?;
+        kept.extend(
+            (0..paths.len())
+                .filter(|&row| is_selected(selection, row) && paths.is_valid(row))
+                .map(|row| paths.value(row).to_string()),
+        );
         Ok(())
     })?;
     Ok(kept)
@@ -149,7 +186,10 @@ fn each_scan_batch(
         .with_stats(StatsOptions::default())
         .build()
         .map_err(|e| e.to_string())?;
-    for meta in scan.scan_metadata(engine.as_ref()).map_err(|e| e.to_string())? {
+    for meta in scan
+        .scan_metadata(engine.as_ref())
+        .map_err(|e| e.to_string())?
+    {
         let (data, selection) = meta.map_err(|e| e.to_string())?.scan_files.into_parts();
         let data = ArrowEngineData::try_from_engine_data(data).map_err(|e| e.to_string())?;
         visit(data.record_batch(), &selection)?;
@@ -170,10 +210,16 @@ pub fn naive_explain(location: &str, scans: &KernelScans) -> Result<[usize; 3], 
 /// (c) The tool in process, as `delta-explain TABLE --where PREDICATE --format json` runs it:
 /// one replay, both phase scans, the report. Returns the JSON report.
 pub fn delta_explain(location: &str, predicate: &str) -> Result<String, String> {
-    let args = Args { predicate: Some(predicate.to_string()), ..plain_args(location) };
+    let args = Args {
+        predicate: Some(predicate.to_string()),
+        ..plain_args(location)
+    };
     let outcome = run(&args).map_err(|e| e.to_string())?;
     if outcome.exit_code != 0 {
-        return Err(format!("delta-explain exited {}: {}", outcome.exit_code, outcome.stderr));
+        return Err(format!(
+            "delta-explain exited {}: {}",
+            outcome.exit_code, outcome.stderr
+        ));
     }
     Ok(outcome.stdout)
 }
@@ -199,7 +245,10 @@ pub fn plain_args(location: &str) -> Args {
 /// The `final_files` of a JSON report.
 pub fn final_files(report: &str) -> Result<usize, String> {
     let value: serde_json::Value = serde_json::from_str(report).map_err(|e| e.to_string())?;
-    value["final_files"].as_u64().map(|n| n as usize).ok_or_else(|| "the report has no final_files".to_string())
+    value["final_files"]
+        .as_u64()
+        .map(|n| n as usize)
+        .ok_or_else(|| "the report has no final_files".to_string())
 }
 
 /// The process's peak and current resident set, in KiB, from `/proc/self/status` (Linux);
@@ -230,8 +279,11 @@ pub fn cpu_ms() -> Option<f64> {
 
 /// Least-squares slope of `ln y` against `ln x`: 1 is linear growth.
 pub fn log_log_slope(points: &[(f64, f64)]) -> Option<f64> {
-    let logs: Vec<(f64, f64)> =
-        points.iter().filter(|(x, y)| *x > 0.0 && *y > 0.0).map(|(x, y)| (x.ln(), y.ln())).collect();
+    let logs: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+        .map(|(x, y)| (x.ln(), y.ln()))
+        .collect();
     if logs.len() < 2 {
         return None;
     }
@@ -251,7 +303,11 @@ pub fn median(values: &[f64]) -> f64 {
     if n == 0 {
         return f64::NAN;
     }
-    if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
 }
 
 /// Plain DataFusion over a list of Parquet files: `SELECT count(*) FROM files WHERE ...`, the
@@ -271,8 +327,12 @@ impl ParquetCount {
             .map_err(|e| e.to_string())?;
         runtime.block_on(async {
             let options = datafusion::prelude::ParquetReadOptions::default();
-            let df = ctx.read_parquet(files, options).await.map_err(|e| e.to_string())?;
-            ctx.register_table("parquet_files", df.into_view()).map_err(|e| e.to_string())
+            let df = ctx
+                .read_parquet(files, options)
+                .await
+                .map_err(|e| e.to_string())?;
+            ctx.register_table("parquet_files", df.into_view())
+                .map_err(|e| e.to_string())
         })?;
         Ok(Self { ctx, runtime })
     }
@@ -288,19 +348,31 @@ impl ParquetCount {
         Ok(batches
             .iter()
             .filter(|b| b.num_rows() > 0)
-            .map(|b| b.column(0).as_primitive::<arrow::datatypes::Int64Type>().value(0) as u64)
+            .map(|b| {
+                b.column(0)
+                    .as_primitive::<arrow::datatypes::Int64Type>()
+                    .value(0) as u64
+            })
             .sum())
     }
 }
 
 /// The oracle's loaded taxi, its Parquet files, and the corpus predicates over data columns
 /// only (a plain Parquet read has no partition columns).
-pub fn oracle_subject(taxi: &str) -> Result<(oracle::matching::LoadedTable, Vec<String>, Vec<String>), String> {
+pub fn oracle_subject(
+    taxi: &str,
+) -> Result<(oracle::matching::LoadedTable, Vec<String>, Vec<String>), String> {
     let snapshot = oracle::log::Snapshot::open(taxi, None).map_err(|e| e.to_string())?;
     let partition_columns: Vec<String> = snapshot.partition_columns().to_vec();
-    let loaded = oracle::matching::LoadedTable::load(snapshot, &oracle::planning::plan(2)).map_err(|e| e.to_string())?;
+    let loaded = oracle::matching::LoadedTable::load(snapshot, &oracle::planning::plan(2))
+        .map_err(|e| e.to_string())?;
     let root = Path::new(taxi);
-    let files = loaded.snapshot.files.iter().map(|f| root.join(&f.path).to_string_lossy().to_string()).collect();
+    let files = loaded
+        .snapshot
+        .files
+        .iter()
+        .map(|f| root.join(&f.path).to_string_lossy().to_string())
+        .collect();
     let predicates = crate::corpus::read_corpus(&crate::corpus::corpus_path("taxi-nyc"))?
         .into_iter()
         .filter(|p| !partition_columns.iter().any(|c| p.contains(c.as_str())))

@@ -12,21 +12,38 @@ pub fn smaller(p: &Predicate) -> Vec<Predicate> {
             out.extend(items.iter().cloned());
             if items.len() > 2 {
                 for i in 0..items.len() {
-                    let rest: Vec<Predicate> = items.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, x)| x.clone()).collect();
-                    out.push(if matches!(p, Predicate::And(_)) { Predicate::And(rest) } else { Predicate::Or(rest) });
+                    let rest: Vec<Predicate> = items
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != i)
+                        .map(|(_, x)| x.clone())
+                        .collect();
+                    out.push(if matches!(p, Predicate::And(_)) {
+                        Predicate::And(rest)
+                    } else {
+                        Predicate::Or(rest)
+                    });
                 }
             }
             for (i, item) in items.iter().enumerate() {
                 for smaller_item in smaller(item) {
                     let mut copy = items.clone();
                     copy[i] = smaller_item;
-                    out.push(if matches!(p, Predicate::And(_)) { Predicate::And(copy) } else { Predicate::Or(copy) });
+                    out.push(if matches!(p, Predicate::And(_)) {
+                        Predicate::And(copy)
+                    } else {
+                        Predicate::Or(copy)
+                    });
                 }
             }
         }
         Predicate::Not(inner) => {
             out.push((**inner).clone());
-            out.extend(smaller(inner).into_iter().map(|s| Predicate::Not(Box::new(s))));
+            out.extend(
+                smaller(inner)
+                    .into_iter()
+                    .map(|s| Predicate::Not(Box::new(s))),
+            );
         }
         _ => {}
     }
@@ -58,7 +75,8 @@ mod tests {
         let p = parse_predicate("NOT (a > 1 AND (b = 2 OR c < 3)) OR d IS NULL").unwrap();
         let fails = |q: &Predicate| q.to_string().contains("c < 3");
         assert_eq!(minimize(&p, &fails).to_string(), "c < 3");
-        let keep_all = |q: &Predicate| q.to_string().contains("a > 1") && q.to_string().contains("d IS NULL");
+        let keep_all =
+            |q: &Predicate| q.to_string().contains("a > 1") && q.to_string().contains("d IS NULL");
         assert_eq!(minimize(&p, &keep_all).to_string(), "a > 1 OR d IS NULL");
     }
 }

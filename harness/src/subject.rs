@@ -18,10 +18,22 @@ pub struct Subject {
 
 impl Subject {
     pub fn load(name: &str, location: &str) -> Result<Subject, String> {
-        let kernel = ReplayedTable::open(location, None).map_err(|e| format!("{name}: explain-core: {e}"))?;
-        let snapshot = Snapshot::open(location, None).map_err(|e| format!("{name}: oracle: {e}"))?;
-        let oracle = LoadedTable::load(snapshot, &plan(2)).map_err(|e| format!("{name}: oracle: {e}"))?;
-        let oracle_index = kernel.paths().map(|path| oracle.snapshot.files.iter().position(|o| o.path == path)).collect();
-        Ok(Subject { name: name.to_string(), location: location.to_string(), kernel, oracle, oracle_index })
+        let kernel = ReplayedTable::open(location, None)
+            .map_err(|e| format!("{name}: explain-core: {e}"))?;
+        let snapshot =
+            Snapshot::open(location, None).map_err(|e| format!("{name}: oracle: {e}"))?;
+        let oracle =
+            LoadedTable::load(snapshot, &plan(2)).map_err(|e| format!("{name}: oracle: {e}"))?;
+        let oracle_index = kernel
+            .paths()
+            .map(|path| oracle.snapshot.files.iter().position(|o| o.path == path))
+            .collect();
+        Ok(Subject {
+            name: name.to_string(),
+            location: location.to_string(),
+            kernel,
+            oracle,
+            oracle_index,
+        })
     }
 }

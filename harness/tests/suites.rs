@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use explain_core::ast::Predicate;
-use generators::catalog::{named, NAMES};
-use generators::predicates::{sample_predicates, Pools};
-use generators::variants::{Variant, ALL};
+use generators::catalog::{NAMES, named};
+use generators::predicates::{Pools, sample_predicates};
+use generators::variants::{ALL, Variant};
 use generators::writer::write_table;
-use harness::checks::{accepted, degradation, equivalence, replay_agreement, soundness, Outcome};
-use harness::corpus::{corpus_path, read_corpus, read_regressions, RegressionTable};
+use harness::checks::{Outcome, accepted, degradation, equivalence, replay_agreement, soundness};
+use harness::corpus::{RegressionTable, corpus_path, read_corpus, read_regressions};
 use harness::subject::Subject;
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -37,12 +37,18 @@ struct Table {
 }
 
 fn subject(table: &Table) -> (LazySubject, String, String) {
-    (table.subject.clone(), table.name.clone(), table.location.clone())
+    (
+        table.subject.clone(),
+        table.name.clone(),
+        table.location.clone(),
+    )
 }
 
 /// The table's subject, loaded by the first trial that needs it and shared by the rest.
 fn load<'a>(lazy: &'a LazySubject, name: &str, location: &str) -> Result<&'a Subject, Failed> {
-    lazy.get_or_init(|| Subject::load(name, location)).as_ref().map_err(|e| Failed::from(e.clone()))
+    lazy.get_or_init(|| Subject::load(name, location))
+        .as_ref()
+        .map_err(|e| Failed::from(e.clone()))
 }
 
 fn verdict(outcome: Outcome, context: &str) -> Result<(), Failed> {
@@ -57,8 +63,15 @@ fn fixture_tables() -> Vec<Table> {
         .into_iter()
         .map(|path| {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let predicates = read_corpus(&corpus_path(&name)).unwrap_or_else(|e| panic!("corpus of {name}: {e} (run make-corpus)"));
-            Table { name, location: path.to_string_lossy().into_owned(), subject: Arc::default(), predicates, trees: Vec::new() }
+            let predicates = read_corpus(&corpus_path(&name))
+                .unwrap_or_else(|e| panic!("corpus of {name}: {e} (run make-corpus)"));
+            Table {
+                name,
+                location: path.to_string_lossy().into_owned(),
+                subject: Arc::default(),
+                predicates,
+                trees: Vec::new(),
+            }
         })
         .collect()
 }
@@ -70,8 +83,14 @@ fn generated_tables(root: &std::path::Path) -> Vec<Table> {
         .map(|name| {
             let spec = named(name).unwrap();
             let dir = root.join(name);
-            let written = write_table(&spec, &dir).unwrap_or_else(|e| panic!("writing {name}: {e}"));
-            let trees = sample_predicates(&Pools::from_table(&spec, &written), 3, spec.seed, GENERATED_PREDICATES);
+            let written =
+                write_table(&spec, &dir).unwrap_or_else(|e| panic!("writing {name}: {e}"));
+            let trees = sample_predicates(
+                &Pools::from_table(&spec, &written),
+                3,
+                spec.seed,
+                GENERATED_PREDICATES,
+            );
             Table {
                 name: format!("gen-{name}"),
                 location: dir.to_string_lossy().into_owned(),
@@ -93,21 +112,37 @@ fn trials_for(table: &Table) -> Vec<Trial> {
     for (i, predicate) in table.predicates.iter().enumerate() {
         let (lazy, name, location) = subject(table);
         let p = predicate.clone();
-        trials.push(Trial::test(format!("soundness::{}::{i:04}", table.name), move || {
-            let s = load(&lazy, &name, &location)?;
-            verdict(soundness(s, &p).0, &format!("table {name}, predicate `{p}`, invariant soundness"))
-        }));
+        trials.push(Trial::test(
+            format!("soundness::{}::{i:04}", table.name),
+            move || {
+                let s = load(&lazy, &name, &location)?;
+                verdict(
+                    soundness(s, &p).0,
+                    &format!("table {name}, predicate `{p}`, invariant soundness"),
+                )
+            },
+        ));
         let (lazy, name, location) = subject(table);
         let p = predicate.clone();
-        trials.push(Trial::test(format!("accepted::{}::{i:04}", table.name), move || {
-            let s = load(&lazy, &name, &location)?;
-            verdict(accepted(s, &p), &format!("table {name}, predicate `{p}`, invariant accepted"))
-        }));
+        trials.push(Trial::test(
+            format!("accepted::{}::{i:04}", table.name),
+            move || {
+                let s = load(&lazy, &name, &location)?;
+                verdict(
+                    accepted(s, &p),
+                    &format!("table {name}, predicate `{p}`, invariant accepted"),
+                )
+            },
+        ));
     }
     // Variants and degradation over parsed predicates: the generated ones, and the corpus
     // predicates explain-core parses.
     let trees: Vec<Predicate> = if table.trees.is_empty() {
-        table.predicates.iter().filter_map(|p| explain_core::sql::parse_predicate(p).ok()).collect()
+        table
+            .predicates
+            .iter()
+            .filter_map(|p| explain_core::sql::parse_predicate(p).ok())
+            .collect()
     } else {
         table.trees.clone()
     };
@@ -118,17 +153,29 @@ fn trials_for(table: &Table) -> Vec<Trial> {
             }
             let (lazy, name, location) = subject(table);
             let t = tree.clone();
-            trials.push(Trial::test(format!("equivalence::{}::{i:04}::{}", table.name, variant.name()), move || {
-                let s = load(&lazy, &name, &location)?;
-                verdict(equivalence(s, &t, variant), &format!("table {name}, predicate `{t}`, invariant equivalence"))
-            }));
+            trials.push(Trial::test(
+                format!("equivalence::{}::{i:04}::{}", table.name, variant.name()),
+                move || {
+                    let s = load(&lazy, &name, &location)?;
+                    verdict(
+                        equivalence(s, &t, variant),
+                        &format!("table {name}, predicate `{t}`, invariant equivalence"),
+                    )
+                },
+            ));
         }
         let (lazy, name, location) = subject(table);
         let t = tree.clone();
-        trials.push(Trial::test(format!("degradation::{}::{i:04}", table.name), move || {
-            let s = load(&lazy, &name, &location)?;
-            verdict(degradation(s, &t), &format!("table {name}, predicate `{t}`, invariant degradation"))
-        }));
+        trials.push(Trial::test(
+            format!("degradation::{}::{i:04}", table.name),
+            move || {
+                let s = load(&lazy, &name, &location)?;
+                verdict(
+                    degradation(s, &t),
+                    &format!("table {name}, predicate `{t}`, invariant degradation"),
+                )
+            },
+        ));
     }
     trials
 }
@@ -150,8 +197,12 @@ fn regression_trials(root: &std::path::Path) -> Vec<Trial> {
             let lazy: LazySubject = Arc::default();
             Trial::test(format!("regression::{file}"), move || {
                 let s = load(&lazy, &file, &location)?;
-                let context = format!("regression {file}: predicate `{}`, invariant {}", r.predicate, r.invariant);
-                let tree = explain_core::sql::parse_predicate(&r.predicate).map_err(|e| Failed::from(format!("{context}: {e}")))?;
+                let context = format!(
+                    "regression {file}: predicate `{}`, invariant {}",
+                    r.predicate, r.invariant
+                );
+                let tree = explain_core::sql::parse_predicate(&r.predicate)
+                    .map_err(|e| Failed::from(format!("{context}: {e}")))?;
                 let outcome = match r.invariant.as_str() {
                     "soundness" => soundness(s, &r.predicate).0,
                     "accepted" => accepted(s, &r.predicate),

@@ -15,10 +15,20 @@ pub enum DeltaType {
     /// `string`, `long`, `integer`, `short`, `byte`, `float`, `double`, `boolean`, `binary`,
     /// `date`, `timestamp`, `timestamp_ntz`.
     Primitive(String),
-    Decimal { precision: u8, scale: i8 },
+    Decimal {
+        precision: u8,
+        scale: i8,
+    },
     Struct(Vec<DeltaField>),
-    Array { element: Box<DeltaType>, contains_null: bool },
-    Map { key: Box<DeltaType>, value: Box<DeltaType>, value_contains_null: bool },
+    Array {
+        element: Box<DeltaType>,
+        contains_null: bool,
+    },
+    Map {
+        key: Box<DeltaType>,
+        value: Box<DeltaType>,
+        value_contains_null: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +49,9 @@ impl DeltaField {
     pub fn physical(&self, mode: ColumnMapping) -> &str {
         match mode {
             ColumnMapping::None => &self.name,
-            ColumnMapping::Name | ColumnMapping::Id => self.physical_name.as_deref().unwrap_or(&self.name),
+            ColumnMapping::Name | ColumnMapping::Id => {
+                self.physical_name.as_deref().unwrap_or(&self.name)
+            }
         }
     }
 }
@@ -58,7 +70,9 @@ impl ColumnMapping {
             None | Some("none") => Ok(ColumnMapping::None),
             Some("name") => Ok(ColumnMapping::Name),
             Some("id") => Ok(ColumnMapping::Id),
-            Some(other) => Err(OracleError::log(format!("unknown column mapping mode `{other}`"))),
+            Some(other) => Err(OracleError::log(format!(
+                "unknown column mapping mode `{other}`"
+            ))),
         }
     }
 }
@@ -69,7 +83,9 @@ pub fn parse_schema(schema_string: &str) -> Result<Vec<DeltaField>, OracleError>
         .map_err(|e| OracleError::log(format!("schemaString is not JSON: {e}")))?;
     match parse_type(&value)? {
         DeltaType::Struct(fields) => Ok(fields),
-        other => Err(OracleError::log(format!("schemaString is not a struct: {other:?}"))),
+        other => Err(OracleError::log(format!(
+            "schemaString is not a struct: {other:?}"
+        ))),
     }
 }
 
@@ -77,7 +93,10 @@ fn parse_type(value: &Value) -> Result<DeltaType, OracleError> {
     let bad = || OracleError::log(format!("unreadable type in schemaString: {value}"));
     match value {
         Value::String(name) => {
-            if let Some(inner) = name.strip_prefix("decimal(").and_then(|r| r.strip_suffix(')')) {
+            if let Some(inner) = name
+                .strip_prefix("decimal(")
+                .and_then(|r| r.strip_suffix(')'))
+            {
                 let (p, s) = inner.split_once(',').ok_or_else(bad)?;
                 return Ok(DeltaType::Decimal {
                     precision: p.trim().parse().map_err(|_| bad())?,
@@ -85,28 +104,50 @@ fn parse_type(value: &Value) -> Result<DeltaType, OracleError> {
                 });
             }
             const PRIMITIVES: &[&str] = &[
-                "string", "long", "integer", "short", "byte", "float", "double", "boolean", "binary", "date",
-                "timestamp", "timestamp_ntz",
+                "string",
+                "long",
+                "integer",
+                "short",
+                "byte",
+                "float",
+                "double",
+                "boolean",
+                "binary",
+                "date",
+                "timestamp",
+                "timestamp_ntz",
             ];
             if PRIMITIVES.contains(&name.as_str()) {
                 Ok(DeltaType::Primitive(name.clone()))
             } else {
-                Err(OracleError::log(format!("unsupported type `{name}` in schemaString")))
+                Err(OracleError::log(format!(
+                    "unsupported type `{name}` in schemaString"
+                )))
             }
         }
         Value::Object(o) => match o.get("type").and_then(Value::as_str) {
             Some("struct") => {
                 let fields = o.get("fields").and_then(Value::as_array).ok_or_else(bad)?;
-                fields.iter().map(parse_field).collect::<Result<_, _>>().map(DeltaType::Struct)
+                fields
+                    .iter()
+                    .map(parse_field)
+                    .collect::<Result<_, _>>()
+                    .map(DeltaType::Struct)
             }
             Some("array") => Ok(DeltaType::Array {
                 element: Box::new(parse_type(o.get("elementType").ok_or_else(bad)?)?),
-                contains_null: o.get("containsNull").and_then(Value::as_bool).unwrap_or(true),
+                contains_null: o
+                    .get("containsNull")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true),
             }),
             Some("map") => Ok(DeltaType::Map {
                 key: Box::new(parse_type(o.get("keyType").ok_or_else(bad)?)?),
                 value: Box::new(parse_type(o.get("valueType").ok_or_else(bad)?)?),
-                value_contains_null: o.get("valueContainsNull").and_then(Value::as_bool).unwrap_or(true),
+                value_contains_null: o
+                    .get("valueContainsNull")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true),
             }),
             _ => Err(bad()),
         },
@@ -123,12 +164,25 @@ fn parse_field(value: &Value) -> Result<DeltaField, OracleError> {
     let meta = |key: &str| metadata.and_then(|m| m.get(key));
     let widened_from_float = meta("delta.typeChanges")
         .and_then(Value::as_array)
-        .is_some_and(|changes| changes.iter().any(|c| c.get("fromType").and_then(Value::as_str) == Some("float")));
+        .is_some_and(|changes| {
+            changes
+                .iter()
+                .any(|c| c.get("fromType").and_then(Value::as_str) == Some("float"))
+        });
     Ok(DeltaField {
         name: name.to_string(),
-        data_type: parse_type(value.get("type").ok_or_else(|| OracleError::log(format!("field `{name}` has no type")))?)?,
-        nullable: value.get("nullable").and_then(Value::as_bool).unwrap_or(true),
-        physical_name: meta("delta.columnMapping.physicalName").and_then(Value::as_str).map(str::to_string),
+        data_type: parse_type(
+            value
+                .get("type")
+                .ok_or_else(|| OracleError::log(format!("field `{name}` has no type")))?,
+        )?,
+        nullable: value
+            .get("nullable")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
+        physical_name: meta("delta.columnMapping.physicalName")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         field_id: meta("delta.columnMapping.id").and_then(Value::as_i64),
         widened_from_float,
     })
@@ -153,10 +207,19 @@ pub fn arrow_type(t: &DeltaType) -> DataType {
         },
         DeltaType::Decimal { precision, scale } => DataType::Decimal128(*precision, *scale),
         DeltaType::Struct(fields) => DataType::Struct(arrow_fields(fields)),
-        DeltaType::Array { element, contains_null } => {
-            DataType::List(Arc::new(Field::new("element", arrow_type(element), *contains_null)))
-        }
-        DeltaType::Map { key, value, value_contains_null } => DataType::Map(
+        DeltaType::Array {
+            element,
+            contains_null,
+        } => DataType::List(Arc::new(Field::new(
+            "element",
+            arrow_type(element),
+            *contains_null,
+        ))),
+        DeltaType::Map {
+            key,
+            value,
+            value_contains_null,
+        } => DataType::Map(
             Arc::new(Field::new(
                 "key_value",
                 DataType::Struct(Fields::from(vec![
@@ -172,7 +235,10 @@ pub fn arrow_type(t: &DeltaType) -> DataType {
 
 pub fn arrow_fields(fields: &[DeltaField]) -> Fields {
     // Every field is nullable in Arrow: a column added later reads as NULL in older files.
-    fields.iter().map(|f| Field::new(&f.name, arrow_type(&f.data_type), true)).collect()
+    fields
+        .iter()
+        .map(|f| Field::new(&f.name, arrow_type(&f.data_type), true))
+        .collect()
 }
 
 /// The logical Arrow schema of the table.
@@ -198,17 +264,33 @@ mod tests {
         assert_eq!(fields[0].physical(ColumnMapping::Name), "col-a");
         assert_eq!(fields[0].physical(ColumnMapping::None), "a");
         assert_eq!(fields[0].field_id, Some(1));
-        assert_eq!(arrow_type(&fields[1].data_type), DataType::Decimal128(10, 2));
-        let DataType::Struct(inner) = arrow_type(&fields[2].data_type) else { panic!("a struct") };
-        assert_eq!(inner[0].data_type(), &DataType::Timestamp(TimeUnit::Microsecond, None));
-        assert!(matches!(arrow_type(&fields[3].data_type), DataType::List(_)));
-        assert!(matches!(arrow_type(&fields[4].data_type), DataType::Map(_, false)));
+        assert_eq!(
+            arrow_type(&fields[1].data_type),
+            DataType::Decimal128(10, 2)
+        );
+        let DataType::Struct(inner) = arrow_type(&fields[2].data_type) else {
+            panic!("a struct")
+        };
+        assert_eq!(
+            inner[0].data_type(),
+            &DataType::Timestamp(TimeUnit::Microsecond, None)
+        );
+        assert!(matches!(
+            arrow_type(&fields[3].data_type),
+            DataType::List(_)
+        ));
+        assert!(matches!(
+            arrow_type(&fields[4].data_type),
+            DataType::Map(_, false)
+        ));
         assert!(fields[5].widened_from_float && !fields[0].widened_from_float);
     }
 
     #[test]
     fn rejects_unknown_types() {
-        assert!(parse_schema(r#"{"type":"struct","fields":[{"name":"v","type":"variant"}]}"#).is_err());
+        assert!(
+            parse_schema(r#"{"type":"struct","fields":[{"name":"v","type":"variant"}]}"#).is_err()
+        );
         assert!(parse_schema("not json").is_err());
     }
 }

@@ -22,55 +22,87 @@ pub fn dv_file(root: &Path, dv: &DeletionVectorDescriptor) -> Result<Option<Path
         "u" => {
             let encoded = &dv.path_or_inline_dv;
             if encoded.len() < 20 {
-                return Err(format!("deletion vector path `{encoded}` is shorter than a Z85 UUID"));
+                return Err(format!(
+                    "deletion vector path `{encoded}` is shorter than a Z85 UUID"
+                ));
             }
             let (prefix, uuid_z85) = encoded.split_at(encoded.len() - 20);
-            let bytes = z85::decode(uuid_z85).map_err(|e| format!("deletion vector UUID `{uuid_z85}`: {e}"))?;
+            let bytes = z85::decode(uuid_z85)
+                .map_err(|e| format!("deletion vector UUID `{uuid_z85}`: {e}"))?;
             let uuid = uuid::Uuid::from_slice(&bytes).map_err(|e| e.to_string())?;
             let name = format!("deletion_vector_{uuid}.bin");
-            Ok(Some(if prefix.is_empty() { root.join(name) } else { root.join(prefix).join(name) }))
+            Ok(Some(if prefix.is_empty() {
+                root.join(name)
+            } else {
+                root.join(prefix).join(name)
+            }))
         }
-        "p" => crate::log::replay::resolve_path(root, &dv.path_or_inline_dv).map(Some).map_err(|e| e.to_string()),
+        "p" => crate::log::replay::resolve_path(root, &dv.path_or_inline_dv)
+            .map(Some)
+            .map_err(|e| e.to_string()),
         other => Err(format!("unknown deletion vector storage type `{other}`")),
     }
 }
 
 /// The deleted row positions of the file whose add action carries `dv`.
-pub fn read_deletion_vector(root: &Path, data_file: &str, dv: &DeletionVectorDescriptor) -> Result<RoaringTreemap, OracleError> {
+pub fn read_deletion_vector(
+    root: &Path,
+    data_file: &str,
+    dv: &DeletionVectorDescriptor,
+) -> Result<RoaringTreemap, OracleError> {
     let fail = |reason: String| OracleError::file(data_file, format!("deletion vector: {reason}"));
     let bitmap = match dv_file(root, dv).map_err(fail)? {
         None => {
-            let bytes = z85::decode(&dv.path_or_inline_dv).map_err(|e| fail(format!("inline data is not Z85: {e}")))?;
+            let bytes = z85::decode(&dv.path_or_inline_dv)
+                .map_err(|e| fail(format!("inline data is not Z85: {e}")))?;
             decode_bitmap(&bytes).map_err(fail)?
         }
         Some(path) => {
             let shown = path.display().to_string();
             let bytes = std::fs::read(&path).map_err(|e| OracleError::file(&shown, e))?;
-            decode_file(&bytes, dv.offset.unwrap_or(1), dv.size_in_bytes).map_err(|e| OracleError::file(&shown, e))?
+            decode_file(&bytes, dv.offset.unwrap_or(1), dv.size_in_bytes)
+                .map_err(|e| OracleError::file(&shown, e))?
         }
     };
     if bitmap.len() != dv.cardinality as u64 {
-        return Err(fail(format!("holds {} rows, the log says {}", bitmap.len(), dv.cardinality)));
+        return Err(fail(format!(
+            "holds {} rows, the log says {}",
+            bitmap.len(),
+            dv.cardinality
+        )));
     }
     Ok(bitmap)
 }
 
 fn decode_file(bytes: &[u8], offset: i32, size_in_bytes: i32) -> Result<RoaringTreemap, String> {
     if bytes.first() != Some(&1) {
-        return Err(format!("unknown deletion vector file version {:?}", bytes.first()));
+        return Err(format!(
+            "unknown deletion vector file version {:?}",
+            bytes.first()
+        ));
     }
     let start = usize::try_from(offset).map_err(|_| format!("negative offset {offset}"))?;
-    let size_at = bytes.get(start..start + 4).ok_or("truncated before the bitmap size")?;
+    let size_at = bytes
+        .get(start..start + 4)
+        .ok_or("truncated before the bitmap size")?;
     let size = u32::from_be_bytes(size_at.try_into().map_err(|_| "bad size")?) as usize;
     if size != size_in_bytes as usize {
-        return Err(format!("bitmap size {size} differs from the log's {size_in_bytes}"));
+        return Err(format!(
+            "bitmap size {size} differs from the log's {size_in_bytes}"
+        ));
     }
-    let data = bytes.get(start + 4..start + 4 + size).ok_or("truncated inside the bitmap")?;
-    let crc_at = bytes.get(start + 4 + size..start + 8 + size).ok_or("truncated before the checksum")?;
+    let data = bytes
+        .get(start + 4..start + 4 + size)
+        .ok_or("truncated inside the bitmap")?;
+    let crc_at = bytes
+        .get(start + 4 + size..start + 8 + size)
+        .ok_or("truncated before the checksum")?;
     let expected = u32::from_be_bytes(crc_at.try_into().map_err(|_| "bad checksum")?);
     let actual = crc32(data);
     if actual != expected {
-        return Err(format!("checksum {actual:08x} does not match {expected:08x}"));
+        return Err(format!(
+            "checksum {actual:08x} does not match {expected:08x}"
+        ));
     }
     decode_bitmap(data)
 }
@@ -79,9 +111,12 @@ fn decode_bitmap(bytes: &[u8]) -> Result<RoaringTreemap, String> {
     let magic = bytes.get(..4).ok_or("shorter than its magic number")?;
     let magic = u32::from_le_bytes(magic.try_into().map_err(|_| "bad magic")?);
     if magic != PORTABLE_MAGIC {
-        return Err(format!("magic number {magic} is not the portable roaring format"));
+        return Err(format!(
+            "magic number {magic} is not the portable roaring format"
+        ));
     }
-    RoaringTreemap::deserialize_from(&bytes[4..]).map_err(|e| format!("not a portable 64-bit roaring bitmap: {e}"))
+    RoaringTreemap::deserialize_from(&bytes[4..])
+        .map_err(|e| format!("not a portable 64-bit roaring bitmap: {e}"))
 }
 
 /// CRC-32 (IEEE, the one java.util.zip.CRC32 computes), bit by bit: the checksum of a few
@@ -91,7 +126,11 @@ fn crc32(data: &[u8]) -> u32 {
     for byte in data {
         crc ^= u32::from(*byte);
         for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
@@ -101,7 +140,13 @@ fn crc32(data: &[u8]) -> u32 {
 mod tests {
     use super::*;
 
-    fn descriptor(storage: &str, path: &str, offset: Option<i32>, size: i32, cardinality: i64) -> DeletionVectorDescriptor {
+    fn descriptor(
+        storage: &str,
+        path: &str,
+        offset: Option<i32>,
+        size: i32,
+        cardinality: i64,
+    ) -> DeletionVectorDescriptor {
         DeletionVectorDescriptor {
             storage_type: storage.into(),
             path_or_inline_dv: path.into(),
@@ -143,19 +188,55 @@ mod tests {
         file.extend(&bitmap);
         file.extend(crc32(&bitmap).to_be_bytes());
         std::fs::create_dir(dir.path().join("ab")).unwrap();
-        std::fs::write(dir.path().join("ab").join(format!("deletion_vector_{uuid}.bin")), &file).unwrap();
-        let on_disk = descriptor("u", &format!("ab{}", z85::encode(uuid.as_bytes())), Some(1), bitmap.len() as i32, 4);
+        std::fs::write(
+            dir.path()
+                .join("ab")
+                .join(format!("deletion_vector_{uuid}.bin")),
+            &file,
+        )
+        .unwrap();
+        let on_disk = descriptor(
+            "u",
+            &format!("ab{}", z85::encode(uuid.as_bytes())),
+            Some(1),
+            bitmap.len() as i32,
+            4,
+        );
         let got = read_deletion_vector(dir.path(), "f.parquet", &on_disk).unwrap();
         assert_eq!(got.iter().collect::<Vec<_>>(), rows);
 
         // A wrong cardinality, a bad checksum and a missing file are errors naming a file.
-        let wrong = DeletionVectorDescriptor { cardinality: 5, ..on_disk.clone() };
-        assert!(read_deletion_vector(dir.path(), "f.parquet", &wrong).unwrap_err().to_string().contains("the log says 5"));
+        let wrong = DeletionVectorDescriptor {
+            cardinality: 5,
+            ..on_disk.clone()
+        };
+        assert!(
+            read_deletion_vector(dir.path(), "f.parquet", &wrong)
+                .unwrap_err()
+                .to_string()
+                .contains("the log says 5")
+        );
         let last = file.len() - 1;
         file[last] ^= 1;
-        std::fs::write(dir.path().join("ab").join(format!("deletion_vector_{uuid}.bin")), &file).unwrap();
-        assert!(read_deletion_vector(dir.path(), "f.parquet", &on_disk).unwrap_err().to_string().contains("checksum"));
+        std::fs::write(
+            dir.path()
+                .join("ab")
+                .join(format!("deletion_vector_{uuid}.bin")),
+            &file,
+        )
+        .unwrap();
+        assert!(
+            read_deletion_vector(dir.path(), "f.parquet", &on_disk)
+                .unwrap_err()
+                .to_string()
+                .contains("checksum")
+        );
         std::fs::remove_dir_all(dir.path().join("ab")).unwrap();
-        assert!(read_deletion_vector(dir.path(), "f.parquet", &on_disk).unwrap_err().to_string().contains("deletion_vector_"));
+        assert!(
+            read_deletion_vector(dir.path(), "f.parquet", &on_disk)
+                .unwrap_err()
+                .to_string()
+                .contains("deletion_vector_")
+        );
     }
 }

@@ -25,7 +25,10 @@ impl OracleError {
     }
 
     pub fn file(path: impl Into<String>, reason: impl ToString) -> Self {
-        OracleError::File { path: path.into(), reason: one_line(&reason.to_string()) }
+        OracleError::File {
+            path: path.into(),
+            reason: one_line(&reason.to_string()),
+        }
     }
 
     pub fn exit_code(&self) -> i32 {

@@ -35,11 +35,19 @@ struct Args {
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("delta-oracle: internal error: {}", one_line(&info.to_string()));
+        eprintln!(
+            "delta-oracle: internal error: {}",
+            one_line(&info.to_string())
+        );
     }));
     let args = match Args::try_parse() {
         Ok(a) => a,
-        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
             print!("{e}");
             return ExitCode::SUCCESS;
         }
@@ -60,7 +68,9 @@ fn main() -> ExitCode {
     match run() {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(out.as_bytes()).and_then(|_| stdout.flush());
+            let _ = stdout
+                .write_all(out.as_bytes())
+                .and_then(|_| stdout.flush());
             ExitCode::SUCCESS
         }
         Err(e) => {

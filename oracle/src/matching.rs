@@ -11,11 +11,11 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt32Type};
 use datafusion::common::DFSchema;
 use datafusion::datasource::MemTable;
 use datafusion::functions_aggregate::count::count_all;
-use datafusion::logical_expr::{col, Expr};
+use datafusion::logical_expr::{Expr, col};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::delta_schema::arrow_schema;
-use crate::error::{one_line, OracleError};
+use crate::error::{OracleError, one_line};
 use crate::log::replay::Snapshot;
 use crate::planning::ScanPlan;
 use crate::read::read_file;
@@ -33,7 +33,9 @@ pub fn split_ranges(size: u64, max: u64) -> Vec<Range<u64>> {
     if size <= max {
         return vec![0..size.max(1)];
     }
-    (0..size.div_ceil(max)).map(|k| k * max..((k + 1) * max).min(size)).collect()
+    (0..size.div_ceil(max))
+        .map(|k| k * max..((k + 1) * max).min(size))
+        .collect()
 }
 
 /// Per live file: rows read and rows live after its deletion vector.
@@ -67,7 +69,11 @@ impl LoadedTable {
     /// Reads every live file, `plan.partitions` at a time.
     pub fn load(snapshot: Snapshot, plan: &ScanPlan) -> Result<LoadedTable, OracleError> {
         let logical = arrow_schema(&snapshot.fields);
-        let mut tagged_fields: Vec<Field> = logical.fields().iter().map(|f| f.as_ref().clone()).collect();
+        let mut tagged_fields: Vec<Field> = logical
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
         tagged_fields.push(Field::new(FILE_COLUMN, DataType::UInt32, false));
         let tagged = Arc::new(Schema::new(tagged_fields));
 
@@ -89,31 +95,40 @@ impl LoadedTable {
             Mutex::new((0..tasks.len()).map(|_| None).collect());
         std::thread::scope(|scope| {
             for _ in 0..plan.partitions.min(tasks.len()).max(1) {
-                scope.spawn(|| loop {
-                    let t = {
-                        let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
-                        let t = *n;
-                        *n += 1;
-                        t
-                    };
-                    let Some((i, range)) = tasks.get(t) else { break };
-                    let file = &snapshot.files[*i];
-                    let result = read_file(&snapshot, file, range.clone()).and_then(|rows| {
-                        let counts = FileRowCounts { physical_rows: rows.physical_rows, live_rows: rows.live_rows };
-                        let tag = u32::try_from(*i).map_err(|_| OracleError::log("too many files"))?;
-                        let batches = rows
-                            .batches
-                            .into_iter()
-                            .map(|b| {
-                                let mut columns: Vec<ArrayRef> = b.columns().to_vec();
-                                columns.push(Arc::new(UInt32Array::from(vec![tag; b.num_rows()])));
-                                RecordBatch::try_new(tagged.clone(), columns)
-                                    .map_err(|e| OracleError::file(file.path.clone(), e))
-                            })
-                            .collect::<Result<Vec<_>, _>>()?;
-                        Ok((batches, counts))
-                    });
-                    results.lock().unwrap_or_else(|p| p.into_inner())[t] = Some(result);
+                scope.spawn(|| {
+                    loop {
+                        let t = {
+                            let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
+                            let t = *n;
+                            *n += 1;
+                            t
+                        };
+                        let Some((i, range)) = tasks.get(t) else {
+                            break;
+                        };
+                        let file = &snapshot.files[*i];
+                        let result = read_file(&snapshot, file, range.clone()).and_then(|rows| {
+                            let counts = FileRowCounts {
+                                physical_rows: rows.physical_rows,
+                                live_rows: rows.live_rows,
+                            };
+                            let tag = u32::try_from(*i)
+                                .map_err(|_| OracleError::log("too many files"))?;
+                            let batches = rows
+                                .batches
+                                .into_iter()
+                                .map(|b| {
+                                    let mut columns: Vec<ArrayRef> = b.columns().to_vec();
+                                    columns
+                                        .push(Arc::new(UInt32Array::from(vec![tag; b.num_rows()])));
+                                    RecordBatch::try_new(tagged.clone(), columns)
+                                        .map_err(|e| OracleError::file(file.path.clone(), e))
+                                })
+                                .collect::<Result<Vec<_>, _>>()?;
+                            Ok((batches, counts))
+                        });
+                        results.lock().unwrap_or_else(|p| p.into_inner())[t] = Some(result);
+                    }
                 });
             }
         });
@@ -121,20 +136,29 @@ impl LoadedTable {
         let mut counts = vec![FileRowCounts::default(); snapshot.files.len()];
         let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
         for ((i, _), result) in tasks.iter().zip(results) {
-            let (task_batches, task_counts) = result.unwrap_or_else(|| Err(OracleError::log("a file was not read")))?;
+            let (task_batches, task_counts) =
+                result.unwrap_or_else(|| Err(OracleError::log("a file was not read")))?;
             batches.extend(task_batches);
             counts[*i].physical_rows += task_counts.physical_rows;
             counts[*i].live_rows += task_counts.live_rows;
         }
         let ctx = session(plan.partitions);
-        let table = MemTable::try_new(tagged, vec![batches]).map_err(|e| OracleError::log(e.to_string()))?;
-        ctx.register_table("t", Arc::new(table)).map_err(|e| OracleError::log(e.to_string()))?;
+        let table = MemTable::try_new(tagged, vec![batches])
+            .map_err(|e| OracleError::log(e.to_string()))?;
+        ctx.register_table("t", Arc::new(table))
+            .map_err(|e| OracleError::log(e.to_string()))?;
         // Multi-threaded so several threads may evaluate predicates on one loaded table at once.
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(plan.partitions.max(1))
             .build()
             .map_err(|e| OracleError::log(format!("cannot start the runtime: {e}")))?;
-        Ok(LoadedTable { snapshot, counts, ctx, runtime, logical })
+        Ok(LoadedTable {
+            snapshot,
+            counts,
+            ctx,
+            runtime,
+            logical,
+        })
     }
 
     /// Parses `predicate` with DataFusion's SQL parser against the table's logical schema.
@@ -145,17 +169,23 @@ impl LoadedTable {
     /// Per live file, the number of live rows for which `predicate` is TRUE.
     pub fn matching_rows(&self, predicate: &str) -> Result<Vec<u64>, OracleError> {
         let expr = self.parse_predicate(predicate)?;
-        let invalid = |e: datafusion::error::DataFusionError| OracleError::Predicate(one_line(&e.to_string()));
+        let invalid = |e: datafusion::error::DataFusionError| {
+            OracleError::Predicate(one_line(&e.to_string()))
+        };
         let batches = self.runtime.block_on(async {
             let df = self.ctx.table("t").await?;
-            let df = df.filter(expr)?.aggregate(vec![col(FILE_COLUMN)], vec![count_all().alias("n")])?;
+            let df = df
+                .filter(expr)?
+                .aggregate(vec![col(FILE_COLUMN)], vec![count_all().alias("n")])?;
             df.collect().await
         });
         let batches = batches.map_err(invalid)?;
         let mut out = vec![0u64; self.snapshot.files.len()];
         for batch in batches {
             let files = batch.column(0).as_primitive::<UInt32Type>();
-            let counts = batch.column(1).as_primitive::<arrow::datatypes::Int64Type>();
+            let counts = batch
+                .column(1)
+                .as_primitive::<arrow::datatypes::Int64Type>();
             for row in 0..batch.num_rows() {
                 out[files.value(row) as usize] = u64::try_from(counts.value(row)).unwrap_or(0);
             }
@@ -165,17 +195,28 @@ impl LoadedTable {
 }
 
 /// Parses a predicate into a DataFusion expression over `schema`; it must be boolean.
-pub fn parse_predicate(ctx: &SessionContext, schema: &SchemaRef, predicate: &str) -> Result<Expr, OracleError> {
+pub fn parse_predicate(
+    ctx: &SessionContext,
+    schema: &SchemaRef,
+    predicate: &str,
+) -> Result<Expr, OracleError> {
     if predicate.trim().is_empty() {
         return Err(OracleError::Predicate("the predicate is empty".into()));
     }
-    let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(|e| OracleError::Predicate(e.to_string()))?;
-    let expr = ctx.parse_sql_expr(predicate, &df_schema).map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    let df_schema = DFSchema::try_from(schema.as_ref().clone())
+        .map_err(|e| OracleError::Predicate(e.to_string()))?;
+    let expr = ctx
+        .parse_sql_expr(predicate, &df_schema)
+        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
     let expr = decimal_literals_as_floats_beside_floats(expr, &df_schema)?;
     use datafusion::logical_expr::ExprSchemable;
-    let data_type = expr.get_type(&df_schema).map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    let data_type = expr
+        .get_type(&df_schema)
+        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
     if !matches!(data_type, DataType::Boolean | DataType::Null) {
-        return Err(OracleError::Predicate(format!("`{predicate}` is a {data_type}, not a boolean")));
+        return Err(OracleError::Predicate(format!(
+            "`{predicate}` is a {data_type}, not a boolean"
+        )));
     }
     Ok(expr)
 }
@@ -184,20 +225,29 @@ pub fn parse_predicate(ctx: &SessionContext, schema: &SchemaRef, predicate: &str
 /// a decimal (a float column, arithmetic on one) they become the nearest double, which is what
 /// SQL compares a float with. Left as decimals there, DataFusion would cast the float column
 /// to a decimal and fail on NaN and infinities.
-fn decimal_literals_as_floats_beside_floats(expr: Expr, schema: &DFSchema) -> Result<Expr, OracleError> {
+fn decimal_literals_as_floats_beside_floats(
+    expr: Expr,
+    schema: &DFSchema,
+) -> Result<Expr, OracleError> {
     use datafusion::common::tree_node::{Transformed, TreeNode};
     use datafusion::logical_expr::expr::InList;
     use datafusion::logical_expr::{Between, BinaryExpr, ExprSchemable};
     use datafusion::scalar::ScalarValue;
 
-    let is_decimal = |e: &Expr| matches!(e.get_type(schema), Ok(DataType::Decimal128(..) | DataType::Decimal256(..)));
+    let is_decimal = |e: &Expr| {
+        matches!(
+            e.get_type(schema),
+            Ok(DataType::Decimal128(..) | DataType::Decimal256(..))
+        )
+    };
     let to_float = |e: Expr| -> Expr {
         match e {
             Expr::Literal(ScalarValue::Decimal128(Some(v), _, scale), _) => {
                 let text = if scale <= 0 {
                     format!("{v}")
                 } else {
-                    let digits = format!("{:0>width$}", v.unsigned_abs(), width = scale as usize + 1);
+                    let digits =
+                        format!("{:0>width$}", v.unsigned_abs(), width = scale as usize + 1);
                     let (int, frac) = digits.split_at(digits.len() - scale as usize);
                     format!("{}{int}.{frac}", if v < 0 { "-" } else { "" })
                 };
@@ -211,18 +261,39 @@ fn decimal_literals_as_floats_beside_floats(expr: Expr, schema: &DFSchema) -> Re
         Ok(match e {
             Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
                 let (l, r) = (*left, *right);
-                let (l, r) = if floaty(&l) { (l.clone(), to_float(r)) } else if floaty(&r) { (to_float(l), r.clone()) } else { (l, r) };
-                Transformed::yes(Expr::BinaryExpr(BinaryExpr { left: Box::new(l), op, right: Box::new(r) }))
+                let (l, r) = if floaty(&l) {
+                    (l.clone(), to_float(r))
+                } else if floaty(&r) {
+                    (to_float(l), r.clone())
+                } else {
+                    (l, r)
+                };
+                Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                    left: Box::new(l),
+                    op,
+                    right: Box::new(r),
+                }))
             }
-            Expr::Between(Between { expr, negated, low, high }) if floaty(&expr) => Transformed::yes(Expr::Between(Between {
+            Expr::Between(Between {
+                expr,
+                negated,
+                low,
+                high,
+            }) if floaty(&expr) => Transformed::yes(Expr::Between(Between {
                 expr,
                 negated,
                 low: Box::new(to_float(*low)),
                 high: Box::new(to_float(*high)),
             })),
-            Expr::InList(InList { expr, list, negated }) if floaty(&expr) => {
-                Transformed::yes(Expr::InList(InList { expr, list: list.into_iter().map(to_float).collect(), negated }))
-            }
+            Expr::InList(InList {
+                expr,
+                list,
+                negated,
+            }) if floaty(&expr) => Transformed::yes(Expr::InList(InList {
+                expr,
+                list: list.into_iter().map(to_float).collect(),
+                negated,
+            })),
             other => Transformed::no(other),
         })
     })

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use arrow::array::{Array, StringArray};
-use arrow::compute::{cast_with_options, CastOptions};
+use arrow::compute::{CastOptions, cast_with_options};
 use arrow::datatypes::DataType;
 use datafusion::scalar::ScalarValue;
 
@@ -21,15 +21,24 @@ pub fn typed_value(raw: Option<&str>, data_type: &DataType) -> Result<ScalarValu
         Some(text) => text,
     };
     let input: Arc<dyn Array> = Arc::new(StringArray::from(vec![text]));
-    let options = CastOptions { safe: false, ..Default::default() };
+    let options = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
     let cast = cast_with_options(&input, data_type, &options)
         .map_err(|e| format!("partition value `{text}` is not a {data_type}: {e}"))?;
     ScalarValue::try_from_array(&cast, 0).map_err(|e| e.to_string())
 }
 
 /// [`typed_value`] with the file named in the error.
-pub fn typed_value_of(path: &str, column: &str, raw: Option<&str>, data_type: &DataType) -> Result<ScalarValue, OracleError> {
-    typed_value(raw, data_type).map_err(|e| OracleError::file(path, format!("partition column `{column}`: {e}")))
+pub fn typed_value_of(
+    path: &str,
+    column: &str,
+    raw: Option<&str>,
+    data_type: &DataType,
+) -> Result<ScalarValue, OracleError> {
+    typed_value(raw, data_type)
+        .map_err(|e| OracleError::file(path, format!("partition column `{column}`: {e}")))
 }
 
 #[cfg(test)]
@@ -44,12 +53,32 @@ mod tests {
         let ntz = DataType::Timestamp(TimeUnit::Microsecond, None);
         let cases: &[(Option<&str>, DataType, ScalarValue)] = &[
             (None, DataType::Int32, ScalarValue::Int32(None)),
-            (Some(""), DataType::Utf8, ScalarValue::Utf8(Some(String::new()))),
+            (
+                Some(""),
+                DataType::Utf8,
+                ScalarValue::Utf8(Some(String::new())),
+            ),
             (Some(""), DataType::Int64, ScalarValue::Int64(None)),
-            (Some("2021.0"), DataType::Float64, ScalarValue::Float64(Some(2021.0))),
-            (Some("true"), DataType::Boolean, ScalarValue::Boolean(Some(true))),
-            (Some("2023-01-02"), DataType::Date32, ScalarValue::Date32(Some(19359))),
-            (Some("1.50"), DataType::Decimal128(5, 2), ScalarValue::Decimal128(Some(150), 5, 2)),
+            (
+                Some("2021.0"),
+                DataType::Float64,
+                ScalarValue::Float64(Some(2021.0)),
+            ),
+            (
+                Some("true"),
+                DataType::Boolean,
+                ScalarValue::Boolean(Some(true)),
+            ),
+            (
+                Some("2023-01-02"),
+                DataType::Date32,
+                ScalarValue::Date32(Some(19359)),
+            ),
+            (
+                Some("1.50"),
+                DataType::Decimal128(5, 2),
+                ScalarValue::Decimal128(Some(150), 5, 2),
+            ),
             (
                 Some("2013-07-05 17:01:00.123456"),
                 ntz.clone(),
@@ -62,9 +91,15 @@ mod tests {
             ),
         ];
         for (raw, data_type, expected) in cases {
-            assert_eq!(&typed_value(*raw, data_type).unwrap(), expected, "{raw:?} as {data_type}");
+            assert_eq!(
+                &typed_value(*raw, data_type).unwrap(),
+                expected,
+                "{raw:?} as {data_type}"
+            );
         }
-        assert!(typed_value(Some("abc"), &DataType::Int32).is_err(), "a value that does not parse is an error");
+        assert!(
+            typed_value(Some("abc"), &DataType::Int32).is_err(),
+            "a value that does not parse is an error"
+        );
     }
 }
-

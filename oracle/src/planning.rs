@@ -59,7 +59,11 @@ pub fn plan_at(root: &Path, cpus: usize, datafusion_target: usize) -> ScanPlan {
 pub fn soft_fd_limit(root: &Path) -> Option<u64> {
     let text = std::fs::read_to_string(root.join("proc/self/limits")).ok()?;
     let line = text.lines().find(|l| l.starts_with("Max open files"))?;
-    line["Max open files".len()..].split_whitespace().next()?.parse().ok()
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The smaller of MemAvailable and the cgroup headroom; either alone when the other is
@@ -96,7 +100,11 @@ pub fn cgroup_headroom(root: &Path) -> Option<u64> {
     };
     for line in text.lines() {
         let mut fields = line.splitn(3, ':');
-        let (Some(_id), Some(controllers), Some(path)) = (fields.next(), fields.next(), fields.next()) else { continue };
+        let (Some(_id), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
         if controllers.is_empty() {
             let mount = root.join("sys/fs/cgroup");
             for dir in group_and_ancestors(&mount, path) {
@@ -142,7 +150,12 @@ fn v2_headroom(dir: &Path) -> Option<u64> {
     };
     let usage = read_u64(&dir.join("memory.current"))?;
     let stat = read_stat(&dir.join("memory.stat"));
-    Some(headroom(limit, usage, &stat, ["inactive_file", "file_dirty", "file_writeback"]))
+    Some(headroom(
+        limit,
+        usage,
+        &stat,
+        ["inactive_file", "file_dirty", "file_writeback"],
+    ))
 }
 
 /// v1 reports "no limit" as a huge page-aligned number; anything at or above this is none.
@@ -155,13 +168,23 @@ fn v1_headroom(dir: &Path) -> Option<u64> {
     }
     let usage = read_u64(&dir.join("memory.usage_in_bytes"))?;
     let stat = read_stat(&dir.join("memory.stat"));
-    Some(headroom(limit, usage, &stat, ["inactive_file", "dirty", "writeback"]))
+    Some(headroom(
+        limit,
+        usage,
+        &stat,
+        ["inactive_file", "dirty", "writeback"],
+    ))
 }
 
 /// `limit - (usage - credit)`, credit = `inactive_file - dirty - writeback`, each subtraction
 /// floored at zero; no credit when a counter is missing, malformed or duplicated
 /// (`stat` holds `None` for those) or the credit exceeds usage.
-fn headroom(limit: u64, usage: u64, stat: &HashMap<String, Option<u64>>, counters: [&str; 3]) -> u64 {
+fn headroom(
+    limit: u64,
+    usage: u64,
+    stat: &HashMap<String, Option<u64>>,
+    counters: [&str; 3],
+) -> u64 {
     let get = |k: &str| stat.get(k).copied().flatten();
     let credit = match (get(counters[0]), get(counters[1]), get(counters[2])) {
         (Some(inactive), Some(dirty), Some(writeback)) => {
@@ -180,12 +203,20 @@ fn read_u64(path: &Path) -> Option<u64> {
 /// `memory.stat` as key -> value; a malformed or repeated key maps to `None`.
 fn read_stat(path: &Path) -> HashMap<String, Option<u64>> {
     let mut out: HashMap<String, Option<u64>> = HashMap::new();
-    let Ok(text) = std::fs::read_to_string(path) else { return out };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return out;
+    };
     for line in text.lines() {
         let mut parts = line.split_whitespace();
-        let (Some(key), value) = (parts.next(), parts.next()) else { continue };
-        let value = value.and_then(|v| v.parse::<u64>().ok()).filter(|_| parts.next().is_none());
-        out.entry(key.to_string()).and_modify(|v| *v = None).or_insert(value);
+        let (Some(key), value) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let value = value
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|_| parts.next().is_none());
+        out.entry(key.to_string())
+            .and_modify(|v| *v = None)
+            .or_insert(value);
     }
     out
 }
@@ -208,7 +239,13 @@ mod tests {
     }
 
     fn meminfo(gib: u64) -> (&'static str, String) {
-        ("proc/meminfo", format!("MemTotal: 99999999 kB\nMemAvailable: {} kB\n", gib * GIB / 1024))
+        (
+            "proc/meminfo",
+            format!(
+                "MemTotal: 99999999 kB\nMemAvailable: {} kB\n",
+                gib * GIB / 1024
+            ),
+        )
     }
 
     fn v2(group: &str, max: &str, current: u64, stat: &str) -> Vec<(String, String)> {
@@ -221,13 +258,21 @@ mod tests {
     }
 
     fn owned(files: Vec<(String, String)>) -> Vec<(&'static str, String)> {
-        files.into_iter().map(|(p, t)| (&*Box::leak(p.into_boxed_str()), t)).collect()
+        files
+            .into_iter()
+            .map(|(p, t)| (&*Box::leak(p.into_boxed_str()), t))
+            .collect()
     }
 
     #[test]
     fn v2_takes_the_tightest_of_the_group_and_its_ancestors() {
         let mut files = owned(v2("/a/b", "max", GIB, ""));
-        files.extend(owned(v2("/a", &(3 * GIB).to_string(), GIB, "inactive_file 1073741824\nfile_dirty 0\nfile_writeback 0\n")));
+        files.extend(owned(v2(
+            "/a",
+            &(3 * GIB).to_string(),
+            GIB,
+            "inactive_file 1073741824\nfile_dirty 0\nfile_writeback 0\n",
+        )));
         files.push(("proc/self/cgroup", "0::/a/b\n".into()));
         files.push(meminfo(20));
         let t = tree(&files);
@@ -240,21 +285,40 @@ mod tests {
     #[test]
     fn credit_is_dropped_for_bad_counters_and_when_bigger_than_usage() {
         let cases: &[(&str, u64)] = &[
-            ("inactive_file 536870912\nfile_dirty 0\nfile_writeback 0\n", 2 * GIB + GIB / 2),
-            ("inactive_file 536870912\nfile_dirty 268435456\nfile_writeback 0\n", 2 * GIB + GIB / 4),
+            (
+                "inactive_file 536870912\nfile_dirty 0\nfile_writeback 0\n",
+                2 * GIB + GIB / 2,
+            ),
+            (
+                "inactive_file 536870912\nfile_dirty 268435456\nfile_writeback 0\n",
+                2 * GIB + GIB / 4,
+            ),
             // dirty + writeback above inactive: the credit floors at zero.
             ("inactive_file 1\nfile_dirty 5\nfile_writeback 5\n", 2 * GIB),
             ("inactive_file 536870912\nfile_dirty 0\n", 2 * GIB),
-            ("inactive_file lots\nfile_dirty 0\nfile_writeback 0\n", 2 * GIB),
-            ("inactive_file 536870912\ninactive_file 536870912\nfile_dirty 0\nfile_writeback 0\n", 2 * GIB),
+            (
+                "inactive_file lots\nfile_dirty 0\nfile_writeback 0\n",
+                2 * GIB,
+            ),
+            (
+                "inactive_file 536870912\ninactive_file 536870912\nfile_dirty 0\nfile_writeback 0\n",
+                2 * GIB,
+            ),
             // A credit larger than usage is not trusted.
-            ("inactive_file 4294967296\nfile_dirty 0\nfile_writeback 0\n", 2 * GIB),
+            (
+                "inactive_file 4294967296\nfile_dirty 0\nfile_writeback 0\n",
+                2 * GIB,
+            ),
         ];
         for (stat, expected) in cases {
             let mut files = owned(v2("/g", &(3 * GIB).to_string(), GIB, stat));
             files.push(("proc/self/cgroup", "0::/g\n".into()));
             let t = tree(&files);
-            assert_eq!(cgroup_headroom(t.path()), Some(*expected), "memory.stat {stat:?}");
+            assert_eq!(
+                cgroup_headroom(t.path()),
+                Some(*expected),
+                "memory.stat {stat:?}"
+            );
         }
     }
 
@@ -262,18 +326,49 @@ mod tests {
     fn v1_ancestors_bind_only_with_hierarchy() {
         for (hierarchy, expected) in [("1", GIB), ("0", 4 * GIB)] {
             let files = vec![
-                ("proc/self/cgroup", "4:memory:/p/c\n5:cpu,cpuacct:/p/c\n".to_string()),
-                ("sys/fs/cgroup/memory/p/c/memory.limit_in_bytes", (5 * GIB).to_string()),
-                ("sys/fs/cgroup/memory/p/c/memory.usage_in_bytes", GIB.to_string()),
-                ("sys/fs/cgroup/memory/p/c/memory.stat", "inactive_file 0\ndirty 0\nwriteback 0\n".to_string()),
-                ("sys/fs/cgroup/memory/p/c/memory.use_hierarchy", hierarchy.to_string()),
-                ("sys/fs/cgroup/memory/p/memory.limit_in_bytes", (2 * GIB).to_string()),
-                ("sys/fs/cgroup/memory/p/memory.usage_in_bytes", GIB.to_string()),
-                ("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712".to_string()),
-                ("sys/fs/cgroup/memory/memory.usage_in_bytes", GIB.to_string()),
+                (
+                    "proc/self/cgroup",
+                    "4:memory:/p/c\n5:cpu,cpuacct:/p/c\n".to_string(),
+                ),
+                (
+                    "sys/fs/cgroup/memory/p/c/memory.limit_in_bytes",
+                    (5 * GIB).to_string(),
+                ),
+                (
+                    "sys/fs/cgroup/memory/p/c/memory.usage_in_bytes",
+                    GIB.to_string(),
+                ),
+                (
+                    "sys/fs/cgroup/memory/p/c/memory.stat",
+                    "inactive_file 0\ndirty 0\nwriteback 0\n".to_string(),
+                ),
+                (
+                    "sys/fs/cgroup/memory/p/c/memory.use_hierarchy",
+                    hierarchy.to_string(),
+                ),
+                (
+                    "sys/fs/cgroup/memory/p/memory.limit_in_bytes",
+                    (2 * GIB).to_string(),
+                ),
+                (
+                    "sys/fs/cgroup/memory/p/memory.usage_in_bytes",
+                    GIB.to_string(),
+                ),
+                (
+                    "sys/fs/cgroup/memory/memory.limit_in_bytes",
+                    "9223372036854771712".to_string(),
+                ),
+                (
+                    "sys/fs/cgroup/memory/memory.usage_in_bytes",
+                    GIB.to_string(),
+                ),
             ];
             let t = tree(&files);
-            assert_eq!(cgroup_headroom(t.path()), Some(expected), "use_hierarchy={hierarchy}");
+            assert_eq!(
+                cgroup_headroom(t.path()),
+                Some(expected),
+                "use_hierarchy={hierarchy}"
+            );
         }
     }
 
@@ -281,14 +376,17 @@ mod tests {
     fn missing_signals_drop_their_caps() {
         let t = tree(&[]);
         let plan = plan_at(t.path(), 8, 16);
-        assert_eq!(plan, ScanPlan {
-            partitions: 8,
-            available_parallelism: 8,
-            datafusion_target: 16,
-            fd_cap: None,
-            memory_cap: None,
-            available_memory: None
-        });
+        assert_eq!(
+            plan,
+            ScanPlan {
+                partitions: 8,
+                available_parallelism: 8,
+                datafusion_target: 16,
+                fd_cap: None,
+                memory_cap: None,
+                available_memory: None
+            }
+        );
         // Unlimited everywhere: only meminfo caps.
         let mut files = owned(v2("/g", "max", GIB, ""));
         files.push(("proc/self/cgroup", "0::/g\n".into()));

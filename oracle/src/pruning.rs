@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use arrow::array::{new_null_array, ArrayRef, BooleanArray, UInt64Array};
+use arrow::array::{ArrayRef, BooleanArray, UInt64Array, new_null_array};
 use arrow::datatypes::DataType;
 use datafusion::common::pruning::PruningStatistics;
 use datafusion::common::{Column, DFSchema};
@@ -24,8 +24,8 @@ use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
 use datafusion::scalar::ScalarValue;
 use serde_json::Value;
 
-use crate::delta_schema::{arrow_schema, arrow_type, DeltaField};
-use crate::error::{one_line, OracleError};
+use crate::delta_schema::{DeltaField, arrow_schema, arrow_type};
+use crate::error::{OracleError, one_line};
 use crate::log::replay::Snapshot;
 use crate::matching::{parse_predicate, session};
 use crate::partition::typed_value;
@@ -35,7 +35,8 @@ pub fn kept_by_statistics(snapshot: &Snapshot, predicate: &str) -> Result<Vec<bo
     let schema = arrow_schema(&snapshot.fields);
     let ctx = session(1);
     let expr = parse_predicate(&ctx, &schema, predicate)?;
-    let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(|e| OracleError::Predicate(e.to_string()))?;
+    let df_schema = DFSchema::try_from(schema.as_ref().clone())
+        .map_err(|e| OracleError::Predicate(e.to_string()))?;
     let physical = ctx
         .create_physical_expr(expr, &df_schema)
         .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
@@ -44,7 +45,12 @@ pub fn kept_by_statistics(snapshot: &Snapshot, predicate: &str) -> Result<Vec<bo
         .try_build(physical)
         .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
     let stats = SnapshotStatistics::new(snapshot);
-    pruning.prune(&stats).map_err(|e| OracleError::log(format!("statistics pruning failed: {}", one_line(&e.to_string()))))
+    pruning.prune(&stats).map_err(|e| {
+        OracleError::log(format!(
+            "statistics pruning failed: {}",
+            one_line(&e.to_string())
+        ))
+    })
 }
 
 struct SnapshotStatistics<'a> {
@@ -60,7 +66,10 @@ impl<'a> SnapshotStatistics<'a> {
             .get("delta.dataSkippingStringPrefixLength")
             .and_then(|v| v.as_deref()?.parse().ok())
             .unwrap_or(32);
-        Self { snapshot, string_prefix }
+        Self {
+            snapshot,
+            string_prefix,
+        }
     }
 
     fn field(&self, column: &Column) -> Option<(&'a DeltaField, DataType)> {
@@ -72,7 +81,12 @@ impl<'a> SnapshotStatistics<'a> {
         self.snapshot.partition_columns().iter().any(|p| p == name)
     }
 
-    fn partition_value(&self, i: usize, field: &DeltaField, data_type: &DataType) -> Option<ScalarValue> {
+    fn partition_value(
+        &self,
+        i: usize,
+        field: &DeltaField,
+        data_type: &DataType,
+    ) -> Option<ScalarValue> {
         let file = &self.snapshot.files[i];
         let raw = file
             .partition_values
@@ -83,13 +97,19 @@ impl<'a> SnapshotStatistics<'a> {
 
     fn stat(&self, i: usize, section: &str, field: &DeltaField) -> Option<&'a Value> {
         let stats = self.snapshot.files[i].stats.as_ref()?;
-        stats.get(section)?.get(field.physical(self.snapshot.mapping)).filter(|v| !v.is_null())
+        stats
+            .get(section)?
+            .get(field.physical(self.snapshot.mapping))
+            .filter(|v| !v.is_null())
     }
 
     /// Min (`is_max` false) or max of each file, widened where the log is lossy.
     fn bounds(&self, column: &Column, is_max: bool) -> Option<ArrayRef> {
         let (field, data_type) = self.field(column)?;
-        if matches!(data_type, DataType::Struct(_) | DataType::List(_) | DataType::Map(_, _)) {
+        if matches!(
+            data_type,
+            DataType::Struct(_) | DataType::List(_) | DataType::Map(_, _)
+        ) {
             return None;
         }
         let n = self.snapshot.files.len();
@@ -101,15 +121,25 @@ impl<'a> SnapshotStatistics<'a> {
                     self.stat(i, if is_max { "maxValues" } else { "minValues" }, field)
                         .and_then(|v| stat_value(v, field, &data_type, is_max, self.string_prefix))
                 };
-                value.unwrap_or_else(|| ScalarValue::try_from(&data_type).unwrap_or(ScalarValue::Null))
+                value.unwrap_or_else(|| {
+                    ScalarValue::try_from(&data_type).unwrap_or(ScalarValue::Null)
+                })
             })
             .collect();
-        ScalarValue::iter_to_array(values).ok().or_else(|| Some(new_null_array(&data_type, n)))
+        ScalarValue::iter_to_array(values)
+            .ok()
+            .or_else(|| Some(new_null_array(&data_type, n)))
     }
 }
 
 /// A statistics JSON value as `data_type`, `None` when it cannot be trusted as a bound.
-fn stat_value(v: &Value, field: &DeltaField, data_type: &DataType, is_max: bool, string_prefix: usize) -> Option<ScalarValue> {
+fn stat_value(
+    v: &Value,
+    field: &DeltaField,
+    data_type: &DataType,
+    is_max: bool,
+    string_prefix: usize,
+) -> Option<ScalarValue> {
     let text = match v {
         Value::String(s) => s.clone(),
         Value::Number(n) => n.to_string(),
@@ -122,11 +152,17 @@ fn stat_value(v: &Value, field: &DeltaField, data_type: &DataType, is_max: bool,
     if field.widened_from_float && *data_type == DataType::Float64 {
         let wide: f64 = text.parse().ok()?;
         let narrow = f64::from(text.parse::<f32>().ok()?);
-        return Some(ScalarValue::Float64(Some(if is_max { wide.max(narrow) } else { wide.min(narrow) })));
+        return Some(ScalarValue::Float64(Some(if is_max {
+            wide.max(narrow)
+        } else {
+            wide.min(narrow)
+        })));
     }
     let value = typed_value(Some(&text), data_type).ok()?;
     match (value, is_max) {
-        (ScalarValue::TimestampMicrosecond(Some(t), tz), true) => Some(ScalarValue::TimestampMicrosecond(Some(t + 999), tz)),
+        (ScalarValue::TimestampMicrosecond(Some(t), tz), true) => {
+            Some(ScalarValue::TimestampMicrosecond(Some(t + 999), tz))
+        }
         (value, _) => Some(value),
     }
 }
@@ -151,7 +187,11 @@ impl PruningStatistics for SnapshotStatistics<'_> {
                 if self.is_partition(&field.name) {
                     let value = self.partition_value(i, field, &data_type)?;
                     // A NULL partition value: every row is NULL (at least one if unknown).
-                    Some(if value.is_null() { self.snapshot.files[i].num_records().unwrap_or(1) } else { 0 })
+                    Some(if value.is_null() {
+                        self.snapshot.files[i].num_records().unwrap_or(1)
+                    } else {
+                        0
+                    })
                 } else {
                     self.stat(i, "nullCount", field)?.as_u64()
                 }
@@ -161,7 +201,12 @@ impl PruningStatistics for SnapshotStatistics<'_> {
     }
 
     fn row_counts(&self) -> Option<ArrayRef> {
-        let counts: Vec<Option<u64>> = self.snapshot.files.iter().map(|f| f.num_records()).collect();
+        let counts: Vec<Option<u64>> = self
+            .snapshot
+            .files
+            .iter()
+            .map(|f| f.num_records())
+            .collect();
         Some(Arc::new(UInt64Array::from(counts)))
     }
 
@@ -173,7 +218,11 @@ impl PruningStatistics for SnapshotStatistics<'_> {
         let flags: Vec<Option<bool>> = (0..self.snapshot.files.len())
             .map(|i| {
                 let value = self.partition_value(i, field, &data_type)?;
-                if value.is_null() { None } else { Some(values.contains(&value)) }
+                if value.is_null() {
+                    None
+                } else {
+                    Some(values.contains(&value))
+                }
             })
             .collect();
         Some(BooleanArray::from(flags))
@@ -204,7 +253,10 @@ mod tests {
         let f = field("timestamp", false);
         let max = stat_value(&Value::from("2024-01-03T10:00:00.123Z"), &f, &ts, true, 32).unwrap();
         let min = stat_value(&Value::from("2024-01-03T10:00:00.123Z"), &f, &ts, false, 32).unwrap();
-        let (ScalarValue::TimestampMicrosecond(Some(max), _), ScalarValue::TimestampMicrosecond(Some(min), _)) = (max, min)
+        let (
+            ScalarValue::TimestampMicrosecond(Some(max), _),
+            ScalarValue::TimestampMicrosecond(Some(min), _),
+        ) = (max, min)
         else {
             panic!("timestamps")
         };
@@ -212,12 +264,23 @@ mod tests {
 
         let s = field("string", false);
         let prefix = "a".repeat(32);
-        assert_eq!(stat_value(&Value::from(prefix.clone()), &s, &DataType::Utf8, true, 32), None, "a bare prefix is no max");
-        assert!(stat_value(&Value::from(prefix), &s, &DataType::Utf8, false, 32).is_some(), "a prefix is a fine min");
+        assert_eq!(
+            stat_value(&Value::from(prefix.clone()), &s, &DataType::Utf8, true, 32),
+            None,
+            "a bare prefix is no max"
+        );
+        assert!(
+            stat_value(&Value::from(prefix), &s, &DataType::Utf8, false, 32).is_some(),
+            "a prefix is a fine min"
+        );
 
         let w = field("double", true);
         let max = stat_value(&Value::from(3.4), &w, &DataType::Float64, true, 32).unwrap();
-        assert_eq!(max, ScalarValue::Float64(Some(f64::from(3.4f32))), "f32 3.4 widened is above f64 3.4");
+        assert_eq!(
+            max,
+            ScalarValue::Float64(Some(f64::from(3.4f32))),
+            "f32 3.4 widened is above f64 3.4"
+        );
         let min = stat_value(&Value::from(3.4), &w, &DataType::Float64, false, 32).unwrap();
         assert_eq!(min, ScalarValue::Float64(Some(3.4)));
     }

@@ -12,14 +12,16 @@ use std::fs::File;
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, ListArray, MapArray, RecordBatch, StructArray};
-use arrow::compute::{cast_with_options, filter_record_batch, CastOptions};
+use arrow::array::{
+    Array, ArrayRef, BooleanArray, ListArray, MapArray, RecordBatch, StructArray, new_null_array,
+};
+use arrow::compute::{CastOptions, cast_with_options, filter_record_batch};
 use arrow::datatypes::{DataType, Field, FieldRef, Fields, SchemaRef};
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::file::metadata::ParquetMetaData;
 use roaring::RoaringTreemap;
 
-use crate::delta_schema::{arrow_schema, arrow_type, ColumnMapping, DeltaField, DeltaType};
+use crate::delta_schema::{ColumnMapping, DeltaField, DeltaType, arrow_schema, arrow_type};
 use crate::dv::read_deletion_vector;
 use crate::error::OracleError;
 use crate::log::replay::{LiveFile, Snapshot};
@@ -54,11 +56,16 @@ pub fn row_groups_in_range(metadata: &ParquetMetaData, range: &Range<u64>) -> Ve
 }
 
 /// Reads `file` of `snapshot` (the row groups `range` owns, or all of them).
-pub fn read_file(snapshot: &Snapshot, file: &LiveFile, range: Option<Range<u64>>) -> Result<FileRows, OracleError> {
+pub fn read_file(
+    snapshot: &Snapshot,
+    file: &LiveFile,
+    range: Option<Range<u64>>,
+) -> Result<FileRows, OracleError> {
     let path = snapshot.file_path(&file.path)?;
     let shown = path.display().to_string();
     let handle = File::open(&path).map_err(|e| OracleError::file(&shown, e))?;
-    let options = ArrowReaderOptions::new().with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Skip);
+    let options = ArrowReaderOptions::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Skip);
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(handle, options)
         .map_err(|e| OracleError::file(&shown, format!("not a readable Parquet file: {e}")))?;
     let metadata = builder.metadata().clone();
@@ -74,7 +81,10 @@ pub fn read_file(snapshot: &Snapshot, file: &LiveFile, range: Option<Range<u64>>
         position += u64::try_from(metadata.row_group(i).num_rows()).unwrap_or(0);
     }
     let file_schema = builder.schema().clone();
-    let reader = builder.with_row_groups(selected.clone()).build().map_err(|e| OracleError::file(&shown, e))?;
+    let reader = builder
+        .with_row_groups(selected.clone())
+        .build()
+        .map_err(|e| OracleError::file(&shown, e))?;
     let deleted = match &file.deletion_vector {
         Some(dv) => Some(read_deletion_vector(&snapshot.root, &shown, dv)?),
         None => None,
@@ -92,7 +102,8 @@ pub fn read_file(snapshot: &Snapshot, file: &LiveFile, range: Option<Range<u64>>
             .map_err(|e| OracleError::file(&shown, e))?;
         let keep = positions.next_mask(rows, deleted.as_ref());
         let kept = match keep {
-            Some(mask) => filter_record_batch(&logical_batch, &mask).map_err(|e| OracleError::file(&shown, e))?,
+            Some(mask) => filter_record_batch(&logical_batch, &mask)
+                .map_err(|e| OracleError::file(&shown, e))?,
             None => logical_batch,
         };
         live_rows += kept.num_rows() as u64;
@@ -100,7 +111,11 @@ pub fn read_file(snapshot: &Snapshot, file: &LiveFile, range: Option<Range<u64>>
             batches.push(kept);
         }
     }
-    Ok(FileRows { batches, physical_rows, live_rows })
+    Ok(FileRows {
+        batches,
+        physical_rows,
+        live_rows,
+    })
 }
 
 /// Walks the file positions of the rows a reader emits (row groups in selection order).
@@ -115,20 +130,32 @@ impl RowPositions {
     fn new(selected: &[usize], starts: &[u64], metadata: &ParquetMetaData) -> Self {
         let groups = selected
             .iter()
-            .map(|&i| (starts[i], u64::try_from(metadata.row_group(i).num_rows()).unwrap_or(0)))
+            .map(|&i| {
+                (
+                    starts[i],
+                    u64::try_from(metadata.row_group(i).num_rows()).unwrap_or(0),
+                )
+            })
             .collect();
-        Self { groups, group: 0, offset_in_group: 0 }
+        Self {
+            groups,
+            group: 0,
+            offset_in_group: 0,
+        }
     }
 
     /// The keep-mask of the next `rows` rows (`None`: keep all, no deletion vector).
     fn next_mask(&mut self, rows: usize, deleted: Option<&RoaringTreemap>) -> Option<BooleanArray> {
         let mut mask = Vec::with_capacity(rows);
         for _ in 0..rows {
-            while self.group < self.groups.len() && self.offset_in_group >= self.groups[self.group].1 {
+            while self.group < self.groups.len()
+                && self.offset_in_group >= self.groups[self.group].1
+            {
                 self.group += 1;
                 self.offset_in_group = 0;
             }
-            let position = self.groups.get(self.group).map_or(u64::MAX, |g| g.0) + self.offset_in_group;
+            let position =
+                self.groups.get(self.group).map_or(u64::MAX, |g| g.0) + self.offset_in_group;
             self.offset_in_group += 1;
             mask.push(deleted.is_none_or(|d| !d.contains(position)));
         }
@@ -137,17 +164,30 @@ impl RowPositions {
 }
 
 /// The file's partition values, typed, by logical column name.
-fn partition_columns(snapshot: &Snapshot, file: &LiveFile) -> Result<Vec<(String, datafusion::scalar::ScalarValue)>, OracleError> {
+fn partition_columns(
+    snapshot: &Snapshot,
+    file: &LiveFile,
+) -> Result<Vec<(String, datafusion::scalar::ScalarValue)>, OracleError> {
     snapshot
         .partition_columns()
         .iter()
         .map(|name| {
-            let field = snapshot
-                .field(name)
-                .ok_or_else(|| OracleError::log(format!("partition column `{name}` is not in the schema")))?;
+            let field = snapshot.field(name).ok_or_else(|| {
+                OracleError::log(format!("partition column `{name}` is not in the schema"))
+            })?;
             let key = field.physical(snapshot.mapping);
-            let raw = file.partition_values.get(key).or_else(|| file.partition_values.get(name)).cloned().flatten();
-            let value = typed_value_of(&file.path, name, raw.as_deref(), &arrow_type(&field.data_type))?;
+            let raw = file
+                .partition_values
+                .get(key)
+                .or_else(|| file.partition_values.get(name))
+                .cloned()
+                .flatten();
+            let value = typed_value_of(
+                &file.path,
+                name,
+                raw.as_deref(),
+                &arrow_type(&field.data_type),
+            )?;
             Ok((name.clone(), value))
         })
         .collect()
@@ -167,7 +207,8 @@ fn to_logical_batch(
             columns.push(value.to_array_of_size(rows).map_err(|e| e.to_string())?);
             continue;
         }
-        let source = find_child(file_schema.fields(), field, snapshot.mapping).map(|i| batch.column(i).clone());
+        let source = find_child(file_schema.fields(), field, snapshot.mapping)
+            .map(|i| batch.column(i).clone());
         columns.push(to_logical(source, field, snapshot.mapping, rows)?);
     }
     let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(rows));
@@ -180,7 +221,10 @@ fn find_child(fields: &Fields, field: &DeltaField, mode: ColumnMapping) -> Optio
     if mode == ColumnMapping::Id {
         if let Some(id) = field.field_id {
             let by_id = fields.iter().position(|f| {
-                f.metadata().get("PARQUET:field_id").and_then(|v| v.parse::<i64>().ok()) == Some(id)
+                f.metadata()
+                    .get("PARQUET:field_id")
+                    .and_then(|v| v.parse::<i64>().ok())
+                    == Some(id)
             });
             if by_id.is_some() {
                 return by_id;
@@ -188,63 +232,124 @@ fn find_child(fields: &Fields, field: &DeltaField, mode: ColumnMapping) -> Optio
         }
     }
     let name = field.physical(mode);
-    fields
-        .iter()
-        .position(|f| f.name() == name)
-        .or_else(|| (mode == ColumnMapping::None).then(|| fields.iter().position(|f| f.name().eq_ignore_ascii_case(name)))?)
+    fields.iter().position(|f| f.name() == name).or_else(|| {
+        (mode == ColumnMapping::None).then(|| {
+            fields
+                .iter()
+                .position(|f| f.name().eq_ignore_ascii_case(name))
+        })?
+    })
 }
 
 /// Converts a file column into the logical type of `field` (NULLs when the file lacks it).
-fn to_logical(source: Option<ArrayRef>, field: &DeltaField, mode: ColumnMapping, rows: usize) -> Result<ArrayRef, String> {
+fn to_logical(
+    source: Option<ArrayRef>,
+    field: &DeltaField,
+    mode: ColumnMapping,
+    rows: usize,
+) -> Result<ArrayRef, String> {
     let target = arrow_type(&field.data_type);
-    let Some(source) = source else { return Ok(new_null_array(&target, rows)) };
+    let Some(source) = source else {
+        return Ok(new_null_array(&target, rows));
+    };
     convert(&source, &field.data_type, &target, mode)
 }
 
-fn convert(source: &ArrayRef, delta: &DeltaType, target: &DataType, mode: ColumnMapping) -> Result<ArrayRef, String> {
+fn convert(
+    source: &ArrayRef,
+    delta: &DeltaType,
+    target: &DataType,
+    mode: ColumnMapping,
+) -> Result<ArrayRef, String> {
     match (delta, source.data_type()) {
         (DeltaType::Struct(children), DataType::Struct(source_fields)) => {
-            let source = source.as_any().downcast_ref::<StructArray>().ok_or("a struct column is not a StructArray")?;
-            let DataType::Struct(target_fields) = target else { return Err("struct target expected".into()) };
+            let source = source
+                .as_any()
+                .downcast_ref::<StructArray>()
+                .ok_or("a struct column is not a StructArray")?;
+            let DataType::Struct(target_fields) = target else {
+                return Err("struct target expected".into());
+            };
             let mut arrays = Vec::with_capacity(children.len());
             for (child, target_field) in children.iter().zip(target_fields.iter()) {
                 let array = match find_child(source_fields, child, mode) {
-                    Some(i) => convert(source.column(i), &child.data_type, target_field.data_type(), mode)?,
+                    Some(i) => convert(
+                        source.column(i),
+                        &child.data_type,
+                        target_field.data_type(),
+                        mode,
+                    )?,
                     None => new_null_array(target_field.data_type(), source.len()),
                 };
                 arrays.push(array);
             }
             Ok(Arc::new(
-                StructArray::try_new(target_fields.clone(), arrays, source.nulls().cloned()).map_err(|e| e.to_string())?,
+                StructArray::try_new(target_fields.clone(), arrays, source.nulls().cloned())
+                    .map_err(|e| e.to_string())?,
             ))
         }
         (DeltaType::Array { element, .. }, DataType::List(_)) => {
-            let source = source.as_any().downcast_ref::<ListArray>().ok_or("a list column is not a ListArray")?;
-            let DataType::List(target_item) = target else { return Err("list target expected".into()) };
+            let source = source
+                .as_any()
+                .downcast_ref::<ListArray>()
+                .ok_or("a list column is not a ListArray")?;
+            let DataType::List(target_item) = target else {
+                return Err("list target expected".into());
+            };
             let values = convert(source.values(), element, target_item.data_type(), mode)?;
-            let item: FieldRef = Arc::new(Field::new(target_item.name(), values.data_type().clone(), true));
+            let item: FieldRef = Arc::new(Field::new(
+                target_item.name(),
+                values.data_type().clone(),
+                true,
+            ));
             Ok(Arc::new(
-                ListArray::try_new(item, source.offsets().clone(), values, source.nulls().cloned())
-                    .map_err(|e| e.to_string())?,
+                ListArray::try_new(
+                    item,
+                    source.offsets().clone(),
+                    values,
+                    source.nulls().cloned(),
+                )
+                .map_err(|e| e.to_string())?,
             ))
         }
         (DeltaType::Map { key, value, .. }, DataType::Map(_, _)) => {
-            let source = source.as_any().downcast_ref::<MapArray>().ok_or("a map column is not a MapArray")?;
-            let DataType::Map(entries_field, sorted) = target else { return Err("map target expected".into()) };
-            let DataType::Struct(entry_fields) = entries_field.data_type() else { return Err("map entries".into()) };
+            let source = source
+                .as_any()
+                .downcast_ref::<MapArray>()
+                .ok_or("a map column is not a MapArray")?;
+            let DataType::Map(entries_field, sorted) = target else {
+                return Err("map target expected".into());
+            };
+            let DataType::Struct(entry_fields) = entries_field.data_type() else {
+                return Err("map entries".into());
+            };
             let keys = convert(source.keys(), key, entry_fields[0].data_type(), mode)?;
             let values = convert(source.values(), value, entry_fields[1].data_type(), mode)?;
-            let entries = StructArray::try_new(entry_fields.clone(), vec![keys, values], None).map_err(|e| e.to_string())?;
+            let entries = StructArray::try_new(entry_fields.clone(), vec![keys, values], None)
+                .map_err(|e| e.to_string())?;
             Ok(Arc::new(
-                MapArray::try_new(entries_field.clone(), source.offsets().clone(), entries, source.nulls().cloned(), *sorted)
-                    .map_err(|e| e.to_string())?,
+                MapArray::try_new(
+                    entries_field.clone(),
+                    source.offsets().clone(),
+                    entries,
+                    source.nulls().cloned(),
+                    *sorted,
+                )
+                .map_err(|e| e.to_string())?,
             ))
         }
         _ if source.data_type() == target => Ok(source.clone()),
         _ => {
-            let options = CastOptions { safe: false, ..Default::default() };
-            cast_with_options(source, target, &options)
-                .map_err(|e| format!("cannot read a {} column as {target}: {e}", source.data_type()))
+            let options = CastOptions {
+                safe: false,
+                ..Default::default()
+            };
+            cast_with_options(source, target, &options).map_err(|e| {
+                format!(
+                    "cannot read a {} column as {target}: {e}",
+                    source.data_type()
+                )
+            })
         }
     }
 }

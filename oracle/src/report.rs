@@ -33,7 +33,11 @@ pub struct FileOutcome {
 }
 
 impl OracleReport {
-    pub fn build(table: &str, loaded: &LoadedTable, predicate: &str) -> Result<OracleReport, OracleError> {
+    pub fn build(
+        table: &str,
+        loaded: &LoadedTable,
+        predicate: &str,
+    ) -> Result<OracleReport, OracleError> {
         let matching = loaded.matching_rows(predicate)?;
         let kept = kept_by_statistics(&loaded.snapshot, predicate)?;
         let files: Vec<FileOutcome> = loaded
@@ -67,7 +71,11 @@ impl OracleReport {
 
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "Delta table: {} (version {})", self.table, self.version);
+        let _ = writeln!(
+            out,
+            "Delta table: {} (version {})",
+            self.table, self.version
+        );
         let _ = writeln!(out, "Predicate:   {}", self.predicate);
         let _ = writeln!(
             out,
@@ -75,16 +83,28 @@ impl OracleReport {
             self.live_files, self.matching_files, self.kept_by_statistics
         );
         let mut files: Vec<&FileOutcome> = self.files.iter().collect();
-        files.sort_by(|a, b| b.matching_rows.cmp(&a.matching_rows).then_with(|| a.path.cmp(&b.path)));
+        files.sort_by(|a, b| {
+            b.matching_rows
+                .cmp(&a.matching_rows)
+                .then_with(|| a.path.cmp(&b.path))
+        });
         for f in files {
             let _ = writeln!(
                 out,
                 "  {:>8} of {:>8} live rows match  [{}]  {}{}",
                 f.matching_rows,
                 f.live_rows,
-                if f.kept_by_statistics { "kept" } else { "pruned" },
+                if f.kept_by_statistics {
+                    "kept"
+                } else {
+                    "pruned"
+                },
                 f.path,
-                if f.deleted_rows > 0 { format!("  ({} deleted)", f.deleted_rows) } else { String::new() }
+                if f.deleted_rows > 0 {
+                    format!("  ({} deleted)", f.deleted_rows)
+                } else {
+                    String::new()
+                }
             );
         }
         out

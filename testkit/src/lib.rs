@@ -23,7 +23,9 @@ pub fn workspace_root() -> PathBuf {
 /// Where the fixtures should be (`$DELTA_FIXTURES`, else `../shared/fixtures` beside the
 /// workspace), unchecked: for binaries that report a missing table their own way.
 pub fn fixtures_location() -> PathBuf {
-    std::env::var_os("DELTA_FIXTURES").map(PathBuf::from).unwrap_or_else(|| workspace_root().join("../shared/fixtures"))
+    std::env::var_os("DELTA_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared/fixtures"))
 }
 
 pub fn fixtures() -> PathBuf {
@@ -51,7 +53,11 @@ pub fn all_tables() -> Vec<PathBuf> {
         .filter(|p| p.join("_delta_log").is_dir())
         .collect();
     real.sort();
-    assert!(real.len() >= 18, "expected the real fixture tables, found {}", real.len());
+    assert!(
+        real.len() >= 18,
+        "expected the real fixture tables, found {}",
+        real.len()
+    );
     out.extend(real);
     out
 }
@@ -106,9 +112,30 @@ pub fn run_binary(path: &str, args: &[&str]) -> Run {
 /// The error contract: exit `code`, empty stdout, one stderr line mentioning `fragment`, no
 /// panic.
 pub fn assert_error(run: &Run, context: &str, code: i32, fragment: &str) {
-    assert_eq!(run.code, code, "exit code of {context}; stderr: {}", run.stderr);
-    assert!(run.stdout.is_empty(), "stdout must be empty on error for {context}: {}", run.stdout);
-    assert_eq!(run.stderr.trim_end().lines().count(), 1, "one stderr line for {context}: {}", run.stderr);
-    assert!(run.stderr.contains(fragment), "stderr of {context} should mention `{fragment}`: {}", run.stderr);
-    assert!(!run.stderr.contains("panicked"), "no panic for {context}: {}", run.stderr);
+    assert_eq!(
+        run.code, code,
+        "exit code of {context}; stderr: {}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.is_empty(),
+        "stdout must be empty on error for {context}: {}",
+        run.stdout
+    );
+    assert_eq!(
+        run.stderr.trim_end().lines().count(),
+        1,
+        "one stderr line for {context}: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(fragment),
+        "stderr of {context} should mention `{fragment}`: {}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("panicked"),
+        "no panic for {context}: {}",
+        run.stderr
+    );
 }

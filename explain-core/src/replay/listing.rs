@@ -6,7 +6,9 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::ScopedJoinHandle;
 
-use delta_kernel::arrow::array::{Array, AsArray, BooleanArray, MapArray, RecordBatch, StructArray};
+use delta_kernel::arrow::array::{
+    Array, AsArray, BooleanArray, MapArray, RecordBatch, StructArray,
+};
 use delta_kernel::arrow::compute::filter_record_batch;
 use delta_kernel::arrow::datatypes::Int64Type;
 use delta_kernel::engine::arrow_data::ArrowEngineData;
@@ -15,8 +17,8 @@ use delta_kernel::{Engine, PredicateRef, Snapshot, SnapshotRef};
 
 use url::Url;
 
-use super::phase_scan::{scan_stream, Answer, FileIndices, Piece};
-use super::{is_selected, selected_count, LiveFile};
+use super::phase_scan::{Answer, FileIndices, Piece, scan_stream};
+use super::{LiveFile, is_selected, selected_count};
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
 
@@ -38,7 +40,8 @@ impl Replayed {
     fn take(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
         for selected in selected_rows(batch, selection).map_err(ReplayFailure::Kernel)? {
             self.batch_starts.push(self.files.len());
-            self.files.extend(live_files(&selected, &mut self.partitions).map_err(ReplayFailure::Rows)?);
+            self.files
+                .extend(live_files(&selected, &mut self.partitions).map_err(ReplayFailure::Rows)?);
             self.cached_rows.push(selected);
         }
         Ok(())
@@ -86,7 +89,8 @@ pub(super) fn replay_log(
         .without_row_transforms()
         .build()
         .map_err(ReplayFailure::Kernel)?;
-    let (send, receive) = std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
+    let (send, receive) =
+        std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
     let replayed = std::thread::scope(|scope| {
         let snapshot = &snapshot;
         let after_files = prefetch.after_files;
@@ -106,14 +110,21 @@ pub(super) fn replay_log(
                     run.hand_over(&replayed);
                 }
             }
-            replayed.prefetched = running.and_then(PrefetchRun::finish).zip(predicate.cloned()).map(|(kept, p)| (p, kept));
+            replayed.prefetched = running
+                .and_then(PrefetchRun::finish)
+                .zip(predicate.cloned())
+                .map(|(kept, p)| (p, kept));
             Ok(replayed)
         });
         let mut live = 0usize;
         let mut replay = || -> Result<(), ReplayFailure> {
             for meta in base.scan_metadata(engine).map_err(ReplayFailure::Kernel)? {
-                let (data, selection) = meta.map_err(ReplayFailure::Kernel)?.scan_files.into_parts();
-                let batch = ArrowEngineData::try_from_engine_data(data).map_err(ReplayFailure::Kernel)?.record_batch().clone();
+                let (data, selection) =
+                    meta.map_err(ReplayFailure::Kernel)?.scan_files.into_parts();
+                let batch = ArrowEngineData::try_from_engine_data(data)
+                    .map_err(ReplayFailure::Kernel)?
+                    .record_batch()
+                    .clone();
                 live += selected_count(&selection, batch.num_rows());
                 if send.send((batch, selection)).is_err() {
                     // The keeper stopped on an error of its own; joining it below reports that.
@@ -125,7 +136,11 @@ pub(super) fn replay_log(
         };
         let replayed = replay();
         drop(send);
-        let kept = keeper.join().unwrap_or_else(|_| Err(ReplayFailure::Rows("the thread keeping the scan rows panicked".into())));
+        let kept = keeper.join().unwrap_or_else(|_| {
+            Err(ReplayFailure::Rows(
+                "the thread keeping the scan rows panicked".into(),
+            ))
+        });
         replayed.and(kept)
     })?;
     Ok((snapshot, columns, replayed))
@@ -149,17 +164,26 @@ pub const PREFETCH_AFTER_FILES: usize = 4_096;
 
 impl<'a> Prefetch<'a> {
     pub fn new(predicate: &'a dyn Fn(&TableColumns) -> Option<PredicateRef>) -> Self {
-        Self { predicate, after_files: PREFETCH_AFTER_FILES }
+        Self {
+            predicate,
+            after_files: PREFETCH_AFTER_FILES,
+        }
     }
 
     /// No phase scan alongside the replay.
     pub fn none() -> Prefetch<'static> {
-        Prefetch { predicate: &|_| None, after_files: PREFETCH_AFTER_FILES }
+        Prefetch {
+            predicate: &|_| None,
+            after_files: PREFETCH_AFTER_FILES,
+        }
     }
 
     /// Starts the scan once the replay has listed `files` files (0: with the first batch).
     pub fn after_files(self, files: usize) -> Self {
-        Self { after_files: files, ..self }
+        Self {
+            after_files: files,
+            ..self
+        }
     }
 }
 
@@ -183,14 +207,28 @@ struct PrefetchRun<'scope, 'env> {
 }
 
 /// What a prefetch scans: the snapshot, the engine and the predicate.
-type ScanOf<'scope> = (&'scope SnapshotRef, &'scope dyn Engine, &'scope PredicateRef);
+type ScanOf<'scope> = (
+    &'scope SnapshotRef,
+    &'scope dyn Engine,
+    &'scope PredicateRef,
+);
 
 impl<'scope, 'env> PrefetchRun<'scope, 'env> {
     /// Starts the first scan; `None` (the phase is then scanned after the replay) if its
     /// thread could not be started.
-    fn start(scope: &'scope std::thread::Scope<'scope, 'env>, scan: ScanOf<'scope>) -> Option<Self> {
+    fn start(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        scan: ScanOf<'scope>,
+    ) -> Option<Self> {
         let (queue, pieces) = std::sync::mpsc::channel::<Piece>();
-        let mut run = Self { scope, queue: Some(queue), pieces: Arc::new(Mutex::new(pieces)), scans: Vec::new(), scan, handed: 0 };
+        let mut run = Self {
+            scope,
+            queue: Some(queue),
+            pieces: Arc::new(Mutex::new(pieces)),
+            scans: Vec::new(),
+            scan,
+            handed: 0,
+        };
         run.add_scan().then_some(run)
     }
 
@@ -202,8 +240,9 @@ impl<'scope, 'env> PrefetchRun<'scope, 'env> {
         let (snapshot, engine, predicate) = self.scan;
         match std::thread::Builder::new()
             .stack_size(crate::DEEP_STACK)
-            .spawn_scoped(self.scope, move || scan_stream(snapshot, engine, predicate, next))
-        {
+            .spawn_scoped(self.scope, move || {
+                scan_stream(snapshot, engine, predicate, next)
+            }) {
             Ok(handle) => {
                 self.scans.push(handle);
                 true
@@ -215,9 +254,17 @@ impl<'scope, 'env> PrefetchRun<'scope, 'env> {
     /// Hands over the cached batches kept since the last call.
     fn hand_over(&mut self, replayed: &Replayed) {
         let Some(queue) = &self.queue else { return };
-        for (rows, &start) in replayed.cached_rows.iter().zip(&replayed.batch_starts).skip(self.handed) {
+        for (rows, &start) in replayed
+            .cached_rows
+            .iter()
+            .zip(&replayed.batch_starts)
+            .skip(self.handed)
+        {
             // A scan that stopped early fails in `finish`; the prefetch is then not used.
-            let _ = queue.send(Piece { rows: rows.clone(), files: FileIndices::From(start) });
+            let _ = queue.send(Piece {
+                rows: rows.clone(),
+                files: FileIndices::From(start),
+            });
         }
         self.handed = replayed.cached_rows.len();
     }
@@ -252,7 +299,10 @@ const MAX_SLICES_PER_BATCH: usize = 8;
 /// `FilteredEngineData`). The selected rows of a scan batch mostly form a few runs (a
 /// commit's adds after its commit info, a checkpoint part's adds after protocol and
 /// metadata), and a run is a zero-copy slice; anything more fragmented is copied once.
-fn selected_rows(batch: &RecordBatch, selection: &[bool]) -> Result<Vec<RecordBatch>, delta_kernel::KernelError> {
+fn selected_rows(
+    batch: &RecordBatch,
+    selection: &[bool],
+) -> Result<Vec<RecordBatch>, delta_kernel::KernelError> {
     let is_selected = |row: usize| is_selected(selection, row);
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for row in (0..batch.num_rows()).filter(|&r| is_selected(r)) {
@@ -262,10 +312,18 @@ fn selected_rows(batch: &RecordBatch, selection: &[bool]) -> Result<Vec<RecordBa
         }
     }
     if runs.len() <= MAX_SLICES_PER_BATCH {
-        return Ok(runs.into_iter().map(|(start, len)| batch.slice(start, len)).collect());
+        return Ok(runs
+            .into_iter()
+            .map(|(start, len)| batch.slice(start, len))
+            .collect());
     }
-    let mask = BooleanArray::from((0..batch.num_rows()).map(is_selected).collect::<Vec<bool>>());
-    let selected = filter_record_batch(batch, &mask).map_err(|e| delta_kernel::KernelError::Generic(e.to_string()))?;
+    let mask = BooleanArray::from(
+        (0..batch.num_rows())
+            .map(is_selected)
+            .collect::<Vec<bool>>(),
+    );
+    let selected = filter_record_batch(batch, &mask)
+        .map_err(|e| delta_kernel::KernelError::Generic(e.to_string()))?;
     Ok(vec![selected])
 }
 
@@ -279,12 +337,17 @@ pub(super) struct Partitions {
 
 impl Partitions {
     fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> usize {
-        let owned = entries.map(|e| e.iter().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect::<Vec<_>>());
+        let owned = entries.map(|e| {
+            e.iter()
+                .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+                .collect::<Vec<_>>()
+        });
         if let Some(&id) = self.ids.get(&owned) {
             return id;
         }
         let id = self.values.len();
-        self.values.push(Arc::new(owned.iter().flatten().cloned().collect()));
+        self.values
+            .push(Arc::new(owned.iter().flatten().cloned().collect()));
         self.ids.insert(owned, id);
         id
     }
@@ -293,13 +356,22 @@ impl Partitions {
 /// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`).
 fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<LiveFile>, String> {
     let missing = |name: &str| format!("scan rows lack the `{name}` column");
-    let paths = batch.column_by_name("path").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| missing("path"))?;
+    let paths = batch
+        .column_by_name("path")
+        .and_then(|c| c.as_string_opt::<i32>())
+        .ok_or_else(|| missing("path"))?;
     let sizes = batch
         .column_by_name("size")
         .and_then(|c| c.as_primitive_opt::<Int64Type>())
         .ok_or_else(|| missing("size"))?;
-    let stats = batch.column_by_name("stats").and_then(|c| c.as_string_opt::<i32>()).ok_or_else(|| missing("stats"))?;
-    let dvs = batch.column_by_name("deletionVector").and_then(|c| c.as_struct_opt()).ok_or_else(|| missing("deletionVector"))?;
+    let stats = batch
+        .column_by_name("stats")
+        .and_then(|c| c.as_string_opt::<i32>())
+        .ok_or_else(|| missing("stats"))?;
+    let dvs = batch
+        .column_by_name("deletionVector")
+        .and_then(|c| c.as_struct_opt())
+        .ok_or_else(|| missing("deletionVector"))?;
     let dv_storage = dvs.column_by_name("storageType");
     let constants: &StructArray = batch
         .column_by_name("fileConstantValues")
@@ -313,8 +385,14 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
     // Entries are read through the map's offsets: `MapArray::value` would slice the entry
     // arrays once per file.
     let offsets = partition_maps.value_offsets();
-    let keys = partition_maps.keys().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues keys"))?;
-    let values = partition_maps.values().as_string_opt::<i32>().ok_or_else(|| missing("partitionValues values"))?;
+    let keys = partition_maps
+        .keys()
+        .as_string_opt::<i32>()
+        .ok_or_else(|| missing("partitionValues keys"))?;
+    let values = partition_maps
+        .values()
+        .as_string_opt::<i32>()
+        .ok_or_else(|| missing("partitionValues values"))?;
     // Within the batch, a file's entries find their partition as borrowed strings; only the
     // first file of a partition in the batch asks the table-wide list, which owns copies.
     let mut in_batch: HashMap<Option<Vec<(&str, Option<&str>)>>, usize> = HashMap::new();
@@ -329,11 +407,16 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
                 .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i))))
                 .collect()
         });
-        let partition = *in_batch.entry(entries).or_insert_with_key(|entries| partitions.id_of(entries.as_deref()));
-        let has_deletion_vector =
-            dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
+        let partition = *in_batch
+            .entry(entries)
+            .or_insert_with_key(|entries| partitions.id_of(entries.as_deref()));
+        let has_deletion_vector = dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
         out.push(LiveFile {
-            size_bytes: if sizes.is_valid(row) { sizes.value(row) } else { 0 },
+            size_bytes: if sizes.is_valid(row) {
+                sizes.value(row)
+            } else {
+                0
+            },
             has_stats: stats.is_valid(row),
             partition_values: partitions.values[partition].clone(),
             partition,

@@ -9,7 +9,7 @@ use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::{Engine, EngineData, PredicateRef, SnapshotRef};
 
-use super::{is_selected, kernel_message, one_line, ReplayedTable};
+use super::{ReplayedTable, is_selected, kernel_message, one_line};
 use crate::error::ExplainError;
 
 impl ReplayedTable {
@@ -30,14 +30,22 @@ impl ReplayedTable {
     ///
     /// Large scans are split by cached batch across the cores, each shard a kernel scan of its
     /// own over its rows (same reasoning: no row's answer depends on another row).
-    pub fn survivors_among(&self, predicate: Option<PredicateRef>, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
+    pub fn survivors_among(
+        &self,
+        predicate: Option<PredicateRef>,
+        among: Option<&[bool]>,
+    ) -> Result<Vec<bool>, ExplainError> {
         let Some(predicate) = predicate else {
             return Ok(among.map_or_else(|| vec![true; self.files.len()], <[bool]>::to_vec));
         };
         if let Some((prefetched, kept)) = &self.prefetched
             && *prefetched == predicate
         {
-            return Ok(kept.iter().enumerate().map(|(i, k)| *k && among.is_none_or(|a| a[i])).collect());
+            return Ok(kept
+                .iter()
+                .enumerate()
+                .map(|(i, k)| *k && among.is_none_or(|a| a[i]))
+                .collect());
         }
         if self.on_partition_columns_only(&predicate) {
             return self.survivors_per_partition(predicate, among);
@@ -51,7 +59,9 @@ impl ReplayedTable {
         !references.is_empty()
             && references.iter().all(|column| {
                 let column = crate::ast::ColumnRef::new(column.path().iter().map(String::as_str));
-                self.columns.resolve(&column).is_ok_and(|info| info.is_partition)
+                self.columns
+                    .resolve(&column)
+                    .is_ok_and(|info| info.is_partition)
             })
     }
 
@@ -64,7 +74,11 @@ impl ReplayedTable {
     /// function of its partition values. Files with the same values share them in the replay
     /// (`LiveFile::partition_values`), and each gets its representative's answer: a table of a
     /// million files in a hundred partitions costs a hundred-row scan.
-    fn survivors_per_partition(&self, predicate: PredicateRef, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
+    fn survivors_per_partition(
+        &self,
+        predicate: PredicateRef,
+        among: Option<&[bool]>,
+    ) -> Result<Vec<bool>, ExplainError> {
         let asked = |i: usize| among.is_none_or(|a| a[i]);
         let mut representative_of: Vec<Option<usize>> = Vec::new();
         let mut representatives = vec![false; self.files.len()];
@@ -79,18 +93,27 @@ impl ReplayedTable {
         }
         let answers = self.scan_survivors(predicate, Some(&representatives))?;
         Ok((0..self.files.len())
-            .map(|i| asked(i) && representative_of[self.files[i].partition].is_some_and(|r| answers[r]))
+            .map(|i| {
+                asked(i) && representative_of[self.files[i].partition].is_some_and(|r| answers[r])
+            })
             .collect())
     }
 
     /// One kernel scan with `predicate` over the cached rows `among` marks, sharded.
-    fn scan_survivors(&self, predicate: PredicateRef, among: Option<&[bool]>) -> Result<Vec<bool>, ExplainError> {
+    fn scan_survivors(
+        &self,
+        predicate: PredicateRef,
+        among: Option<&[bool]>,
+    ) -> Result<Vec<bool>, ExplainError> {
         let pieces = self.pieces(among)?;
         let rows: usize = pieces.iter().map(|p| p.rows.num_rows()).sum();
         let shards = split_evenly(pieces, self.shard_count(rows));
         let mut kept = vec![false; self.files.len()];
         let answers: Vec<Result<Vec<usize>, ExplainError>> = if shards.len() <= 1 {
-            shards.into_iter().map(|shard| self.scan_pieces(&predicate, shard)).collect()
+            shards
+                .into_iter()
+                .map(|shard| self.scan_pieces(&predicate, shard))
+                .collect()
         } else {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = shards
@@ -105,8 +128,13 @@ impl ReplayedTable {
                 handles
                     .into_iter()
                     .map(|handle| match handle {
-                        Ok(handle) => handle.join().unwrap_or_else(|_| Err(self.scan_failure(&predicate, "a phase-scan shard panicked"))),
-                        Err(e) => Err(self.scan_failure(&predicate, &format!("cannot start a phase-scan shard: {e}"))),
+                        Ok(handle) => handle.join().unwrap_or_else(|_| {
+                            Err(self.scan_failure(&predicate, "a phase-scan shard panicked"))
+                        }),
+                        Err(e) => Err(self.scan_failure(
+                            &predicate,
+                            &format!("cannot start a phase-scan shard: {e}"),
+                        )),
                     })
                     .collect()
             })
@@ -129,34 +157,58 @@ impl ReplayedTable {
             let mask = among.map(|a| &a[start..end]);
             let marked = mask.map_or(batch.num_rows(), |m| m.iter().filter(|m| **m).count());
             if marked == batch.num_rows() {
-                pieces.push(Piece { rows: batch.clone(), files: FileIndices::From(start) });
+                pieces.push(Piece {
+                    rows: batch.clone(),
+                    files: FileIndices::From(start),
+                });
             } else if let Some(mask) = mask.filter(|_| marked > 0) {
-                let rows = filter_record_batch(batch, &BooleanArray::from(mask.to_vec())).map_err(|e| ExplainError::Table {
-                    table: self.location.clone(),
-                    reason: one_line(&format!("cannot select the rows of a phase scan: {e}")),
-                })?;
+                let rows = filter_record_batch(batch, &BooleanArray::from(mask.to_vec())).map_err(
+                    |e| ExplainError::Table {
+                        table: self.location.clone(),
+                        reason: one_line(&format!("cannot select the rows of a phase scan: {e}")),
+                    },
+                )?;
                 let files = (start..end).filter(|i| mask[i - start]).collect();
-                pieces.push(Piece { rows, files: FileIndices::Listed(files) });
+                pieces.push(Piece {
+                    rows,
+                    files: FileIndices::Listed(files),
+                });
             }
         }
         Ok(pieces)
     }
 
     /// One kernel scan with `predicate` over `pieces`; the indices of the files it keeps.
-    fn scan_pieces(&self, predicate: &PredicateRef, pieces: Vec<Piece>) -> Result<Vec<usize>, ExplainError> {
+    fn scan_pieces(
+        &self,
+        predicate: &PredicateRef,
+        pieces: Vec<Piece>,
+    ) -> Result<Vec<usize>, ExplainError> {
         if pieces.is_empty() {
             return Ok(Vec::new());
         }
-        let answers = scan_stream(&self.snapshot, self.engine.as_ref(), predicate, pieces.into_iter())
-            .map_err(|e| self.scan_failure(predicate, &kernel_message(&e)))?;
+        let answers = scan_stream(
+            &self.snapshot,
+            self.engine.as_ref(),
+            predicate,
+            pieces.into_iter(),
+        )
+        .map_err(|e| self.scan_failure(predicate, &kernel_message(&e)))?;
         answers
             .into_iter()
             .map(|answer| match answer {
                 Answer::File(i) => Ok(i),
-                Answer::Unmatched(path) => self.index_of().get(&path).copied().ok_or_else(|| ExplainError::Table {
-                    table: self.location.clone(),
-                    reason: format!("a phase scan returned `{path}`, which the replay did not list"),
-                }),
+                Answer::Unmatched(path) => {
+                    self.index_of()
+                        .get(&path)
+                        .copied()
+                        .ok_or_else(|| ExplainError::Table {
+                            table: self.location.clone(),
+                            reason: format!(
+                                "a phase scan returned `{path}`, which the replay did not list"
+                            ),
+                        })
+                }
             })
             .collect()
     }
@@ -209,7 +261,8 @@ pub(super) fn scan_stream(
         handed.lock().unwrap_or_else(|p| p.into_inner()).push(piece);
         rows
     });
-    let outputs = scan.scan_metadata_from(engine, snapshot.version(), rows, Some(predicate.clone()))?;
+    let outputs =
+        scan.scan_metadata_from(engine, snapshot.version(), rows, Some(predicate.clone()))?;
     // The kernel re-plays the given batches in order and answers each with a selection
     // vector over the same rows, leaving out batches where it keeps nothing. So an answer
     // is the next piece of its length whose rows are the same files, and row j of it is
@@ -224,27 +277,38 @@ pub(super) fn scan_stream(
         let paths = batch
             .column_by_name("path")
             .and_then(|c| c.as_string_opt::<i32>())
-            .ok_or_else(|| delta_kernel::KernelError::Generic("kernel scan rows have no path column".into()))?;
+            .ok_or_else(|| {
+                delta_kernel::KernelError::Generic("kernel scan rows have no path column".into())
+            })?;
         let is_kept = |row: usize| is_selected(&selection, row) && !paths.is_null(row);
-        let Some(first) = (0..batch.num_rows()).find(|&row| is_kept(row)) else { continue };
+        let Some(first) = (0..batch.num_rows()).find(|&row| is_kept(row)) else {
+            continue;
+        };
         let asked = asked.lock().unwrap_or_else(|p| p.into_inner());
         // The path column of the piece that answers, read once per batch, not once per row.
         let same_path = |piece_paths: &StringArray, row: usize| {
-            row < piece_paths.len() && piece_paths.is_valid(row) && piece_paths.value(row) == paths.value(row)
+            row < piece_paths.len()
+                && piece_paths.is_valid(row)
+                && piece_paths.value(row) == paths.value(row)
         };
         let piece = asked[next_piece.min(asked.len())..]
             .iter()
-            .position(|p| p.rows.num_rows() == batch.num_rows() && p.paths().is_some_and(|pp| same_path(pp, first)))
+            .position(|p| {
+                p.rows.num_rows() == batch.num_rows()
+                    && p.paths().is_some_and(|pp| same_path(pp, first))
+            })
             .map(|offset| next_piece + offset);
         if let Some(p) = piece {
             next_piece = p + 1;
         }
         let piece = piece.map(|p| &asked[p]).and_then(|p| Some((p, p.paths()?)));
         for row in (first..batch.num_rows()).filter(|&row| is_kept(row)) {
-            answers.push(match piece.filter(|(_, piece_paths)| same_path(piece_paths, row)) {
-                Some((p, _)) => Answer::File(p.file(row)),
-                None => Answer::Unmatched(paths.value(row).to_string()),
-            });
+            answers.push(
+                match piece.filter(|(_, piece_paths)| same_path(piece_paths, row)) {
+                    Some((p, _)) => Answer::File(p.file(row)),
+                    None => Answer::Unmatched(paths.value(row).to_string()),
+                },
+            );
         }
     }
     Ok(answers)

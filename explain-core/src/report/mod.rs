@@ -8,12 +8,12 @@ use serde::Serialize;
 
 use crate::accepted::AcceptedValues;
 use crate::classify::{Bucket, Confidence, Note};
-use crate::file_stats::FileStats;
-use crate::gates::{Assertion, Outcome};
 use crate::diagnose::Diagnosis;
 use crate::explain::Explanation;
-use crate::layers::Layers;
 use crate::features::TableFeatures;
+use crate::file_stats::FileStats;
+use crate::gates::{Assertion, Outcome};
+use crate::layers::Layers;
 use crate::nnf::Leaf;
 use crate::replay::ReplayedTable;
 
@@ -116,7 +116,11 @@ pub struct PhaseReport {
 }
 
 fn pct(removed: usize, of: usize) -> f64 {
-    if of == 0 { 0.0 } else { (removed as f64 * 10000.0 / of as f64).round() / 100.0 }
+    if of == 0 {
+        0.0
+    } else {
+        (removed as f64 * 10000.0 / of as f64).round() / 100.0
+    }
 }
 
 impl Report {
@@ -125,7 +129,13 @@ impl Report {
         let total = explanation.total_files();
         let final_files = explanation.final_files();
         let analysis = explanation.predicate.as_ref().map(|p| {
-            let bucket = |b: Bucket| p.classification.in_bucket(b).iter().map(|n| n.to_string()).collect();
+            let bucket = |b: Bucket| {
+                p.classification
+                    .in_bucket(b)
+                    .iter()
+                    .map(|n| n.to_string())
+                    .collect()
+            };
             Analysis {
                 partition_safe: bucket(Bucket::PartitionSafe),
                 partition_exact: bucket(Bucket::PartitionExact),
@@ -149,13 +159,19 @@ impl Report {
             table: table.location().to_string(),
             version: table.version(),
             predicate: explanation.predicate.as_ref().map(|p| p.text.clone()),
-            normalized_predicate: explanation.predicate.as_ref().map(|p| p.normalized.to_string()),
+            normalized_predicate: explanation
+                .predicate
+                .as_ref()
+                .map(|p| p.normalized.to_string()),
             total_files: total,
             final_files,
             total_pruning_pct: pct(total - final_files, total),
             analysis,
             table_features: table.features().clone(),
-            stats: StatsCoverage { mode, files_with_stats: with_stats },
+            stats: StatsCoverage {
+                mode,
+                files_with_stats: with_stats,
+            },
             phases: explanation
                 .phases
                 .iter()
@@ -193,7 +209,12 @@ impl Report {
     }
 
     /// Adds the per-file view, at most `limit` files (kept files first, then by path).
-    pub fn with_files(mut self, table: &ReplayedTable, explanation: &Explanation, limit: Option<usize>) -> Self {
+    pub fn with_files(
+        mut self,
+        table: &ReplayedTable,
+        explanation: &Explanation,
+        limit: Option<usize>,
+    ) -> Self {
         let referenced: Vec<(String, Vec<String>)> = match &explanation.predicate {
             Some(p) => table
                 .columns()
@@ -207,7 +228,11 @@ impl Report {
         // The paths read once, not looked up in the cached rows at every comparison.
         let paths: Vec<&str> = table.paths().collect();
         let mut order: Vec<usize> = (0..paths.len()).collect();
-        order.sort_by(|a, b| explanation.kept[*b].cmp(&explanation.kept[*a]).then_with(|| paths[*a].cmp(paths[*b])));
+        order.sort_by(|a, b| {
+            explanation.kept[*b]
+                .cmp(&explanation.kept[*a])
+                .then_with(|| paths[*a].cmp(paths[*b]))
+        });
         let limit = limit.unwrap_or(usize::MAX);
         let files = order
             .iter()
@@ -215,22 +240,34 @@ impl Report {
             .map(|&i| {
                 let file = &table.files()[i];
                 let stats = FileStats::parse(table.stats_json(i));
-                let pick = |root: Option<&serde_json::Value>| -> BTreeMap<String, serde_json::Value> {
-                    let Some(root) = root else { return BTreeMap::new() };
-                    if referenced.is_empty() {
-                        return root.as_object().map(|o| o.clone().into_iter().collect()).unwrap_or_default();
-                    }
-                    referenced
-                        .iter()
-                        .filter_map(|(name, path)| {
-                            path.iter().try_fold(root, |v, p| v.get(p)).map(|v| (name.clone(), v.clone()))
-                        })
-                        .collect()
-                };
+                let pick =
+                    |root: Option<&serde_json::Value>| -> BTreeMap<String, serde_json::Value> {
+                        let Some(root) = root else {
+                            return BTreeMap::new();
+                        };
+                        if referenced.is_empty() {
+                            return root
+                                .as_object()
+                                .map(|o| o.clone().into_iter().collect())
+                                .unwrap_or_default();
+                        }
+                        referenced
+                            .iter()
+                            .filter_map(|(name, path)| {
+                                path.iter()
+                                    .try_fold(root, |v, p| v.get(p))
+                                    .map(|v| (name.clone(), v.clone()))
+                            })
+                            .collect()
+                    };
                 FileReport {
                     path: paths[i].to_string(),
                     size_bytes: file.size_bytes,
-                    partition_values: file.partition_values.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    partition_values: file
+                        .partition_values
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
                     num_records: stats.as_ref().and_then(|s| s.num_records),
                     has_stats: stats.is_some(),
                     min_values: pick(stats.as_ref().map(|s| &s.min_values)),
@@ -259,13 +296,24 @@ impl Report {
         if self.phases.is_empty() {
             counts.push(self.final_files.to_string());
         }
-        let confidence = self.analysis.as_ref().map_or("exact", |a| a.confidence.label());
-        let notes: Vec<&str> = self.analysis.iter().flat_map(|a| a.notes.iter().map(|n| n.code)).collect();
+        let confidence = self
+            .analysis
+            .as_ref()
+            .map_or("exact", |a| a.confidence.label());
+        let notes: Vec<&str> = self
+            .analysis
+            .iter()
+            .flat_map(|a| a.notes.iter().map(|n| n.code))
+            .collect();
         format!(
             "{} files ({} pruned) [{confidence}]{}  {}",
             counts.join(" -> "),
             text::format_pct(self.total_pruning_pct),
-            if notes.is_empty() { String::new() } else { format!(" {}", notes.join(",")) },
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", notes.join(","))
+            },
             self.predicate.as_deref().unwrap_or("-")
         )
     }

@@ -5,21 +5,32 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::{PhaseReport, Report};
-use crate::layers::{Layers, TreeNode};
 use crate::gates::{Assertion, Outcome};
+use crate::layers::{Layers, TreeNode};
 
 pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
     writeln!(out, "Delta table: {}", report.table)?;
     writeln!(out, "Version:     {}", report.version)?;
-    writeln!(out, "Predicate:   {}", report.predicate.as_deref().unwrap_or("-"))?;
+    writeln!(
+        out,
+        "Predicate:   {}",
+        report.predicate.as_deref().unwrap_or("-")
+    )?;
     if let (Some(given), Some(normalized)) = (&report.predicate, &report.normalized_predicate)
-        && given.trim() != normalized {
-            writeln!(out, "Normalized:  {normalized}")?;
-        }
+        && given.trim() != normalized
+    {
+        writeln!(out, "Normalized:  {normalized}")?;
+    }
     if let Some(a) = &report.analysis {
         writeln!(out)?;
         writeln!(out, "Predicate analysis:")?;
-        let list = |items: &[String]| if items.is_empty() { "-".to_string() } else { items.join("; ") };
+        let list = |items: &[String]| {
+            if items.is_empty() {
+                "-".to_string()
+            } else {
+                items.join("; ")
+            }
+        };
         writeln!(out, "  partition-safe:  {}", list(&a.partition_safe))?;
         writeln!(out, "  partition-exact: {}", list(&a.partition_exact))?;
         writeln!(out, "  stats-safe:      {}", list(&a.stats_safe))?;
@@ -29,9 +40,17 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             if let Some(values) = values {
                 let shown: Vec<String> = values
                     .iter()
-                    .map(|v| v.as_deref().map_or("NULL".to_string(), |t| format!("'{}'", t.replace('\'', "''"))))
+                    .map(|v| {
+                        v.as_deref().map_or("NULL".to_string(), |t| {
+                            format!("'{}'", t.replace('\'', "''"))
+                        })
+                    })
                     .collect();
-                writeln!(out, "  accepted values: {column} in {{{}}}", shown.join(", "))?;
+                writeln!(
+                    out,
+                    "  accepted values: {column} in {{{}}}",
+                    shown.join(", ")
+                )?;
             }
         }
         for n in &a.notes {
@@ -85,7 +104,9 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .map(|k| {
-                    let show = |m: &BTreeMap<String, serde_json::Value>| m.get(k).map_or("?".to_string(), |v| v.to_string());
+                    let show = |m: &BTreeMap<String, serde_json::Value>| {
+                        m.get(k).map_or("?".to_string(), |v| v.to_string())
+                    };
                     format!("{k}: {}..{}", show(&f.min_values), show(&f.max_values))
                 })
                 .collect();
@@ -95,7 +116,11 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
                 f.path,
                 f.size_bytes,
                 f.num_records.map_or("?".to_string(), |n| n.to_string()),
-                if partition.is_empty() { String::new() } else { format!("  partition({})", partition.join(", ")) },
+                if partition.is_empty() {
+                    String::new()
+                } else {
+                    format!("  partition({})", partition.join(", "))
+                },
                 if !f.has_stats {
                     "  [no stats]".to_string()
                 } else if ranges.is_empty() {
@@ -106,7 +131,11 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             )?;
         }
         if report.files_truncated == Some(true) {
-            writeln!(out, "  ... {} more file(s) not shown (--limit)", report.total_files - files.len())?;
+            writeln!(
+                out,
+                "  ... {} more file(s) not shown (--limit)",
+                report.total_files - files.len()
+            )?;
         }
     }
     if let Some(layers) = &report.layers {
@@ -116,7 +145,10 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         writeln!(out)?;
         writeln!(out, "Why (--explain-why):")?;
         if diagnoses.is_empty() {
-            writeln!(out, "  nothing to improve: every fragment prunes through a phase")?;
+            writeln!(
+                out,
+                "  nothing to improve: every fragment prunes through a phase"
+            )?;
         }
         for d in diagnoses {
             let severity = match d.severity {
@@ -132,28 +164,65 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         writeln!(out, "Assertions:")?;
         for a in &report.assertions {
             match a {
-                Assertion::MinPruning { threshold, actual, result } => {
-                    writeln!(out, "  min_pruning: {actual}% pruned, required {threshold}%: {}", outcome_label(*result))?
-                }
-                Assertion::StatsComplete { missing_count, result, .. } => {
-                    writeln!(out, "  stats_complete: {missing_count} file(s) missing statistics: {}", outcome_label(*result))?
-                }
+                Assertion::MinPruning {
+                    threshold,
+                    actual,
+                    result,
+                } => writeln!(
+                    out,
+                    "  min_pruning: {actual}% pruned, required {threshold}%: {}",
+                    outcome_label(*result)
+                )?,
+                Assertion::StatsComplete {
+                    missing_count,
+                    result,
+                    ..
+                } => writeln!(
+                    out,
+                    "  stats_complete: {missing_count} file(s) missing statistics: {}",
+                    outcome_label(*result)
+                )?,
             }
         }
-        writeln!(out, "Result: {}", outcome_label(report.result.unwrap_or(Outcome::Pass)))?;
+        writeln!(
+            out,
+            "Result: {}",
+            outcome_label(report.result.unwrap_or(Outcome::Pass))
+        )?;
     }
     let mut features: BTreeMap<&str, String> = BTreeMap::new();
-    if report.table_features.deletion_vectors.files_with_deletion_vectors > 0 {
+    if report
+        .table_features
+        .deletion_vectors
+        .files_with_deletion_vectors
+        > 0
+    {
         features.insert(
             "deletion vectors",
-            format!("{} file(s)", report.table_features.deletion_vectors.files_with_deletion_vectors),
+            format!(
+                "{} file(s)",
+                report
+                    .table_features
+                    .deletion_vectors
+                    .files_with_deletion_vectors
+            ),
         );
     }
     if report.table_features.column_mapping_mode != "none" {
-        features.insert("column mapping", report.table_features.column_mapping_mode.clone());
+        features.insert(
+            "column mapping",
+            report.table_features.column_mapping_mode.clone(),
+        );
     }
     if let Some(columns) = &report.table_features.clustering_columns {
-        features.insert("clustering", if columns.is_empty() { "-".to_string() } else { columns.join(", ") });
+        features.insert(
+            "clustering",
+            if columns.is_empty() {
+                "-".to_string()
+            } else {
+                columns.join(", ")
+            },
+        );
     }
     if report.table_features.in_commit_timestamps {
         features.insert("in-commit timestamps", "on".to_string());
@@ -169,7 +238,13 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         features.insert("unknown features", unknown.join(", "));
     }
     if report.stats.mode != "exact" {
-        features.insert("statistics", format!("{} ({} of {} files)", report.stats.mode, report.stats.files_with_stats, report.total_files));
+        features.insert(
+            "statistics",
+            format!(
+                "{} ({} of {} files)",
+                report.stats.mode, report.stats.files_with_stats, report.total_files
+            ),
+        );
     }
     for (k, v) in features {
         writeln!(out, "Table: {k}: {v}")?;
@@ -180,7 +255,11 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
 /// `trip_distance > 8 (+1 fragment left out, keeps all files)`: a fragment is left out when no
 /// phase can evaluate it or a guard distrusts its bounds; the notes say which and why.
 fn render_honoured(predicate: &str, stripped: &[String]) -> String {
-    let base = if predicate == "TRUE" && !stripped.is_empty() { "none" } else { predicate };
+    let base = if predicate == "TRUE" && !stripped.is_empty() {
+        "none"
+    } else {
+        predicate
+    };
     match stripped.len() {
         0 => base.to_string(),
         1 => format!("{base} (+1 fragment left out, keeps all files)"),
@@ -194,7 +273,10 @@ fn render_phase_predicate(p: &PhaseReport) -> String {
         if text == "TRUE" {
             text = "none".into();
         }
-        text.push_str(&format!(" (--strict left out: {})", p.nan_excluded.join(", ")));
+        text.push_str(&format!(
+            " (--strict left out: {})",
+            p.nan_excluded.join(", ")
+        ));
     }
     text
 }
@@ -202,20 +284,51 @@ fn render_phase_predicate(p: &PhaseReport) -> String {
 fn write_layers(layers: &Layers, out: &mut String) -> std::fmt::Result {
     writeln!(out)?;
     writeln!(out, "Layers (--layers):")?;
-    writeln!(out, "  1. Parsed, before normalization: {}", layers.parsed.sql)?;
+    writeln!(
+        out,
+        "  1. Parsed, before normalization: {}",
+        layers.parsed.sql
+    )?;
     write_tree(&layers.parsed.tree, "     ", "", out)?;
     writeln!(out, "  2. Normalized: {}", layers.normalized.sql)?;
     write_tree(&layers.normalized.tree, "     ", "", out)?;
     writeln!(out, "  3. Classification:")?;
     for f in &layers.classification {
-        let bucket = serde_json::to_value(f.bucket).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        writeln!(out, "     {bucket:<16} {}  [{}]", f.fragment, f.columns.join(", "))?;
+        let bucket = serde_json::to_value(f.bucket)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "     {bucket:<16} {}  [{}]",
+            f.fragment,
+            f.columns.join(", ")
+        )?;
     }
     writeln!(out, "  4. Kernel predicates:")?;
-    let shown = |p: &Option<String>| p.clone().unwrap_or_else(|| "none (keeps every file)".to_string());
-    writeln!(out, "     partition scan:      {}", shown(&layers.kernel.partition_scan))?;
-    writeln!(out, "     partition evaluator: {}", layers.kernel.partition_evaluator.as_deref().unwrap_or("none"))?;
-    writeln!(out, "     full scan:           {}", shown(&layers.kernel.full_scan))?;
+    let shown = |p: &Option<String>| {
+        p.clone()
+            .unwrap_or_else(|| "none (keeps every file)".to_string())
+    };
+    writeln!(
+        out,
+        "     partition scan:      {}",
+        shown(&layers.kernel.partition_scan)
+    )?;
+    writeln!(
+        out,
+        "     partition evaluator: {}",
+        layers
+            .kernel
+            .partition_evaluator
+            .as_deref()
+            .unwrap_or("none")
+    )?;
+    writeln!(
+        out,
+        "     full scan:           {}",
+        shown(&layers.kernel.full_scan)
+    )?;
     writeln!(out, "  5. Survivor sets:")?;
     for set in &layers.survivors {
         writeln!(out, "     {:<9} {} file(s)", set.set, set.count)?;
@@ -223,7 +336,11 @@ fn write_layers(layers: &Layers, out: &mut String) -> std::fmt::Result {
             writeln!(out, "       {f}")?;
         }
         if set.files_truncated {
-            writeln!(out, "       ... {} more (--limit)", set.count - set.files.len())?;
+            writeln!(
+                out,
+                "       ... {} more (--limit)",
+                set.count - set.files.len()
+            )?;
         }
     }
     Ok(())
@@ -259,5 +376,9 @@ fn outcome_label(o: Outcome) -> &'static str {
 }
 
 pub(super) fn format_pct(p: f64) -> String {
-    if (p - p.round()).abs() < 1e-9 { format!("{}%", p.round() as i64) } else { format!("{p:.1}%") }
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round() as i64)
+    } else {
+        format!("{p:.1}%")
+    }
 }

@@ -13,18 +13,34 @@ fn check_error(args: &[&str], code: i32, fragment: &str) {
 fn invalid_input_exits_2() {
     let t = taxi();
     let deep = format!("{}trip_distance > 1{}", "(".repeat(400), ")".repeat(400));
-    let long_and = (0..3000).map(|i| format!("trip_distance > {i}")).collect::<Vec<_>>().join(" AND ");
+    let long_and = (0..3000)
+        .map(|i| format!("trip_distance > {i}"))
+        .collect::<Vec<_>>()
+        .join(" AND ");
     let cases: &[(&[&str], &str)] = &[
         (&[&t, "-w", "trip_distance >"], "malformed SQL"),
         (&[&t, "-w", "trip_distance > 5 5"], "malformed SQL"),
         (&[&t, "-w", ""], "empty"),
         (&[&t, "-w", "nosuch = 1"], "unknown column `nosuch`"),
-        (&[&t, "-w", "UPPER(nosuch) = 'x'"], "unknown column `nosuch`"),
+        (
+            &[&t, "-w", "UPPER(nosuch) = 'x'"],
+            "unknown column `nosuch`",
+        ),
         (&[&t, "-w", "trip_distance > 'far'"], "not a number"),
         (&[&t, "-w", "passenger_count = 1.5"], "not an integer"),
         (&[&t, "-w", "pickup_date = 5"], "not a quoted string"),
-        (&[&t, "-w", "tpep_pickup_datetime > '2024-01-03T00:00:00+01:00'"], "ambiguous"),
-        (&[&t, "-w", "tpep_pickup_datetime > 'yesterday'"], "not a timestamp"),
+        (
+            &[
+                &t,
+                "-w",
+                "tpep_pickup_datetime > '2024-01-03T00:00:00+01:00'",
+            ],
+            "ambiguous",
+        ),
+        (
+            &[&t, "-w", "tpep_pickup_datetime > 'yesterday'"],
+            "not a timestamp",
+        ),
         (&[&t, "-w", "passenger_count"], "not boolean"),
         (&[&t, "-w", &deep], "malformed SQL"),
         (&[&t, "--format", "yaml"], "invalid value 'yaml'"),
@@ -33,12 +49,27 @@ fn invalid_input_exits_2() {
         (&[], "required"),
         (&[&t, "--limit", "3"], "--verbose"),
         (&[&t, "--strict"], "--where"),
-        (&[&t, "--predicates", "/nonexistent", "-w", "x > 1"], "cannot be used with"),
-        (&[&t, "--predicates", "/nonexistent"], "cannot read /nonexistent"),
+        (
+            &[&t, "--predicates", "/nonexistent", "-w", "x > 1"],
+            "cannot be used with",
+        ),
+        (
+            &[&t, "--predicates", "/nonexistent"],
+            "cannot read /nonexistent",
+        ),
         (&[&t, "--min-pruning", "50"], "--where"),
-        (&[&t, "-w", "trip_distance > 1", "--min-pruning", "101"], "percentage"),
-        (&[&t, "-w", "trip_distance > 1", "--min-pruning", "lots"], "percentage"),
-        (&[&t, "-w", "trip_distance > 1", "--limit", "-3", "-v"], "unexpected argument"),
+        (
+            &[&t, "-w", "trip_distance > 1", "--min-pruning", "101"],
+            "percentage",
+        ),
+        (
+            &[&t, "-w", "trip_distance > 1", "--min-pruning", "lots"],
+            "percentage",
+        ),
+        (
+            &[&t, "-w", "trip_distance > 1", "--limit", "-3", "-v"],
+            "unexpected argument",
+        ),
     ];
     for (args, fragment) in cases {
         check_error(args, 2, fragment);
@@ -50,12 +81,21 @@ fn invalid_input_exits_2() {
 
 #[test]
 fn table_errors_exit_3() {
-    let missing = fixtures().join("no-such-table").to_string_lossy().into_owned();
-    let not_delta = fixtures().join("taxi-nyc/pickup_date=2024-01-03").to_string_lossy().into_owned();
+    let missing = fixtures()
+        .join("no-such-table")
+        .to_string_lossy()
+        .into_owned();
+    let not_delta = fixtures()
+        .join("taxi-nyc/pickup_date=2024-01-03")
+        .to_string_lossy()
+        .into_owned();
     let cases: &[(&[&str], &str)] = &[
         (&[&missing, "-w", "x = 1"], "cannot read table"),
         (&[&not_delta, "-w", "x = 1"], "not a Delta table"),
-        (&[&taxi(), "--at-version", "99", "-w", "trip_distance > 1"], "cannot read table"),
+        (
+            &[&taxi(), "--at-version", "99", "-w", "trip_distance > 1"],
+            "cannot read table",
+        ),
     ];
     for (args, fragment) in cases {
         check_error(args, 3, fragment);
@@ -80,7 +120,13 @@ fn a_broken_log_exits_3_naming_the_file() {
     let cases = [
         Damage {
             table: "taxi-nyc",
-            damage: |t| std::fs::write(log_file(t, "00000000000000000002.json"), "{\"add\": {\"path\": truncated").unwrap(),
+            damage: |t| {
+                std::fs::write(
+                    log_file(t, "00000000000000000002.json"),
+                    "{\"add\": {\"path\": truncated",
+                )
+                .unwrap()
+            },
             names: "`_delta_log/00000000000000000002.json` line 1 is not a JSON action",
         },
         Damage {
@@ -115,9 +161,17 @@ fn a_broken_log_exits_3_naming_the_file() {
 #[test]
 fn nothing_is_written_into_the_table() {
     let before = snapshot_tree(&fixtures().join("taxi-nyc"));
-    let r = run(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5"]);
+    let r = run(&[
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+    ]);
     assert_eq!(r.code, 0);
-    assert_eq!(snapshot_tree(&fixtures().join("taxi-nyc")), before, "the table directory is unchanged");
+    assert_eq!(
+        snapshot_tree(&fixtures().join("taxi-nyc")),
+        before,
+        "the table directory is unchanged"
+    );
 }
 
 fn snapshot_tree(dir: &std::path::Path) -> Vec<(String, u64)> {

@@ -4,17 +4,23 @@
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::support::{copy_table, fixtures, run_json};
 
 /// Appends commit `version` to the copied table's log: commitInfo first (in-commit timestamps
 /// require it), then `actions`.
 fn append_commit(table: &Path, version: u64, actions: &[Value]) {
-    let mut lines = vec![json!({"commitInfo": {"timestamp": 1_700_000_000_000_i64, "inCommitTimestamp": 1_700_000_000_000_i64, "operation": "SET TBLPROPERTIES"}})];
+    let mut lines = vec![
+        json!({"commitInfo": {"timestamp": 1_700_000_000_000_i64, "inCommitTimestamp": 1_700_000_000_000_i64, "operation": "SET TBLPROPERTIES"}}),
+    ];
     lines.extend(actions.iter().cloned());
     let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    std::fs::write(table.join("_delta_log").join(format!("{version:020}.json")), text).unwrap();
+    std::fs::write(
+        table.join("_delta_log").join(format!("{version:020}.json")),
+        text,
+    )
+    .unwrap();
 }
 
 /// The table's current metaData action with `configuration` replaced.
@@ -30,7 +36,12 @@ fn metadata_with(table: &Path, configuration: Value) -> Value {
 }
 
 fn codes(notes: &Value) -> Vec<String> {
-    notes.as_array().unwrap().iter().map(|n| n["code"].as_str().unwrap().to_string()).collect()
+    notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["code"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -58,16 +69,36 @@ fn clustering_in_commit_timestamps_and_unknown_features_are_declared() {
     let table = table.to_string_lossy().into_owned();
     let report = run_json(&[&table, "-w", "as_int > 0"]);
     let features = &report["table_features"];
-    assert_eq!(features["clustering_columns"], json!(["as_int", "as_string"]));
+    assert_eq!(
+        features["clustering_columns"],
+        json!(["as_int", "as_string"])
+    );
     assert_eq!(features["in_commit_timestamps"], json!(true));
     assert_eq!(features["protocol"]["min_writer_version"], json!(7));
-    assert_eq!(features["protocol"]["unknown_writer_features"], json!(["futureWriterFeature"]));
+    assert_eq!(
+        features["protocol"]["unknown_writer_features"],
+        json!(["futureWriterFeature"])
+    );
     assert_eq!(features["protocol"]["unknown_reader_features"], json!([]));
-    assert_eq!(codes(&features["notes"]), ["CLUSTERING", "IN_COMMIT_TIMESTAMPS", "UNKNOWN_FEATURES"]);
-    assert!(features["notes"][2]["message"].as_str().unwrap().contains("futureWriterFeature"));
+    assert_eq!(
+        codes(&features["notes"]),
+        ["CLUSTERING", "IN_COMMIT_TIMESTAMPS", "UNKNOWN_FEATURES"]
+    );
+    assert!(
+        features["notes"][2]["message"]
+            .as_str()
+            .unwrap()
+            .contains("futureWriterFeature")
+    );
     // The survivor sets are those of the table without the extra commit: features inform, they
     // never change what is read.
-    let plain = run_json(&[&fixtures().join("real/data-skipping-basic-stats-all-types").to_string_lossy(), "-w", "as_int > 0"]);
+    let plain = run_json(&[
+        &fixtures()
+            .join("real/data-skipping-basic-stats-all-types")
+            .to_string_lossy(),
+        "-w",
+        "as_int > 0",
+    ]);
     assert_eq!(report["final_files"], plain["final_files"]);
 }
 

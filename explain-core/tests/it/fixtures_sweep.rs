@@ -16,7 +16,10 @@ use crate::support::{assert_valid_report, fixtures};
 fn sample_literal(data_type: &DataType) -> Option<&'static str> {
     Some(match data_type {
         DataType::Primitive(p) => match p {
-            PrimitiveType::Byte | PrimitiveType::Short | PrimitiveType::Integer | PrimitiveType::Long => "1",
+            PrimitiveType::Byte
+            | PrimitiveType::Short
+            | PrimitiveType::Integer
+            | PrimitiveType::Long => "1",
             PrimitiveType::Float | PrimitiveType::Double => "1.5",
             PrimitiveType::Decimal(_) => "1",
             PrimitiveType::String => "'a'",
@@ -30,7 +33,11 @@ fn sample_literal(data_type: &DataType) -> Option<&'static str> {
 }
 
 fn quoted(column: &str) -> String {
-    column.split('.').map(|p| format!("`{p}`")).collect::<Vec<_>>().join(".")
+    column
+        .split('.')
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 #[test]
@@ -38,7 +45,8 @@ fn every_fixture_explains_over_every_column() {
     let mut checked = 0usize;
     for table_dir in testkit::all_tables() {
         let location = table_dir.to_string_lossy().into_owned();
-        let table = ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
+        let table =
+            ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
         assert!(!table.files().is_empty(), "{location} has live files");
         for name in table.columns().leaf_names() {
             let parts: Vec<String> = name.split('.').map(str::to_string).collect();
@@ -57,23 +65,32 @@ fn every_fixture_explains_over_every_column() {
                     .unwrap_or_else(|e| panic!("{location}: `{predicate}` failed: {e}"));
                 // Nesting: final survivors are a subset of the partition survivors.
                 for (i, kept) in ex.kept.iter().enumerate() {
-                    assert!(!kept || ex.after_partition[i], "{location}: `{predicate}`: sets must nest");
+                    assert!(
+                        !kept || ex.after_partition[i],
+                        "{location}: `{predicate}`: sets must nest"
+                    );
                 }
                 let mut input = ex.total_files();
                 for phase in &ex.phases {
-                    assert_eq!(phase.input_files, input, "{location}: `{predicate}`: phases chain");
+                    assert_eq!(
+                        phase.input_files, input,
+                        "{location}: `{predicate}`: phases chain"
+                    );
                     assert!(phase.output_files <= phase.input_files);
                     input = phase.output_files;
                 }
                 assert_eq!(input, ex.final_files(), "{location}: `{predicate}`");
                 if info.is_partition {
-                    check_accepted_matches_partition_phase(&table, &ex, &info, &location, &predicate);
+                    check_accepted_matches_partition_phase(
+                        &table, &ex, &info, &location, &predicate,
+                    );
                 }
                 // The full report, every optional section on, fits the schema.
                 let mut report = Report::build(&table, &ex, 0).with_files(&table, &ex, Some(3));
                 report.layers = Layers::build(&table, &ex, Some(3));
                 report.diagnoses = Some(
-                    diagnose(&table, &ex).unwrap_or_else(|e| panic!("{location}: `{predicate}`: diagnose: {e}")),
+                    diagnose(&table, &ex)
+                        .unwrap_or_else(|e| panic!("{location}: `{predicate}`: diagnose: {e}")),
                 );
                 assert_valid_report(&serde_json::to_value(&report).unwrap());
                 checked += 1;
@@ -93,10 +110,19 @@ fn check_accepted_matches_partition_phase(
     location: &str,
     predicate: &str,
 ) {
-    let accepted = ex.accepted.get(&info.column.dotted()).unwrap_or_else(|| panic!("{location}: `{predicate}`: column listed"));
-    let accepted = accepted.as_ref().unwrap_or_else(|| panic!("{location}: `{predicate}`: the column is constrained"));
+    let accepted = ex
+        .accepted
+        .get(&info.column.dotted())
+        .unwrap_or_else(|| panic!("{location}: `{predicate}`: column listed"));
+    let accepted = accepted
+        .as_ref()
+        .unwrap_or_else(|| panic!("{location}: `{predicate}`: the column is constrained"));
     for (i, file) in table.files().iter().enumerate() {
-        let value = file.partition_values.get(&info.partition_key).cloned().flatten();
+        let value = file
+            .partition_values
+            .get(&info.partition_key)
+            .cloned()
+            .flatten();
         assert_eq!(
             accepted.contains(&value),
             ex.after_partition[i],
@@ -112,8 +138,16 @@ fn check_accepted_matches_partition_phase(
 fn table_features_are_declared() {
     let root = fixtures();
     let cases: &[(&str, &str, Option<&str>)] = &[
-        ("real/dv-partitioned-with-checkpoint", "none", Some("DELETION_VECTORS")),
-        ("real/table-with-columnmapping-mode-name", "name", Some("COLUMN_MAPPING")),
+        (
+            "real/dv-partitioned-with-checkpoint",
+            "none",
+            Some("DELETION_VECTORS"),
+        ),
+        (
+            "real/table-with-columnmapping-mode-name",
+            "name",
+            Some("COLUMN_MAPPING"),
+        ),
         ("taxi-nyc", "none", None),
     ];
     for (name, mapping, note) in cases {
@@ -121,14 +155,24 @@ fn table_features_are_declared() {
         let table = ReplayedTable::open(&location, None).unwrap();
         let ex = explain(&table, None).unwrap();
         let report = Report::build(&table, &ex, 0);
-        assert_eq!(report.table_features.column_mapping_mode, *mapping, "{name}");
+        assert_eq!(
+            report.table_features.column_mapping_mode, *mapping,
+            "{name}"
+        );
         let codes: Vec<&str> = report.table_features.notes.iter().map(|n| n.code).collect();
         match note {
             Some(code) => assert!(codes.contains(code), "{name}: {codes:?}"),
             None => assert!(codes.is_empty(), "{name}: {codes:?}"),
         }
         if name.starts_with("real/dv") {
-            assert!(report.table_features.deletion_vectors.files_with_deletion_vectors > 0, "{name}");
+            assert!(
+                report
+                    .table_features
+                    .deletion_vectors
+                    .files_with_deletion_vectors
+                    > 0,
+                "{name}"
+            );
         }
     }
 }

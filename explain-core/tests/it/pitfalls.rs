@@ -6,8 +6,18 @@ use crate::support::{fixtures, run_json};
 /// `(table, predicate, the file kept must contain this, note code expected)`.
 const CASES: &[(&str, &str, &str, &str)] = &[
     // Pitfall 7: a float column widened to double keeps the stat 3.4 for 3.4000000953674316.
-    ("real/type-widening", "float_double = 3.4000000953674316", "part-00000-f6dbc649", "TYPE_WIDENING_STATS"),
-    ("real/type-widening", "float_double > 3.4", "part-00000-f6dbc649", "TYPE_WIDENING_STATS"),
+    (
+        "real/type-widening",
+        "float_double = 3.4000000953674316",
+        "part-00000-f6dbc649",
+        "TYPE_WIDENING_STATS",
+    ),
+    (
+        "real/type-widening",
+        "float_double > 3.4",
+        "part-00000-f6dbc649",
+        "TYPE_WIDENING_STATS",
+    ),
 ];
 
 #[test]
@@ -22,9 +32,23 @@ fn untrusted_bounds_keep_the_file_and_say_so() {
             .filter(|f| f["kept"] == true)
             .map(|f| f["path"].as_str().unwrap())
             .collect();
-        assert!(kept.iter().any(|p| p.contains(file)), "{table}: `{predicate}` keeps {file}: {kept:?}");
-        let codes: Vec<&str> = doc["analysis"]["notes"].as_array().unwrap().iter().map(|n| n["code"].as_str().unwrap()).collect();
-        assert!(codes.contains(note), "{table}: `{predicate}`: notes {codes:?}");
-        assert_eq!(doc["analysis"]["confidence"], "incomplete", "{table}: `{predicate}`");
+        assert!(
+            kept.iter().any(|p| p.contains(file)),
+            "{table}: `{predicate}` keeps {file}: {kept:?}"
+        );
+        let codes: Vec<&str> = doc["analysis"]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["code"].as_str().unwrap())
+            .collect();
+        assert!(
+            codes.contains(note),
+            "{table}: `{predicate}`: notes {codes:?}"
+        );
+        assert_eq!(
+            doc["analysis"]["confidence"], "incomplete",
+            "{table}: `{predicate}`"
+        );
     }
 }

@@ -25,7 +25,11 @@ fn one_replay_many_predicates_same_reports() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let reports: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     let reports = reports.as_array().unwrap();
-    assert_eq!(reports.len(), PREDICATES.len(), "comments and blank lines are skipped");
+    assert_eq!(
+        reports.len(),
+        PREDICATES.len(),
+        "comments and blank lines are skipped"
+    );
     for (report, predicate) in reports.iter().zip(PREDICATES) {
         assert_valid_report(report);
         let single = run_json(&[&taxi(), "-w", predicate]);
@@ -35,7 +39,11 @@ fn one_replay_many_predicates_same_reports() {
     }
     let text = run(&[&taxi(), "--predicates", &path]);
     assert_eq!(text.stdout.lines().count(), PREDICATES.len());
-    assert!(text.stdout.starts_with("20 -> 4 -> 2 files (90% pruned)"), "{}", text.stdout);
+    assert!(
+        text.stdout.starts_with("20 -> 4 -> 2 files (90% pruned)"),
+        "{}",
+        text.stdout
+    );
 }
 
 #[test]
@@ -45,12 +53,24 @@ fn a_bad_line_is_named_and_gates_apply_to_each() {
     let r = run(&[&taxi(), "--predicates", &path]);
     assert_eq!(r.code, 2);
     assert!(r.stdout.is_empty());
-    assert!(r.stderr.contains("line 4: invalid predicate"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("line 4: invalid predicate"),
+        "{}",
+        r.stderr
+    );
     let file = file_with(&[PREDICATES[0], "trip_distance > 0"]);
     let path = file.path().to_string_lossy().into_owned();
     let r = run(&[&taxi(), "--predicates", &path, "--min-pruning", "50"]);
-    assert_eq!(r.code, 1, "the second predicate prunes nothing: {}", r.stderr);
-    assert!(r.stderr.contains("line 4: gate min_pruning failed"), "{}", r.stderr);
+    assert_eq!(
+        r.code, 1,
+        "the second predicate prunes nothing: {}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("line 4: gate min_pruning failed"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(r.stdout.lines().count(), 2, "the reports are still printed");
 }
 
@@ -58,11 +78,20 @@ fn a_bad_line_is_named_and_gates_apply_to_each() {
 /// whole taxi corpus, so the workers interleave many times.
 #[test]
 fn every_core_gives_the_sequential_reports_in_order() {
-    use explain_core::cli::{explain_all, report_for, Args};
     use clap::Parser;
-    let corpus = std::fs::read_to_string(testkit::workspace_root().join("corpora/taxi-nyc.txt")).unwrap();
-    let predicates: Vec<&str> = corpus.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
-    assert!(predicates.len() > 100, "the taxi corpus has {} predicates", predicates.len());
+    use explain_core::cli::{Args, explain_all, report_for};
+    let corpus =
+        std::fs::read_to_string(testkit::workspace_root().join("corpora/taxi-nyc.txt")).unwrap();
+    let predicates: Vec<&str> = corpus
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert!(
+        predicates.len() > 100,
+        "the taxi corpus has {} predicates",
+        predicates.len()
+    );
     let taxi = taxi();
     let args = Args::try_parse_from(["delta-explain", taxi.as_str(), "--format", "json"]).unwrap();
     let table = explain_core::replay::ReplayedTable::open(&taxi, None).unwrap();
@@ -75,7 +104,8 @@ fn every_core_gives_the_sequential_reports_in_order() {
     };
     for (predicate, outcome) in predicates.iter().zip(parallel) {
         let (report, _) = outcome.unwrap_or_else(|e| panic!("{predicate}: {e}"));
-        let (sequential, _) = report_for(&args, &table, Some(predicate), std::time::Instant::now()).unwrap();
+        let (sequential, _) =
+            report_for(&args, &table, Some(predicate), std::time::Instant::now()).unwrap();
         assert_eq!(comparable(&report), comparable(&sequential), "{predicate}");
     }
 }

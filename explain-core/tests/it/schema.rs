@@ -2,17 +2,21 @@
 //! strict enough to reject a document that drifts from it. Every document the suite parses is
 //! validated in `support::parse_report`.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::support::{assert_valid_report, report_validator, run_json, taxi};
 
 #[test]
 fn the_schema_carries_the_report_version() {
-    let text = std::fs::read_to_string(testkit::workspace_root().join("docs/report.schema.json")).unwrap();
+    let text =
+        std::fs::read_to_string(testkit::workspace_root().join("docs/report.schema.json")).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
     let version = explain_core::report::SCHEMA_VERSION;
     assert_eq!(schema["properties"]["schema_version"]["const"], version);
-    assert!(schema["$id"].as_str().unwrap().ends_with(version), "$id names version {version}");
+    assert!(
+        schema["$id"].as_str().unwrap().ends_with(version),
+        "$id names version {version}"
+    );
 }
 
 #[test]
@@ -31,7 +35,14 @@ fn every_section_validates_together() {
         "--assert-stats",
         "--strict",
     ]);
-    for key in ["files", "files_truncated", "layers", "diagnoses", "assertions", "result"] {
+    for key in [
+        "files",
+        "files_truncated",
+        "layers",
+        "diagnoses",
+        "assertions",
+        "result",
+    ] {
         assert!(!doc[key].is_null(), "{key} is present");
     }
 }
@@ -39,23 +50,39 @@ fn every_section_validates_together() {
 /// Each mutation of a valid report must be rejected: the schema is a check that can fail.
 #[test]
 fn the_schema_rejects_drift() {
-    let valid = run_json(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5", "-v", "--layers"]);
+    let valid = run_json(&[
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+        "-v",
+        "--layers",
+    ]);
     assert_valid_report(&valid);
     let mutations: &[(&str, fn(&mut Value))] = &[
         ("a required field is missing", |d| {
             d.as_object_mut().unwrap().remove("total_files");
         }),
         ("an unknown top-level field", |d| d["surprise"] = json!(1)),
-        ("a confidence outside the enum", |d| d["analysis"]["confidence"] = json!("sure")),
-        ("a phase with an unknown name", |d| d["phases"][0]["name"] = json!("Magic")),
+        ("a confidence outside the enum", |d| {
+            d["analysis"]["confidence"] = json!("sure")
+        }),
+        ("a phase with an unknown name", |d| {
+            d["phases"][0]["name"] = json!("Magic")
+        }),
         ("a negative count", |d| d["final_files"] = json!(-1)),
         ("a pct above 100", |d| d["total_pruning_pct"] = json!(120.0)),
-        ("another schema version", |d| d["schema_version"] = json!("0.4.0")),
+        ("another schema version", |d| {
+            d["schema_version"] = json!("0.4.0")
+        }),
         ("a file without kept", |d| {
             d["files"][0].as_object_mut().unwrap().remove("kept");
         }),
-        ("a note code in lower case", |d| d["analysis"]["notes"] = json!([{"code": "nan", "message": "m"}])),
-        ("a tree node of unknown kind", |d| d["layers"]["parsed"]["tree"]["kind"] = json!("xor")),
+        ("a note code in lower case", |d| {
+            d["analysis"]["notes"] = json!([{"code": "nan", "message": "m"}])
+        }),
+        ("a tree node of unknown kind", |d| {
+            d["layers"]["parsed"]["tree"]["kind"] = json!("xor")
+        }),
         ("a fourth survivor set", |d| {
             let extra = d["layers"]["survivors"][0].clone();
             d["layers"]["survivors"].as_array_mut().unwrap().push(extra);
@@ -67,6 +94,9 @@ fn the_schema_rejects_drift() {
     for (what, mutate) in mutations {
         let mut doc = valid.clone();
         mutate(&mut doc);
-        assert!(!report_validator().is_valid(&doc), "the schema should reject {what}");
+        assert!(
+            !report_validator().is_valid(&doc),
+            "the schema should reject {what}"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Shared helpers: where the fixtures are, how to run the binary, golden files.
 
-pub use testkit::{copy_table, fixtures, taxi, Run};
+pub use testkit::{Run, copy_table, fixtures, taxi};
 
 /// Runs `delta-explain` with `args`.
 pub fn run(args: &[&str]) -> Run {
@@ -38,9 +38,15 @@ pub fn report_validator() -> &'static jsonschema::Validator {
 }
 
 pub fn assert_valid_report(doc: &serde_json::Value) {
-    let errors: Vec<String> =
-        report_validator().iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path)).collect();
-    assert!(errors.is_empty(), "the report violates docs/report.schema.json:\n{}\n{doc:#}", errors.join("\n"));
+    let errors: Vec<String> = report_validator()
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the report violates docs/report.schema.json:\n{}\n{doc:#}",
+        errors.join("\n")
+    );
 }
 
 /// Compares `actual` with the golden file `name` under tests/it/golden. With
@@ -49,16 +55,31 @@ pub fn assert_valid_report(doc: &serde_json::Value) {
 pub fn assert_golden(name: &str, actual: &str) {
     let actual: String = actual
         .lines()
-        .map(|l| if l.starts_with("Delta table: ") { "Delta table: <taxi-nyc>" } else { l })
+        .map(|l| {
+            if l.starts_with("Delta table: ") {
+                "Delta table: <taxi-nyc>"
+            } else {
+                l
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
         + "\n";
-    let path = testkit::workspace_root().join("explain-core/tests/it/golden").join(name);
+    let path = testkit::workspace_root()
+        .join("explain-core/tests/it/golden")
+        .join(name);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &actual).expect("golden file written");
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("golden file {} is missing; run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(actual, expected, "golden {name} differs (UPDATE_GOLDEN=1 rewrites it after review)");
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "golden file {} is missing; run with UPDATE_GOLDEN=1",
+            path.display()
+        )
+    });
+    assert_eq!(
+        actual, expected,
+        "golden {name} differs (UPDATE_GOLDEN=1 rewrites it after review)"
+    );
 }

@@ -27,7 +27,10 @@ const D: &str = "Data skipping";
 const CASES: &[Case] = &[
     Case {
         predicate: "pickup_date = '2024-01-03' AND trip_distance > 5",
-        phases: &[(P, 20, 4, "exact", "pickup_date = '2024-01-03'"), (D, 4, 2, "incomplete", "trip_distance > 5")],
+        phases: &[
+            (P, 20, 4, "exact", "pickup_date = '2024-01-03'"),
+            (D, 4, 2, "incomplete", "trip_distance > 5"),
+        ],
         final_files: 2,
         normalized: "pickup_date = '2024-01-03' AND trip_distance > 5",
         partition_safe: &["pickup_date = '2024-01-03'"],
@@ -40,7 +43,10 @@ const CASES: &[Case] = &[
     },
     Case {
         predicate: "NOT (pickup_date != '2024-01-03' OR trip_distance <= 5)",
-        phases: &[(P, 20, 4, "exact", "pickup_date = '2024-01-03'"), (D, 4, 2, "incomplete", "trip_distance > 5")],
+        phases: &[
+            (P, 20, 4, "exact", "pickup_date = '2024-01-03'"),
+            (D, 4, 2, "incomplete", "trip_distance > 5"),
+        ],
         final_files: 2,
         normalized: "pickup_date = '2024-01-03' AND trip_distance > 5",
         partition_safe: &["pickup_date = '2024-01-03'"],
@@ -67,7 +73,13 @@ const CASES: &[Case] = &[
     Case {
         predicate: "pickup_date LIKE '2024-01-0%' AND trip_distance > 8",
         phases: &[
-            (P, 20, 20, "exact", "pickup_date >= '2024-01-0' AND pickup_date < '2024-01-1'"),
+            (
+                P,
+                20,
+                20,
+                "exact",
+                "pickup_date >= '2024-01-0' AND pickup_date < '2024-01-1'",
+            ),
             (D, 20, 7, "incomplete", "trip_distance > 8"),
         ],
         final_files: 7,
@@ -82,7 +94,10 @@ const CASES: &[Case] = &[
     },
     Case {
         predicate: "pickup_date LIKE '%01-03%' AND trip_distance > 5",
-        phases: &[(P, 20, 4, "exact", "pickup_date LIKE '%01-03%'"), (D, 4, 2, "incomplete", "trip_distance > 5")],
+        phases: &[
+            (P, 20, 4, "exact", "pickup_date LIKE '%01-03%'"),
+            (D, 4, 2, "incomplete", "trip_distance > 5"),
+        ],
         final_files: 2,
         normalized: "pickup_date LIKE '%01-03%' AND trip_distance > 5",
         partition_safe: &[],
@@ -95,7 +110,13 @@ const CASES: &[Case] = &[
     },
     Case {
         predicate: "pickup_date = '2024-01-03' OR trip_distance > 30",
-        phases: &[(D, 20, 6, "incomplete", "pickup_date = '2024-01-03' OR trip_distance > 30")],
+        phases: &[(
+            D,
+            20,
+            6,
+            "incomplete",
+            "pickup_date = '2024-01-03' OR trip_distance > 30",
+        )],
         final_files: 6,
         normalized: "pickup_date = '2024-01-03' OR trip_distance > 30",
         partition_safe: &[],
@@ -109,7 +130,13 @@ const CASES: &[Case] = &[
     Case {
         predicate: "pickup_date IN ('2024-01-02', '2024-01-03') AND trip_distance > 5",
         phases: &[
-            (P, 20, 8, "exact", "pickup_date IN ('2024-01-02', '2024-01-03')"),
+            (
+                P,
+                20,
+                8,
+                "exact",
+                "pickup_date IN ('2024-01-02', '2024-01-03')",
+            ),
             (D, 8, 4, "incomplete", "trip_distance > 5"),
         ],
         final_files: 4,
@@ -124,7 +151,13 @@ const CASES: &[Case] = &[
     },
     Case {
         predicate: "pickup_date BETWEEN '2024-01-02' AND '2024-01-03'",
-        phases: &[(P, 20, 8, "exact", "pickup_date >= '2024-01-02' AND pickup_date <= '2024-01-03'")],
+        phases: &[(
+            P,
+            20,
+            8,
+            "exact",
+            "pickup_date >= '2024-01-02' AND pickup_date <= '2024-01-03'",
+        )],
         final_files: 8,
         normalized: "pickup_date >= '2024-01-02' AND pickup_date <= '2024-01-03'",
         partition_safe: &["pickup_date >= '2024-01-02'", "pickup_date <= '2024-01-03'"],
@@ -139,7 +172,13 @@ const CASES: &[Case] = &[
         predicate: "(pickup_date = '2024-01-03' AND trip_distance > 5) OR (pickup_date = '2024-01-03' AND fare_amount > 50)",
         phases: &[
             (P, 20, 4, "exact", "pickup_date = '2024-01-03'"),
-            (D, 4, 4, "incomplete", "trip_distance > 5 OR fare_amount > 50"),
+            (
+                D,
+                4,
+                4,
+                "incomplete",
+                "trip_distance > 5 OR fare_amount > 50",
+            ),
         ],
         final_files: 4,
         normalized: "pickup_date = '2024-01-03' AND (trip_distance > 5 OR fare_amount > 50)",
@@ -154,7 +193,11 @@ const CASES: &[Case] = &[
 ];
 
 fn strings(v: &Value) -> Vec<String> {
-    v.as_array().unwrap_or_else(|| panic!("{v} is an array")).iter().map(|s| s.as_str().unwrap().to_string()).collect()
+    v.as_array()
+        .unwrap_or_else(|| panic!("{v} is an array"))
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
 }
 
 fn check_json(case: &Case) {
@@ -168,11 +211,20 @@ fn check_json(case: &Case) {
     assert_eq!(doc["normalized_predicate"], case.normalized, "{ctx}");
     let a = &doc["analysis"];
     assert_eq!(strings(&a["partition_safe"]), case.partition_safe, "{ctx}");
-    assert_eq!(strings(&a["partition_exact"]), case.partition_exact, "{ctx}");
+    assert_eq!(
+        strings(&a["partition_exact"]),
+        case.partition_exact,
+        "{ctx}"
+    );
     assert_eq!(strings(&a["stats_safe"]), case.stats_safe, "{ctx}");
     assert_eq!(strings(&a["unsplittable"]), case.unsplittable, "{ctx}");
     assert_eq!(a["confidence"], case.confidence, "{ctx}");
-    let codes: Vec<&str> = a["notes"].as_array().unwrap().iter().map(|n| n["code"].as_str().unwrap()).collect();
+    let codes: Vec<&str> = a["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["code"].as_str().unwrap())
+        .collect();
     assert_eq!(codes, case.notes, "{ctx}");
     let phases = doc["phases"].as_array().unwrap();
     assert_eq!(phases.len(), case.phases.len(), "{ctx}: phases {phases:?}");
@@ -189,10 +241,16 @@ fn check_json(case: &Case) {
         assert_eq!(p["input_files"], expected_input, "{ctx}: phases chain");
         expected_input = p["output_files"].as_u64().unwrap();
     }
-    assert_eq!(expected_input, case.final_files, "{ctx}: the last phase ends at final_files");
+    assert_eq!(
+        expected_input, case.final_files,
+        "{ctx}: the last phase ends at final_files"
+    );
     let pct = doc["total_pruning_pct"].as_f64().unwrap();
     let want = (20 - case.final_files) as f64 * 100.0 / 20.0;
-    assert!((pct - want).abs() < 0.01, "{ctx}: total_pruning_pct {pct} vs {want}");
+    assert!(
+        (pct - want).abs() < 0.01,
+        "{ctx}: total_pruning_pct {pct} vs {want}"
+    );
 }
 
 #[test]
@@ -209,7 +267,10 @@ fn reference_cases_in_text() {
         let r = run(&[&table, "-w", case.predicate]);
         assert_eq!(r.code, 0, "{}: {}", case.predicate, r.stderr);
         assert!(
-            r.stdout.contains(&format!("Total reduction: 20 -> {} files", case.final_files)),
+            r.stdout.contains(&format!(
+                "Total reduction: 20 -> {} files",
+                case.final_files
+            )),
             "{}: {}",
             case.predicate,
             r.stdout
@@ -222,14 +283,26 @@ fn reference_cases_in_text() {
 
 #[test]
 fn degraded_phase_annotates_what_it_stripped() {
-    let r = run(&[&taxi(), "-w", "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8"]);
+    let r = run(&[
+        &taxi(),
+        "-w",
+        "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8",
+    ]);
     assert!(
-        r.stdout.contains("predicate:       trip_distance > 8 (+1 fragment left out, keeps all files)"),
+        r.stdout
+            .contains("predicate:       trip_distance > 8 (+1 fragment left out, keeps all files)"),
         "{}",
         r.stdout
     );
-    let doc = run_json(&[&taxi(), "-w", "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8"]);
-    assert_eq!(strings(&doc["phases"][0]["stripped"]), ["UPPER(pickup_date) = '2024-01-03'"]);
+    let doc = run_json(&[
+        &taxi(),
+        "-w",
+        "UPPER(pickup_date) = '2024-01-03' AND trip_distance > 8",
+    ]);
+    assert_eq!(
+        strings(&doc["phases"][0]["stripped"]),
+        ["UPPER(pickup_date) = '2024-01-03'"]
+    );
 }
 
 #[test]
@@ -247,7 +320,13 @@ fn time_travel_reads_older_versions() {
     // Each commit of taxi-nyc adds one file per day: version N holds 5 * (N + 1) files.
     for version in 0..=3u64 {
         let v = version.to_string();
-        let doc = run_json(&[&taxi(), "--at-version", &v, "-w", "pickup_date = '2024-01-03'"]);
+        let doc = run_json(&[
+            &taxi(),
+            "--at-version",
+            &v,
+            "-w",
+            "pickup_date = '2024-01-03'",
+        ]);
         assert_eq!(doc["version"], version);
         assert_eq!(doc["total_files"], 5 * (version + 1));
         assert_eq!(doc["final_files"], version + 1);
@@ -256,7 +335,12 @@ fn time_travel_reads_older_versions() {
 
 #[test]
 fn constant_predicates() {
-    let cases: &[(&str, u64)] = &[("FALSE", 0), ("TRUE", 20), ("trip_distance = NULL", 0), ("1 = 1 AND pickup_date = '2024-01-01'", 4)];
+    let cases: &[(&str, u64)] = &[
+        ("FALSE", 0),
+        ("TRUE", 20),
+        ("trip_distance = NULL", 0),
+        ("1 = 1 AND pickup_date = '2024-01-01'", 4),
+    ];
     for (predicate, expected) in cases {
         let doc = run_json(&[&taxi(), "-w", predicate]);
         assert_eq!(doc["final_files"], *expected, "{predicate}");
@@ -265,11 +349,27 @@ fn constant_predicates() {
 
 #[test]
 fn strict_leaves_nan_exposed_fragments_out() {
-    let doc = run_json(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5", "--strict"]);
+    let doc = run_json(&[
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+        "--strict",
+    ]);
     assert_eq!(doc["strict"], true);
-    assert_eq!(doc["final_files"], 4, "without the NaN-exposed bound only partition pruning remains");
-    assert_eq!(strings(&doc["phases"][1]["nan_excluded"]), ["trip_distance > 5"]);
-    let codes: Vec<&str> = doc["analysis"]["notes"].as_array().unwrap().iter().map(|n| n["code"].as_str().unwrap()).collect();
+    assert_eq!(
+        doc["final_files"], 4,
+        "without the NaN-exposed bound only partition pruning remains"
+    );
+    assert_eq!(
+        strings(&doc["phases"][1]["nan_excluded"]),
+        ["trip_distance > 5"]
+    );
+    let codes: Vec<&str> = doc["analysis"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["code"].as_str().unwrap())
+        .collect();
     assert_eq!(codes, ["NAN_STRICT_EXCLUDED"]);
     // NaN never satisfies `<`: such bounds stay in the scan, and no note is due.
     let doc = run_json(&[&taxi(), "-w", "trip_distance < 1", "--strict"]);
@@ -280,7 +380,12 @@ fn strict_leaves_nan_exposed_fragments_out() {
 
 #[test]
 fn verbose_lists_each_file_with_the_phase_that_pruned_it() {
-    let doc = run_json(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5", "-v"]);
+    let doc = run_json(&[
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+        "-v",
+    ]);
     let files = doc["files"].as_array().unwrap();
     assert_eq!(files.len(), 20);
     assert_eq!(doc["files_truncated"], false);
@@ -303,7 +408,14 @@ fn verbose_lists_each_file_with_the_phase_that_pruned_it() {
     let limited = run_json(&[&taxi(), "-w", "trip_distance > 5", "-v", "--limit", "3"]);
     assert_eq!(limited["files"].as_array().unwrap().len(), 3);
     assert_eq!(limited["files_truncated"], true);
-    assert!(limited["files"].as_array().unwrap().iter().all(|f| f["kept"] == true), "kept files come first");
+    assert!(
+        limited["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["kept"] == true),
+        "kept files come first"
+    );
 }
 
 #[test]
@@ -327,7 +439,14 @@ fn gates_fail_with_exit_1_and_still_print_the_report() {
 
 #[test]
 fn verbose_page() {
-    let r = run(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5", "-v", "--limit", "4"]);
+    let r = run(&[
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+        "-v",
+        "--limit",
+        "4",
+    ]);
     assert_eq!(r.code, 0);
     assert_golden("verbose-limit-4.txt", &r.stdout);
 }
@@ -335,13 +454,28 @@ fn verbose_page() {
 #[test]
 fn accepted_partition_values_in_json() {
     let cases: &[(&str, Value)] = &[
-        ("pickup_date = '2024-01-03' AND trip_distance > 5", serde_json::json!({"pickup_date": ["2024-01-03"]})),
-        ("pickup_date > '2024-01-03'", serde_json::json!({"pickup_date": ["2024-01-04", "2024-01-05"]})),
-        ("pickup_date = '2030-01-01'", serde_json::json!({"pickup_date": []})),
-        ("trip_distance > 5", serde_json::json!({"pickup_date": null})),
+        (
+            "pickup_date = '2024-01-03' AND trip_distance > 5",
+            serde_json::json!({"pickup_date": ["2024-01-03"]}),
+        ),
+        (
+            "pickup_date > '2024-01-03'",
+            serde_json::json!({"pickup_date": ["2024-01-04", "2024-01-05"]}),
+        ),
+        (
+            "pickup_date = '2030-01-01'",
+            serde_json::json!({"pickup_date": []}),
+        ),
+        (
+            "trip_distance > 5",
+            serde_json::json!({"pickup_date": null}),
+        ),
     ];
     for (predicate, expected) in cases {
         let doc = run_json(&[&taxi(), "-w", predicate]);
-        assert_eq!(&doc["analysis"]["partition_values_accepted"], expected, "{predicate}");
+        assert_eq!(
+            &doc["analysis"]["partition_values_accepted"], expected,
+            "{predicate}"
+        );
     }
 }

@@ -11,16 +11,34 @@ fn one_version_of_arrow_and_parquet() {
     let root = testkit::workspace_root();
     let out = Command::new(cargo)
         .current_dir(&root)
-        .args(["tree", "--workspace", "--duplicates", "--edges", "normal,dev,build", "--offline", "--locked"])
+        .args([
+            "tree",
+            "--workspace",
+            "--duplicates",
+            "--edges",
+            "normal,dev,build",
+            "--offline",
+            "--locked",
+        ])
         .output()
         .expect("cargo tree runs");
-    assert!(out.status.success(), "cargo tree failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let tree = String::from_utf8_lossy(&out.stdout);
     let duplicated: Vec<&str> = tree
         .lines()
-        .filter(|l| l.starts_with("arrow") || l.starts_with("parquet") || l.starts_with("object_store "))
+        .filter(|l| {
+            l.starts_with("arrow") || l.starts_with("parquet") || l.starts_with("object_store ")
+        })
         .collect();
-    assert!(duplicated.is_empty(), "duplicated arrow/parquet crates:\n{}", duplicated.join("\n"));
+    assert!(
+        duplicated.is_empty(),
+        "duplicated arrow/parquet crates:\n{}",
+        duplicated.join("\n")
+    );
 }
 
 /// The oracle is ground truth only if a bug in explain-core or delta_kernel cannot reach it:
@@ -31,13 +49,35 @@ fn the_oracle_depends_on_neither_explain_core_nor_the_kernel() {
     let root = testkit::workspace_root();
     let out = Command::new(cargo)
         .current_dir(&root)
-        .args(["tree", "-p", "oracle", "--edges", "normal,dev,build", "--prefix", "none", "--offline", "--locked"])
+        .args([
+            "tree",
+            "-p",
+            "oracle",
+            "--edges",
+            "normal,dev,build",
+            "--prefix",
+            "none",
+            "--offline",
+            "--locked",
+        ])
         .output()
         .expect("cargo tree runs");
-    assert!(out.status.success(), "cargo tree failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let tree = String::from_utf8_lossy(&out.stdout);
-    assert!(tree.lines().any(|l| l.starts_with("datafusion ")), "the tree lists the oracle's dependencies:\n{tree}");
-    let forbidden: Vec<&str> =
-        tree.lines().filter(|l| l.starts_with("explain-core ") || l.starts_with("delta_kernel")).collect();
-    assert!(forbidden.is_empty(), "the oracle must not depend on: {forbidden:?}");
+    assert!(
+        tree.lines().any(|l| l.starts_with("datafusion ")),
+        "the tree lists the oracle's dependencies:\n{tree}"
+    );
+    let forbidden: Vec<&str> = tree
+        .lines()
+        .filter(|l| l.starts_with("explain-core ") || l.starts_with("delta_kernel"))
+        .collect();
+    assert!(
+        forbidden.is_empty(),
+        "the oracle must not depend on: {forbidden:?}"
+    );
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use generators::catalog::{named, named_with_seed, NAMES};
+use generators::catalog::{NAMES, named, named_with_seed};
 use generators::spec::TableSpec;
 use generators::writer::{write_metadata_only, write_table};
 
@@ -63,13 +63,30 @@ fn run(args: &Args) -> Result<(), String> {
         return Ok(());
     }
     if let Some(files) = args.metadata_only {
-        let dir = args.spec.as_ref().map(PathBuf::from).ok_or("give the folder to write")?;
+        let dir = args
+            .spec
+            .as_ref()
+            .map(PathBuf::from)
+            .ok_or("give the folder to write")?;
         let started = Instant::now();
-        let version = write_metadata_only(&dir, files, args.partitions, args.json_commits.is_none(), args.json_commits.unwrap_or(0))?;
-        eprintln!("wrote {files} files at version {version} into {} in {:.1} s", dir.display(), started.elapsed().as_secs_f64());
+        let version = write_metadata_only(
+            &dir,
+            files,
+            args.partitions,
+            args.json_commits.is_none(),
+            args.json_commits.unwrap_or(0),
+        )?;
+        eprintln!(
+            "wrote {files} files at version {version} into {} in {:.1} s",
+            dir.display(),
+            started.elapsed().as_secs_f64()
+        );
         return Ok(());
     }
-    let name = args.spec.as_deref().ok_or("give a catalog name or a spec file (see --list)")?;
+    let name = args
+        .spec
+        .as_deref()
+        .ok_or("give a catalog name or a spec file (see --list)")?;
     let mut spec: TableSpec = if name.ends_with(".json") {
         let text = std::fs::read_to_string(name).map_err(|e| format!("{name}: {e}"))?;
         serde_json::from_str(&text).map_err(|e| format!("{name}: {e}"))?
@@ -84,11 +101,21 @@ fn run(args: &Args) -> Result<(), String> {
         spec.seed = seed;
     }
     if args.print_spec {
-        println!("{}", serde_json::to_string_pretty(&spec).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&spec).map_err(|e| e.to_string())?
+        );
         return Ok(());
     }
     let dir = args.dir.as_ref().ok_or("give the folder to write")?;
     let table = write_table(&spec, dir)?;
-    eprintln!("wrote `{}` (seed {}): {} files, version {}, into {}", spec.name, spec.seed, table.files.len(), table.version, dir.display());
+    eprintln!(
+        "wrote `{}` (seed {}): {} files, version {}, into {}",
+        spec.name,
+        spec.seed,
+        table.files.len(),
+        table.version,
+        dir.display()
+    );
     Ok(())
 }

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use generators::catalog::{named, named_with_seed, NAMES};
-use generators::predicates::{sample_predicates, Pools};
+use generators::catalog::{NAMES, named, named_with_seed};
+use generators::predicates::{Pools, sample_predicates};
 use generators::writer::write_table;
 
 fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -17,7 +17,10 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                out.insert(p.strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap());
+                out.insert(
+                    p.strip_prefix(root).unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&p).unwrap(),
+                );
             }
         }
     }
@@ -31,13 +34,26 @@ fn same_seed_same_bytes_and_predicates() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let ta = write_table(&spec, a.path()).unwrap();
         let tb = write_table(&spec, b.path()).unwrap();
-        assert_eq!(tree(a.path()), tree(b.path()), "{name}: byte-identical tables");
+        assert_eq!(
+            tree(a.path()),
+            tree(b.path()),
+            "{name}: byte-identical tables"
+        );
         let (pa, pb) = (Pools::from_table(&spec, &ta), Pools::from_table(&spec, &tb));
-        let la: Vec<String> = sample_predicates(&pa, 3, 42, 50).iter().map(ToString::to_string).collect();
-        let lb: Vec<String> = sample_predicates(&pb, 3, 42, 50).iter().map(ToString::to_string).collect();
+        let la: Vec<String> = sample_predicates(&pa, 3, 42, 50)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let lb: Vec<String> = sample_predicates(&pb, 3, 42, 50)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(la.len(), 50);
         assert_eq!(la, lb, "{name}: identical predicate lists");
-        let other: Vec<String> = sample_predicates(&pa, 3, 43, 50).iter().map(ToString::to_string).collect();
+        let other: Vec<String> = sample_predicates(&pa, 3, 43, 50)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_ne!(la, other, "{name}: another seed, other predicates");
     }
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());

@@ -3,9 +3,9 @@
 
 use explain_core::explain::explain;
 use explain_core::replay::ReplayedTable;
-use generators::catalog::{named, NAMES};
-use generators::predicates::{arbitrary_predicate, sample_predicates, Pools};
-use generators::variants::{apply, degraded, ALL};
+use generators::catalog::{NAMES, named};
+use generators::predicates::{Pools, arbitrary_predicate, sample_predicates};
+use generators::variants::{ALL, apply, degraded};
 use generators::writer::write_table;
 use oracle::log::Snapshot;
 use oracle::matching::LoadedTable;
@@ -29,12 +29,24 @@ fn every_generated_predicate_and_variant_is_read_by_both() {
             forms.push(degraded_form);
             for form in forms {
                 let sql = form.to_string();
-                constructs.extend(sql.split_whitespace().filter(|w| ["LIKE", "IN", "BETWEEN", "IS", "NOT", "OR", "UPPER(CAST("].contains(w)).map(str::to_string));
-                explain(&kernel, Some(&sql)).unwrap_or_else(|e| panic!("{name}: explain-core rejects `{sql}`: {e}"));
-                loaded.matching_rows(&sql).unwrap_or_else(|e| panic!("{name}: DataFusion rejects `{sql}`: {e}"));
+                constructs.extend(
+                    sql.split_whitespace()
+                        .filter(|w| {
+                            ["LIKE", "IN", "BETWEEN", "IS", "NOT", "OR", "UPPER(CAST("].contains(w)
+                        })
+                        .map(str::to_string),
+                );
+                explain(&kernel, Some(&sql))
+                    .unwrap_or_else(|e| panic!("{name}: explain-core rejects `{sql}`: {e}"));
+                loaded
+                    .matching_rows(&sql)
+                    .unwrap_or_else(|e| panic!("{name}: DataFusion rejects `{sql}`: {e}"));
             }
         }
-        assert!(constructs.len() >= 5, "{name}: constructs covered: {constructs:?}");
+        assert!(
+            constructs.len() >= 5,
+            "{name}: constructs covered: {constructs:?}"
+        );
     }
 }
 
@@ -47,7 +59,10 @@ fn arbtest_draws_predicates_from_the_pools() {
     let kernel = ReplayedTable::open(&dir.path().to_string_lossy(), None).unwrap();
     arbtest::arbtest(|u| {
         let p = arbitrary_predicate(u, &pools, 3)?;
-        assert!(explain(&kernel, Some(&p.to_string())).is_ok(), "`{p}` compiles");
+        assert!(
+            explain(&kernel, Some(&p.to_string())).is_ok(),
+            "`{p}` compiles"
+        );
         Ok(())
     })
     .seed(0x5eed_0000_0000_0001)

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use arrow::array::Array;
 use datafusion::scalar::ScalarValue;
 use explain_core::replay::ReplayedTable;
-use generators::catalog::{named, NAMES};
+use generators::catalog::{NAMES, named};
 use generators::spec::{Kind, StringTruncation, TableSpec};
 use generators::writer::{write_metadata_only, write_table};
 use oracle::log::Snapshot;
@@ -16,10 +16,17 @@ use oracle::read::read_file;
 use serde_json::Value;
 
 fn live_sets_agree(location: &str) {
-    let kernel: BTreeSet<String> =
-        ReplayedTable::open(location, None).unwrap_or_else(|e| panic!("{location}: kernel: {e}")).paths().map(str::to_string).collect();
-    let oracle: BTreeSet<String> =
-        Snapshot::open(location, None).unwrap_or_else(|e| panic!("{location}: oracle: {e}")).files.iter().map(|f| f.path.clone()).collect();
+    let kernel: BTreeSet<String> = ReplayedTable::open(location, None)
+        .unwrap_or_else(|e| panic!("{location}: kernel: {e}"))
+        .paths()
+        .map(str::to_string)
+        .collect();
+    let oracle: BTreeSet<String> = Snapshot::open(location, None)
+        .unwrap_or_else(|e| panic!("{location}: oracle: {e}"))
+        .files
+        .iter()
+        .map(|f| f.path.clone())
+        .collect();
     assert_eq!(kernel, oracle, "{location}: live files");
     assert!(!kernel.is_empty(), "{location}: has files");
 }
@@ -33,7 +40,11 @@ fn catalog_tables_read_the_same_in_both_readers() {
         let location = dir.path().to_string_lossy().into_owned();
         live_sets_agree(&location);
         let live = written.files.iter().filter(|f| !f.removed).count();
-        assert_eq!(Snapshot::open(&location, None).unwrap().files.len(), live, "{name}");
+        assert_eq!(
+            Snapshot::open(&location, None).unwrap().files.len(),
+            live,
+            "{name}"
+        );
         check_stats_against_data(&spec, &location);
     }
 }
@@ -59,7 +70,8 @@ fn bound(value: &Value, data_type: &arrow::datatypes::DataType) -> ScalarValue {
 }
 
 fn is_nan(v: &ScalarValue) -> bool {
-    matches!(v, ScalarValue::Float32(Some(f)) if f.is_nan()) || matches!(v, ScalarValue::Float64(Some(f)) if f.is_nan())
+    matches!(v, ScalarValue::Float32(Some(f)) if f.is_nan())
+        || matches!(v, ScalarValue::Float64(Some(f)) if f.is_nan())
 }
 
 /// Reads every file back and checks min <= v <= max and the null count, with the declared
@@ -86,11 +98,21 @@ fn check_stats_against_data(spec: &TableSpec, location: &str) {
                     (0..a.len()).map(move |i| ScalarValue::try_from_array(&a, i).unwrap())
                 })
                 .collect();
-            let ctx = format!("{} ({location}): {} column {}", spec.name, file.path, column.name);
+            let ctx = format!(
+                "{} ({location}): {} column {}",
+                spec.name, file.path, column.name
+            );
             if let Some(n) = stats["nullCount"].get(&column.name).and_then(Value::as_u64) {
-                assert_eq!(n as usize, values.iter().filter(|v| v.is_null()).count(), "{ctx}: nullCount");
+                assert_eq!(
+                    n as usize,
+                    values.iter().filter(|v| v.is_null()).count(),
+                    "{ctx}: nullCount"
+                );
             }
-            let (Some(min), Some(max)) = (stats["minValues"].get(&column.name), stats["maxValues"].get(&column.name)) else {
+            let (Some(min), Some(max)) = (
+                stats["minValues"].get(&column.name),
+                stats["maxValues"].get(&column.name),
+            ) else {
                 continue;
             };
             let (min, mut max) = (bound(min, &data_type), bound(max, &data_type));
@@ -101,17 +123,26 @@ fn check_stats_against_data(spec: &TableSpec, location: &str) {
             }
             for v in values.iter().filter(|v| !v.is_null()) {
                 if is_nan(v) {
-                    assert!(spec.stats.nan_excluded_bounds, "{ctx}: NaN present although bounds claim NaN-free");
+                    assert!(
+                        spec.stats.nan_excluded_bounds,
+                        "{ctx}: NaN present although bounds claim NaN-free"
+                    );
                     continue;
                 }
-                assert!(min.partial_cmp(v).is_some_and(|o| o.is_le()), "{ctx}: min {min} > {v}");
+                assert!(
+                    min.partial_cmp(v).is_some_and(|o| o.is_le()),
+                    "{ctx}: min {min} > {v}"
+                );
                 let upper = match (spec.stats.string_prefix, v) {
                     (Some(StringTruncation::BarePrefix(n)), ScalarValue::Utf8(Some(s))) => {
                         ScalarValue::Utf8(Some(s.chars().take(n).collect()))
                     }
                     _ => v.clone(),
                 };
-                assert!(upper.partial_cmp(&max).is_some_and(|o| o.is_le()), "{ctx}: {v} > max {max}");
+                assert!(
+                    upper.partial_cmp(&max).is_some_and(|o| o.is_le()),
+                    "{ctx}: {v} > max {max}"
+                );
                 checked += 1;
             }
         }

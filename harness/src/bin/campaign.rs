@@ -7,13 +7,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use harness::campaign::{run, CampaignOptions};
+use harness::campaign::{CampaignOptions, run};
 use harness::corpus::corpora_dir;
 use harness::page::{charts, markdown};
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Debug, Parser)]
-#[command(name = "campaign", about = "Differential fuzz campaign of delta-explain against the oracle")]
+#[command(
+    name = "campaign",
+    about = "Differential fuzz campaign of delta-explain against the oracle"
+)]
 struct Args {
     /// How long to run.
     #[arg(long, default_value_t = 60)]
@@ -40,9 +43,17 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let out = args.out.clone().unwrap_or_else(|| corpora_dir().join("..").join("reports").join(format!("campaign-seed-{}", args.seed)));
+    let out = args.out.clone().unwrap_or_else(|| {
+        corpora_dir()
+            .join("..")
+            .join("reports")
+            .join(format!("campaign-seed-{}", args.seed))
+    });
     let bar = ProgressBar::new(args.seconds);
-    bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise}/{len}s {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise}/{len}s {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     let started = std::time::Instant::now();
     let progress = |cases: u64| {
         bar.set_position(started.elapsed().as_secs().min(args.seconds));
@@ -62,7 +73,9 @@ fn main() -> ExitCode {
         args.seconds,
         args.seed,
         args.jobs,
-        args.cases.map(|c| format!(" --cases {c}")).unwrap_or_default()
+        args.cases
+            .map(|c| format!(" --cases {c}"))
+            .unwrap_or_default()
     );
     if let Err(e) = write_report(&out, &report, &command) {
         eprintln!("campaign: cannot write the report: {e}");
@@ -73,7 +86,9 @@ fn main() -> ExitCode {
         for r in &regressions {
             let text = serde_json::to_string_pretty(r).unwrap_or_default();
             let name = format!("{}-{:016x}.json", r.invariant, fnv(&text));
-            if let Err(e) = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(dir.join(&name), text + "\n")) {
+            if let Err(e) = std::fs::create_dir_all(&dir)
+                .and_then(|_| std::fs::write(dir.join(&name), text + "\n"))
+            {
                 eprintln!("campaign: cannot save {name}: {e}");
             }
         }
@@ -86,12 +101,23 @@ fn main() -> ExitCode {
         report.failures.len(),
         out.display()
     );
-    if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if report.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
-fn write_report(out: &std::path::Path, report: &harness::campaign::CampaignReport, command: &str) -> std::io::Result<()> {
+fn write_report(
+    out: &std::path::Path,
+    report: &harness::campaign::CampaignReport,
+    command: &str,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(out)?;
-    std::fs::write(out.join("report.json"), serde_json::to_string_pretty(report).unwrap_or_default() + "\n")?;
+    std::fs::write(
+        out.join("report.json"),
+        serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
+    )?;
     std::fs::write(out.join("report.md"), markdown(report, command))?;
     for (name, svg) in charts(report) {
         std::fs::write(out.join(name), svg)?;
@@ -101,5 +127,7 @@ fn write_report(out: &std::path::Path, report: &harness::campaign::CampaignRepor
 
 /// A stable name for a regression file (FNV-1a of its text).
 fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

@@ -17,16 +17,19 @@ use clap::{Parser, Subcommand, ValueEnum};
 use explain_core::cli::explain_all;
 use explain_core::replay::ReplayedTable;
 use harness::corpus::{corpus_path, read_corpus};
-use harness::page::{log_log_chart, Series};
+use harness::page::{Series, log_log_chart};
 use harness::scaling::{
-    cpu_ms, delta_explain, final_files, floor_scan, log_log_slope, median, naive_explain,
-    oracle_subject, plain_args, resident_kib, scan_predicates, ParquetCount, TableShape,
+    ParquetCount, TableShape, cpu_ms, delta_explain, final_files, floor_scan, log_log_slope,
+    median, naive_explain, oracle_subject, plain_args, resident_kib, scan_predicates,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 #[derive(Parser)]
-#[command(name = "scaling", about = "Measures delta-explain against plain kernel scans as tables grow")]
+#[command(
+    name = "scaling",
+    about = "Measures delta-explain against plain kernel scans as tables grow"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Step,
@@ -59,7 +62,11 @@ struct ReportArgs {
     #[arg(long)]
     out: PathBuf,
     /// Table sizes, in files.
-    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1000,10000,100000,1000000"
+    )]
     sizes: Vec<usize>,
     /// Measurements per (shape, mode) at 1M files and up; twice as many at 100k files, four
     /// times below (see `runs_for`).
@@ -95,7 +102,13 @@ enum Mode {
     Unpruned,
 }
 
-const MODES: [Mode; 5] = [Mode::Floor, Mode::Naive, Mode::Explain, Mode::Replay, Mode::Unpruned];
+const MODES: [Mode; 5] = [
+    Mode::Floor,
+    Mode::Naive,
+    Mode::Explain,
+    Mode::Replay,
+    Mode::Unpruned,
+];
 
 /// One child's measurement.
 #[derive(Debug, Serialize, Deserialize)]
@@ -116,13 +129,19 @@ struct Sample {
 fn main() {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Step::Measure { mode, table, predicate } => measure(mode, &table, &predicate).map(|s| {
+        Step::Measure {
+            mode,
+            table,
+            predicate,
+        } => measure(mode, &table, &predicate).map(|s| {
             println!("{}", serde_json::to_string(&s).unwrap_or_default());
         }),
         Step::Report(args) => report(&args),
         Step::Render { out } => std::fs::read_to_string(out.join("report.json"))
             .map_err(|e| format!("{}: {e}", out.join("report.json").display()))
-            .and_then(|text| serde_json::from_str::<ScalingReport>(&text).map_err(|e| e.to_string()))
+            .and_then(|text| {
+                serde_json::from_str::<ScalingReport>(&text).map_err(|e| e.to_string())
+            })
             .and_then(|report| write_report(&out, &report)),
     };
     if let Err(e) = outcome {
@@ -141,13 +160,22 @@ fn measure(mode: Mode, table: &str, predicate: &str) -> Result<Sample, String> {
         Mode::Floor => floor_scan(table, scans.full.clone())?,
         Mode::Naive => naive_explain(table, &scans)?[2],
         Mode::Explain => final_files(&delta_explain(table, predicate)?)?,
-        Mode::Replay => ReplayedTable::open(table, None).map_err(|e| e.to_string())?.files().len(),
+        Mode::Replay => ReplayedTable::open(table, None)
+            .map_err(|e| e.to_string())?
+            .files()
+            .len(),
         Mode::Unpruned => floor_scan(table, None)?,
     };
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     let peak_kib = resident_kib().map_or(0, |r| r.0);
     let cpu_ms = cpu_ms().map_or(0.0, |after| after - cpu_before);
-    Ok(Sample { wall_ms, peak_kib, start_kib, cpu_ms, survivors })
+    Ok(Sample {
+        wall_ms,
+        peak_kib,
+        start_kib,
+        cpu_ms,
+        survivors,
+    })
 }
 
 /// The measurements of one shape: per mode, the median wall time and the largest peak.
@@ -266,12 +294,17 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     };
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let shapes: Vec<TableShape> = args.sizes.iter().flat_map(|n| TableShape::all_of(*n)).collect();
+    let shapes: Vec<TableShape> = args
+        .sizes
+        .iter()
+        .flat_map(|n| TableShape::all_of(*n))
+        .collect();
     let runs_of = |shape: &TableShape| runs_for(shape.files, args.repeats);
     let total: usize = shapes.iter().map(|s| runs_of(s) * MODES.len()).sum();
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
 
     let mut rows = Vec::new();
@@ -302,7 +335,12 @@ fn report(args: &ReportArgs) -> Result<(), String> {
         }
         for (m, mode) in MODES.iter().enumerate().filter(|(_, m)| lists_all(m)) {
             if let Some(s) = samples[m].iter().find(|s| s.survivors != shape.files) {
-                return Err(format!("{}: {mode:?} listed {} files of {}", shape.name(), s.survivors, shape.files));
+                return Err(format!(
+                    "{}: {mode:?} listed {} files of {}",
+                    shape.name(),
+                    s.survivors,
+                    shape.files
+                ));
             }
         }
         let [floor, naive, explain, replay, unpruned] = samples.map(|s| figures(&s));
@@ -323,7 +361,10 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     bar.finish_and_clear();
 
     let slopes = slopes(&rows);
-    let taxi = args.taxi.clone().unwrap_or_else(|| testkit::fixtures_location().join("taxi-nyc"));
+    let taxi = args
+        .taxi
+        .clone()
+        .unwrap_or_else(|| testkit::fixtures_location().join("taxi-nyc"));
     let taxi = taxi.to_string_lossy().to_string();
     eprintln!("scaling: --predicates throughput on {taxi}");
     let predicates = predicate_throughput(&taxi, args.predicates, args.separate_runs)?;
@@ -333,7 +374,12 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let report = ScalingReport {
         command,
-        profile: if cfg!(debug_assertions) { "debug" } else { "release" }.to_string(),
+        profile: if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+        .to_string(),
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         sizes: args.sizes.clone(),
         shapes: rows,
@@ -360,20 +406,30 @@ fn runs_for(files: usize, repeats: usize) -> usize {
 fn child(exe: &Path, mode: Mode, table: &str, predicate: &str) -> Result<Sample, String> {
     let mode_name = format!("{mode:?}").to_lowercase();
     let output = Command::new(exe)
-        .args(["measure", "--mode", &mode_name, "--table", table, "--where", predicate])
+        .args([
+            "measure", "--mode", &mode_name, "--table", table, "--where", predicate,
+        ])
         .output()
         .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     if !output.status.success() {
-        return Err(format!("measure {mode_name} on {table}: {}", String::from_utf8_lossy(&output.stderr).trim()));
+        return Err(format!(
+            "measure {mode_name} on {table}: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
     }
-    serde_json::from_slice(&output.stdout).map_err(|e| format!("measure {mode_name} on {table}: {e}"))
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("measure {mode_name} on {table}: {e}"))
 }
 
 fn figures(samples: &[Sample]) -> ModeFigures {
     let runs: Vec<f64> = samples.iter().map(|s| round(s.wall_ms)).collect();
     let mib = |kib: u64| round(kib as f64 / 1024.0);
     let peak = samples.iter().map(|s| s.peak_kib).max().unwrap_or(0);
-    let working = samples.iter().map(|s| s.peak_kib.saturating_sub(s.start_kib)).max().unwrap_or(0);
+    let working = samples
+        .iter()
+        .map(|s| s.peak_kib.saturating_sub(s.start_kib))
+        .max()
+        .unwrap_or(0);
     let cpu: Vec<f64> = samples.iter().map(|s| s.cpu_ms).collect();
     ModeFigures {
         median_cpu_ms: round(median(&cpu)),
@@ -397,13 +453,22 @@ fn slopes(rows: &[ShapeRow]) -> Vec<Slope> {
     configs.dedup();
     let mut out = Vec::new();
     for config in configs {
-        let of: Vec<&ShapeRow> = rows.iter().filter(|r| r.config == config && r.shape.files >= 10_000).collect();
+        let of: Vec<&ShapeRow> = rows
+            .iter()
+            .filter(|r| r.config == config && r.shape.files >= 10_000)
+            .collect();
         if of.len() < 2 {
             continue;
         }
         for mode in MODES {
-            let time: Vec<(f64, f64)> = of.iter().map(|r| (r.shape.files as f64, r.of(mode).median_ms)).collect();
-            let memory: Vec<(f64, f64)> = of.iter().map(|r| (r.shape.files as f64, r.of(mode).working_set_mib)).collect();
+            let time: Vec<(f64, f64)> = of
+                .iter()
+                .map(|r| (r.shape.files as f64, r.of(mode).median_ms))
+                .collect();
+            let memory: Vec<(f64, f64)> = of
+                .iter()
+                .map(|r| (r.shape.files as f64, r.of(mode).working_set_mib))
+                .collect();
             out.push(Slope {
                 config: config.clone(),
                 mode,
@@ -419,7 +484,11 @@ fn slopes(rows: &[ShapeRow]) -> Vec<Slope> {
 
 /// Explains `count` predicates (taxi's corpus, cycled) after one replay, as `--predicates`
 /// does; then `separate` of them each in a run of its own (replay included).
-fn predicate_throughput(taxi: &str, count: usize, separate: usize) -> Result<PredicateThroughput, String> {
+fn predicate_throughput(
+    taxi: &str,
+    count: usize,
+    separate: usize,
+) -> Result<PredicateThroughput, String> {
     let corpus = read_corpus(&corpus_path("taxi-nyc"))?;
     if corpus.is_empty() {
         return Err("the taxi corpus is empty".into());
@@ -428,7 +497,12 @@ fn predicate_throughput(taxi: &str, count: usize, separate: usize) -> Result<Pre
     let started = Instant::now();
     let table = ReplayedTable::open(taxi, None).map_err(|e| e.to_string())?;
     let replay_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let batch: Vec<&str> = corpus.iter().cycle().take(count).map(String::as_str).collect();
+    let batch: Vec<&str> = corpus
+        .iter()
+        .cycle()
+        .take(count)
+        .map(String::as_str)
+        .collect();
     let started = Instant::now();
     // The path `--predicates FILE` takes: every core, the replay shared.
     let mut bytes = 0usize;
@@ -482,7 +556,11 @@ fn oracle_throughput(taxi: &str) -> Result<OracleThroughput, String> {
     }
     let started = Instant::now();
     for predicate in &runnable {
-        std::hint::black_box(loaded.matching_rows(predicate).map_err(|e| format!("{predicate}: {e}"))?);
+        std::hint::black_box(
+            loaded
+                .matching_rows(predicate)
+                .map_err(|e| format!("{predicate}: {e}"))?,
+        );
     }
     let oracle_seconds = started.elapsed().as_secs_f64();
     let n = runnable.len().max(1) as f64;
@@ -503,19 +581,32 @@ fn oracle_throughput(taxi: &str) -> Result<OracleThroughput, String> {
 /// The targets, each checked against this run's figures.
 fn claims(rows: &[ShapeRow], slopes: &[Slope], predicates: &PredicateThroughput) -> Vec<Claim> {
     let mut out = Vec::new();
-    let worst_ratio = rows.iter().max_by(|a, b| a.explain_over_floor.total_cmp(&b.explain_over_floor));
+    let worst_ratio = rows
+        .iter()
+        .max_by(|a, b| a.explain_over_floor.total_cmp(&b.explain_over_floor));
     if let Some(worst) = worst_ratio {
         out.push(Claim {
             claim: "(c)/(a) at most 1.25 at every size".into(),
-            measured: format!("worst {:.3} ({})", worst.explain_over_floor, worst.shape.name()),
+            measured: format!(
+                "worst {:.3} ({})",
+                worst.explain_over_floor,
+                worst.shape.name()
+            ),
             holds: worst.explain_over_floor <= 1.25,
         });
     }
     let large: Vec<&ShapeRow> = rows.iter().filter(|r| r.shape.files >= 100_000).collect();
-    if let Some(worst) = large.iter().min_by(|a, b| a.naive_over_explain.total_cmp(&b.naive_over_explain)) {
+    if let Some(worst) = large
+        .iter()
+        .min_by(|a, b| a.naive_over_explain.total_cmp(&b.naive_over_explain))
+    {
         out.push(Claim {
             claim: "(c) at least 2x faster than (b) at 100k files and up".into(),
-            measured: format!("worst {:.2}x ({})", worst.naive_over_explain, worst.shape.name()),
+            measured: format!(
+                "worst {:.2}x ({})",
+                worst.naive_over_explain,
+                worst.shape.name()
+            ),
             holds: worst.naive_over_explain >= 2.0,
         });
     }
@@ -525,7 +616,12 @@ fn claims(rows: &[ShapeRow], slopes: &[Slope], predicates: &PredicateThroughput)
     let memory_ratio = rows
         .iter()
         .filter(|r| r.shape.files >= 100_000)
-        .map(|r| (r.explain.working_set_mib / r.replay.working_set_mib.max(1.0), r))
+        .map(|r| {
+            (
+                r.explain.working_set_mib / r.replay.working_set_mib.max(1.0),
+                r,
+            )
+        })
         .max_by(|a, b| a.0.total_cmp(&b.0));
     if let Some((ratio, row)) = memory_ratio {
         out.push(Claim {
@@ -536,8 +632,13 @@ fn claims(rows: &[ShapeRow], slopes: &[Slope], predicates: &PredicateThroughput)
     }
     out.extend(slope_claim(slopes, "working set", |s| s.memory_slope));
     out.push(Claim {
-        claim: "--predicates explains at least 2,000 predicates per second on taxi after one replay".into(),
-        measured: format!("{:.0} per second ({} predicates)", predicates.per_second, predicates.predicates),
+        claim:
+            "--predicates explains at least 2,000 predicates per second on taxi after one replay"
+                .into(),
+        measured: format!(
+            "{:.0} per second ({} predicates)",
+            predicates.per_second, predicates.predicates
+        ),
         holds: predicates.per_second >= 2000.0,
     });
     out
@@ -549,7 +650,11 @@ fn slope_claim(slopes: &[Slope], what: &str, slope_of: fn(&Slope) -> Option<f64>
     let worst = slopes
         .iter()
         .filter(|s| s.mode == Mode::Explain && s.to_files >= 1_000_000)
-        .max_by(|a, b| slope_of(a).unwrap_or(0.0).total_cmp(&slope_of(b).unwrap_or(0.0)))?;
+        .max_by(|a, b| {
+            slope_of(a)
+                .unwrap_or(0.0)
+                .total_cmp(&slope_of(b).unwrap_or(0.0))
+        })?;
     let slope = slope_of(worst).unwrap_or(f64::NAN);
     Some(Claim {
         claim: format!("(c) {what} log-log slope at most 1.1 from 10k to 1M files"),
@@ -567,30 +672,59 @@ const COLOURS: [(Mode, &str, &str); 5] = [
 ];
 
 fn write_report(out: &Path, report: &ScalingReport) -> Result<(), String> {
-    let write = |name: &str, text: &str| std::fs::write(out.join(name), text).map_err(|e| format!("{}: {e}", out.join(name).display()));
-    write("report.json", &(serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n"))?;
+    let write = |name: &str, text: &str| {
+        std::fs::write(out.join(name), text)
+            .map_err(|e| format!("{}: {e}", out.join(name).display()))
+    };
+    write(
+        "report.json",
+        &(serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n"),
+    )?;
     let mut charts = Vec::new();
     for layout in ["checkpoint", "json-commits"] {
         for (metric, unit) in [("time", "wall time, ms"), ("memory", "working set, MiB")] {
             let mut series = Vec::new();
             for (mode, colour, label) in COLOURS {
                 for partitioned in [false, true] {
-                    let config = format!("{layout}/{}", if partitioned { "partitioned" } else { "flat" });
+                    let config = format!(
+                        "{layout}/{}",
+                        if partitioned { "partitioned" } else { "flat" }
+                    );
                     let points = report
                         .shapes
                         .iter()
                         .filter(|r| r.config == config)
                         .map(|r| {
                             let f = r.of(mode);
-                            (r.shape.files as f64, if metric == "time" { f.median_ms } else { f.working_set_mib })
+                            (
+                                r.shape.files as f64,
+                                if metric == "time" {
+                                    f.median_ms
+                                } else {
+                                    f.working_set_mib
+                                },
+                            )
                         })
                         .collect();
                     let name = format!("{label}{}", if partitioned { ", partitioned" } else { "" });
-                    series.push(Series { name, colour, dashed: partitioned, points });
+                    series.push(Series {
+                        name,
+                        colour,
+                        dashed: partitioned,
+                        points,
+                    });
                 }
             }
             let file = format!("{layout}-{metric}.svg");
-            write(&file, &log_log_chart(&format!("{layout} log: {unit} against files"), "files", unit, &series))?;
+            write(
+                &file,
+                &log_log_chart(
+                    &format!("{layout} log: {unit} against files"),
+                    "files",
+                    unit,
+                    &series,
+                ),
+            )?;
             charts.push(file);
         }
     }
@@ -600,39 +734,84 @@ fn write_report(out: &Path, report: &ScalingReport) -> Result<(), String> {
 fn markdown(report: &ScalingReport, charts: &[String]) -> String {
     use std::fmt::Write as _;
     let mut md = String::from("# Scaling report\n\n");
-    let _ = writeln!(md, "Regenerate: `cargo run --release -p harness --bin scaling -- report --out <this folder>`.\n");
-    let _ = writeln!(md, "Command: `{}`. Profile: {}. CPUs: {}.\n", report.command, report.profile, report.cpus);
+    let _ = writeln!(
+        md,
+        "Regenerate: `cargo run --release -p harness --bin scaling -- report --out <this folder>`.\n"
+    );
+    let _ = writeln!(
+        md,
+        "Command: `{}`. Profile: {}. CPUs: {}.\n",
+        report.command, report.profile, report.cpus
+    );
     md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process; the replay alone, the state every phase and predicate shares; and one kernel scan without a predicate, the kernel's own cost of listing every file, which any explanation pays for its baseline and a pruning scan does not. Each measurement runs in a child process of its own, the modes taking turns; times are medians (runs per point in the table), memory is the largest peak resident set minus the resident set before the work.\n\nTimes are wall times. (c) spreads its work over the cores: the rows are kept and listed on one thread while the kernel replays the log on others, the full predicate's scan runs alongside the replay on tables of 4,096 files or more, and large phase scans are split across the cores. (a) is one kernel scan as a reader runs it. The CPU columns therefore add up the time of every thread, user and system (10 ms resolution): they show what (c) costs the machine beside what it costs the person waiting.\n\n");
     md.push_str("## Claims\n\n| claim | measured | holds |\n|---|---|---|\n");
     for c in &report.claims {
-        let _ = writeln!(md, "| {} | {} | {} |", c.claim, c.measured, if c.holds { "yes" } else { "**no**" });
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            c.claim,
+            c.measured,
+            if c.holds { "yes" } else { "**no**" }
+        );
     }
     md.push_str("\n## Time and memory per shape\n\n| shape | files | kept | runs | (a) ms | (b) ms | (c) ms | (c)/(a) | (b)/(c) | replay ms | unpruned ms | (a) MiB | (b) MiB | (c) MiB | replay MiB | (a) CPU ms | (c) CPU ms | (c)/(a) CPU |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &report.shapes {
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.3} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2} |",
-            r.config, r.shape.files, r.survivors, r.floor.runs.len(), r.floor.median_ms, r.naive.median_ms, r.explain.median_ms,
-            r.explain_over_floor, r.naive_over_explain, r.replay.median_ms, r.unpruned.median_ms, r.floor.working_set_mib, r.naive.working_set_mib,
-            r.explain.working_set_mib, r.replay.working_set_mib, r.floor.median_cpu_ms, r.explain.median_cpu_ms,
+            r.config,
+            r.shape.files,
+            r.survivors,
+            r.floor.runs.len(),
+            r.floor.median_ms,
+            r.naive.median_ms,
+            r.explain.median_ms,
+            r.explain_over_floor,
+            r.naive_over_explain,
+            r.replay.median_ms,
+            r.unpruned.median_ms,
+            r.floor.working_set_mib,
+            r.naive.working_set_mib,
+            r.explain.working_set_mib,
+            r.replay.working_set_mib,
+            r.floor.median_cpu_ms,
+            r.explain.median_cpu_ms,
             r.explain.median_cpu_ms / r.floor.median_cpu_ms.max(1.0)
         );
     }
     md.push_str("\n## Where (c)'s time goes\n\nPer shape at its largest size: the kernel listing every file (one scan without a predicate), the replay on top of it (cached rows, live files), then what (c) adds to the replay: the phase scans not already run alongside it, and the report; each against (a).\n\n| shape | files | unpruned / (a) | replay / (a) | (c) - replay, ms | (c) / (a) |\n|---|---:|---:|---:|---:|---:|\n");
-    let largest = report.shapes.iter().map(|r| r.shape.files).max().unwrap_or(0);
+    let largest = report
+        .shapes
+        .iter()
+        .map(|r| r.shape.files)
+        .max()
+        .unwrap_or(0);
     for r in report.shapes.iter().filter(|r| r.shape.files == largest) {
         let over = |v: f64| v / r.floor.median_ms.max(f64::MIN_POSITIVE);
         let _ = writeln!(
             md,
             "| {} | {} | {:.2} | {:.2} | {:.1} | {:.2} |",
-            r.config, r.shape.files, over(r.unpruned.median_ms), over(r.replay.median_ms),
-            r.explain.median_ms - r.replay.median_ms, r.explain_over_floor
+            r.config,
+            r.shape.files,
+            over(r.unpruned.median_ms),
+            over(r.replay.median_ms),
+            r.explain.median_ms - r.replay.median_ms,
+            r.explain_over_floor
         );
     }
     md.push_str("\n## Log-log slopes (10k files and up)\n\n| shape | mode | files | time slope | memory slope |\n|---|---|---|---:|---:|\n");
     for s in &report.slopes {
         let show = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
-        let _ = writeln!(md, "| {} | {:?} | {}..{} | {} | {} |", s.config, s.mode, s.from_files, s.to_files, show(s.time_slope), show(s.memory_slope));
+        let _ = writeln!(
+            md,
+            "| {} | {:?} | {}..{} | {} | {} |",
+            s.config,
+            s.mode,
+            s.from_files,
+            s.to_files,
+            show(s.time_slope),
+            show(s.memory_slope)
+        );
     }
     md.push('\n');
     for chart in charts {
@@ -642,14 +821,30 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
     let _ = writeln!(
         md,
         "## Many predicates on one replay\n\n{} ({} files): one replay in {:.1} ms, then {} predicates (the taxi corpus, cycled; all three phases and the JSON report each, on every core as `--predicates` runs them) in {:.2} s: **{:.0} predicates per second**. The same predicates each in a run of its own (replay included): {} in {:.2} s, {:.0} per second.\n",
-        p.table, p.files, p.replay_ms, p.predicates, p.explain_seconds, p.per_second, p.separate_runs, p.separate_seconds, p.separate_per_second
+        p.table,
+        p.files,
+        p.replay_ms,
+        p.predicates,
+        p.explain_seconds,
+        p.per_second,
+        p.separate_runs,
+        p.separate_seconds,
+        p.separate_per_second
     );
     let o = &report.oracle;
     let _ = writeln!(
         md,
         "## Oracle against plain DataFusion\n\n{} ({} files, {} live rows), {} predicates over data columns. The oracle decodes every live row once ({:.1} ms), then counts matching rows per file: {:.2} ms per predicate ({:.0} rows/s). DataFusion's `SELECT count(*) ... WHERE` over the same Parquet files: {:.2} ms per predicate ({:.0} rows/s). {} predicate(s) DataFusion's plain Parquet read could not run were left out of both.\n",
-        o.table, o.files, o.live_rows, o.predicates, o.oracle_load_ms, o.oracle_ms_per_predicate, o.oracle_rows_per_second,
-        o.datafusion_ms_per_predicate, o.datafusion_rows_per_second, o.skipped.len()
+        o.table,
+        o.files,
+        o.live_rows,
+        o.predicates,
+        o.oracle_load_ms,
+        o.oracle_ms_per_predicate,
+        o.oracle_rows_per_second,
+        o.datafusion_ms_per_predicate,
+        o.datafusion_rows_per_second,
+        o.skipped.len()
     );
     md
 }

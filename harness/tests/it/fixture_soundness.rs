@@ -47,14 +47,26 @@ fn kept_sets_hold_every_matching_file() {
             }
             for predicate in predicates {
                 let ctx = format!("{location}: `{predicate}`");
-                let explanation = explain(&kernel, Some(&predicate)).unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
-                let matching_rows = loaded.matching_rows(&predicate).unwrap_or_else(|e| panic!("{ctx}: oracle: {e}"));
+                let explanation = explain(&kernel, Some(&predicate))
+                    .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
+                let matching_rows = loaded
+                    .matching_rows(&predicate)
+                    .unwrap_or_else(|e| panic!("{ctx}: oracle: {e}"));
                 let matching = matching_paths(&loaded.snapshot, &matching_rows);
                 let kept = kept_paths(&kernel, &explanation);
-                assert!(matching.is_subset(&kept), "{ctx}: explain-core dropped {:?}", matching.difference(&kept).collect::<Vec<_>>());
-                let stats_kept = kept_by_statistics(&loaded.snapshot, &predicate).unwrap_or_else(|e| panic!("{ctx}: pruning: {e}"));
+                assert!(
+                    matching.is_subset(&kept),
+                    "{ctx}: explain-core dropped {:?}",
+                    matching.difference(&kept).collect::<Vec<_>>()
+                );
+                let stats_kept = kept_by_statistics(&loaded.snapshot, &predicate)
+                    .unwrap_or_else(|e| panic!("{ctx}: pruning: {e}"));
                 for (i, file) in loaded.snapshot.files.iter().enumerate() {
-                    assert!(matching_rows[i] == 0 || stats_kept[i], "{ctx}: statistics pruning dropped {}", file.path);
+                    assert!(
+                        matching_rows[i] == 0 || stats_kept[i],
+                        "{ctx}: statistics pruning dropped {}",
+                        file.path
+                    );
                 }
                 checked += 1;
             }

@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 
 use explain_core::ast::ColumnRef;
-use explain_core::explain::{kernel_scans, CompiledPredicate, ExplainOptions};
-use explain_core::replay::{Prefetch, ReplayedTable, PREFETCH_AFTER_FILES};
+use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
+use explain_core::replay::{PREFETCH_AFTER_FILES, Prefetch, ReplayedTable};
 use explain_core::schema::TableColumns;
 use harness::scaling::fresh_scan_paths;
 
@@ -19,7 +19,11 @@ use harness::scaling::fresh_scan_paths;
 fn predicates_over(column: &str, value: Option<&str>, first: &str) -> Vec<String> {
     let mut out = vec![format!("{column} IS NULL"), format!("{column} IS NOT NULL")];
     if let Some(v) = value {
-        out.extend(["=", "<", ">=", "!="].iter().map(|op| format!("{column} {op} {v}")));
+        out.extend(
+            ["=", "<", ">=", "!="]
+                .iter()
+                .map(|op| format!("{column} {op} {v}")),
+        );
         out.push(format!("{column} = {v} OR {first} IS NULL"));
         out.push(format!("{column} > {v} AND {first} IS NOT NULL"));
     }
@@ -29,12 +33,22 @@ fn predicates_over(column: &str, value: Option<&str>, first: &str) -> Vec<String
 /// A literal for `column` taken from a partition value the snapshot holds, if it is one.
 fn present_literal(table: &ReplayedTable, column: &ColumnRef) -> Option<String> {
     let info = table.columns().resolve(column).ok()?;
-    let raw = table.files().iter().find_map(|f| f.partition_values.get(&info.partition_key).cloned().flatten())?;
+    let raw = table.files().iter().find_map(|f| {
+        f.partition_values
+            .get(&info.partition_key)
+            .cloned()
+            .flatten()
+    })?;
     Some(format!("'{}'", raw.replace('\'', "''")))
 }
 
 fn paths(table: &ReplayedTable, kept: &[bool]) -> BTreeSet<String> {
-    table.paths().zip(kept).filter(|(_, k)| **k).map(|(path, _)| path.to_string()).collect()
+    table
+        .paths()
+        .zip(kept)
+        .filter(|(_, k)| **k)
+        .map(|(path, _)| path.to_string())
+        .collect()
 }
 
 /// The cached rows keep the same files as a fresh scan, except that a file whose add carries
@@ -42,11 +56,25 @@ fn paths(table: &ReplayedTable, kept: &[bool]) -> BTreeSet<String> {
 /// that records statistics only as `stats_parsed` reads them there, while a scan over cached
 /// rows sees the JSON alone (the kernel restores cached rows without `stats_parsed`). Keeping
 /// more is the sound direction; pruning anything the fresh scan keeps is never allowed.
-fn assert_agrees(cached: &BTreeSet<String>, fresh: &BTreeSet<String>, without_json_stats: &BTreeSet<String>, context: &str) {
+fn assert_agrees(
+    cached: &BTreeSet<String>,
+    fresh: &BTreeSet<String>,
+    without_json_stats: &BTreeSet<String>,
+    context: &str,
+) {
     let pruned_but_fresh_keeps: Vec<&String> = fresh.difference(cached).collect();
-    assert!(pruned_but_fresh_keeps.is_empty(), "{context}: pruned {pruned_but_fresh_keeps:?}, which a fresh kernel scan keeps");
-    let kept_beyond: Vec<&String> = cached.difference(fresh).filter(|p| !without_json_stats.contains(*p)).collect();
-    assert!(kept_beyond.is_empty(), "{context}: kept {kept_beyond:?} with statistics a fresh kernel scan prunes on");
+    assert!(
+        pruned_but_fresh_keeps.is_empty(),
+        "{context}: pruned {pruned_but_fresh_keeps:?}, which a fresh kernel scan keeps"
+    );
+    let kept_beyond: Vec<&String> = cached
+        .difference(fresh)
+        .filter(|p| !without_json_stats.contains(*p))
+        .collect();
+    assert!(
+        kept_beyond.is_empty(),
+        "{context}: kept {kept_beyond:?} with statistics a fresh kernel scan prunes on"
+    );
 }
 
 #[test]
@@ -55,12 +83,24 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
     let mut prefetched = 0usize;
     for table_dir in testkit::all_tables() {
         let location = table_dir.to_string_lossy().into_owned();
-        let table = ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
-        assert!(table.paths().eq((0..table.files().len()).map(|i| table.path(i))), "{location}: paths in order, one per live file");
+        let table =
+            ReplayedTable::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
+        assert!(
+            table
+                .paths()
+                .eq((0..table.files().len()).map(|i| table.path(i))),
+            "{location}: paths in order, one per live file"
+        );
         // The same replay, every scan split into shards of one row: as many shards as cores.
-        let sharded = ReplayedTable::open(&location, None).unwrap().with_rows_per_shard(1);
-        let without_json_stats: BTreeSet<String> =
-            table.paths().enumerate().filter(|(i, _)| table.stats_json(*i).is_none()).map(|(_, path)| path.to_string()).collect();
+        let sharded = ReplayedTable::open(&location, None)
+            .unwrap()
+            .with_rows_per_shard(1);
+        let without_json_stats: BTreeSet<String> = table
+            .paths()
+            .enumerate()
+            .filter(|(i, _)| table.stats_json(*i).is_none())
+            .map(|(_, path)| path.to_string())
+            .collect();
         let names = table.columns().leaf_names();
         let first = format!("`{}`", names[0].replace('.', "`.`"));
         for name in &names {
@@ -69,20 +109,33 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
             let value = present_literal(&table, &column).or_else(|| Some("1".to_string()));
             for predicate in predicates_over(&quoted, value.as_deref(), &first) {
                 // Literals of the wrong type are refused at compile time; nothing to scan.
-                let Ok(compiled) = CompiledPredicate::compile(&predicate, &table) else { continue };
-                let scans = kernel_scans(&compiled, table.columns(), ExplainOptions::default()).unwrap();
+                let Ok(compiled) = CompiledPredicate::compile(&predicate, &table) else {
+                    continue;
+                };
+                let scans =
+                    kernel_scans(&compiled, table.columns(), ExplainOptions::default()).unwrap();
                 for kernel in [scans.partition, scans.full].into_iter().flatten() {
                     let fresh = fresh_scan_paths(&location, None, Some(kernel.clone()))
                         .unwrap_or_else(|e| panic!("{location}: `{kernel}`: {e}"));
                     let context = format!("{location}: `{predicate}` as `{kernel}`");
                     let whole = paths(&table, &table.survivors(Some(kernel.clone())).unwrap());
-                    assert_agrees(&whole, &fresh, &without_json_stats, &format!("{context}: cached rows"));
+                    assert_agrees(
+                        &whole,
+                        &fresh,
+                        &without_json_stats,
+                        &format!("{context}: cached rows"),
+                    );
                     let split = paths(&sharded, &sharded.survivors(Some(kernel.clone())).unwrap());
                     assert_eq!(split, whole, "{context}: sharded");
                     // Every other file asked about: the answer is the whole one within them.
                     let among: Vec<bool> = (0..table.files().len()).map(|i| i % 2 == 0).collect();
-                    let subset = table.survivors_among(Some(kernel.clone()), Some(&among)).unwrap();
-                    let expected: BTreeSet<String> = paths(&table, &among).intersection(&whole).cloned().collect();
+                    let subset = table
+                        .survivors_among(Some(kernel.clone()), Some(&among))
+                        .unwrap();
+                    let expected: BTreeSet<String> = paths(&table, &among)
+                        .intersection(&whole)
+                        .cloned()
+                        .collect();
                     assert_eq!(paths(&table, &subset), expected, "{context}: subset");
                     // The same scan run alongside the replay, as the command runs a full scan
                     // no partition pruning narrows (one predicate a column, to keep it quick).
@@ -90,7 +143,8 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
                         // From the first batch, and from half-way (the batches kept before
                         // the start are handed over at once).
                         for after_files in [0, table.files().len() / 2] {
-                            let context = format!("{context}: prefetched after {after_files} files");
+                            let context =
+                                format!("{context}: prefetched after {after_files} files");
                             let prefetch = |_: &TableColumns| Some(kernel.clone());
                             let prefetching = ReplayedTable::open_prefetching(
                                 &location,
@@ -99,10 +153,19 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
                                 &Prefetch::new(&prefetch).after_files(after_files),
                             )
                             .unwrap();
-                            assert_eq!(prefetching.prefetched(), Some(&kernel), "{context}: the prefetch was dropped");
-                            let early = paths(&prefetching, &prefetching.survivors(Some(kernel.clone())).unwrap());
+                            assert_eq!(
+                                prefetching.prefetched(),
+                                Some(&kernel),
+                                "{context}: the prefetch was dropped"
+                            );
+                            let early = paths(
+                                &prefetching,
+                                &prefetching.survivors(Some(kernel.clone())).unwrap(),
+                            );
                             assert_eq!(early, whole, "{context}");
-                            let subset = prefetching.survivors_among(Some(kernel.clone()), Some(&among)).unwrap();
+                            let subset = prefetching
+                                .survivors_among(Some(kernel.clone()), Some(&among))
+                                .unwrap();
                             assert_eq!(paths(&prefetching, &subset), expected, "{context}: subset");
                             prefetched += 1;
                         }
@@ -111,23 +174,48 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
                 }
             }
         }
-        assert!(!table.looked_up_by_path(), "{location}: a phase scan's answer did not line up with its rows");
-        assert!(!sharded.looked_up_by_path(), "{location}: a sharded answer did not line up with its rows");
+        assert!(
+            !table.looked_up_by_path(),
+            "{location}: a phase scan's answer did not line up with its rows"
+        );
+        assert!(
+            !sharded.looked_up_by_path(),
+            "{location}: a sharded answer did not line up with its rows"
+        );
     }
     assert!(compared >= 200, "only {compared} scans compared");
-    assert!(prefetched >= 80, "only {prefetched} prefetched scans compared");
+    assert!(
+        prefetched >= 80,
+        "only {prefetched} prefetched scans compared"
+    );
 }
 
 #[test]
 fn a_table_below_the_prefetch_threshold_scans_its_phase_after_the_replay() {
-    let location = testkit::fixtures_location().join("taxi-nyc").to_string_lossy().into_owned();
+    let location = testkit::fixtures_location()
+        .join("taxi-nyc")
+        .to_string_lossy()
+        .into_owned();
     let table = ReplayedTable::open(&location, None).unwrap();
-    assert!(table.files().len() < PREFETCH_AFTER_FILES, "taxi is a small table");
+    assert!(
+        table.files().len() < PREFETCH_AFTER_FILES,
+        "taxi is a small table"
+    );
     let compiled = CompiledPredicate::compile("passenger_count >= 2", &table).unwrap();
-    let kernel = kernel_scans(&compiled, table.columns(), ExplainOptions::default()).unwrap().full.unwrap();
+    let kernel = kernel_scans(&compiled, table.columns(), ExplainOptions::default())
+        .unwrap()
+        .full
+        .unwrap();
     let prefetch = |_: &TableColumns| Some(kernel.clone());
-    let small = ReplayedTable::open_prefetching(&location, None, &mut |_| {}, &Prefetch::new(&prefetch)).unwrap();
-    assert_eq!(small.prefetched(), None, "no scan alongside a replay of {} files", small.files().len());
+    let small =
+        ReplayedTable::open_prefetching(&location, None, &mut |_| {}, &Prefetch::new(&prefetch))
+            .unwrap();
+    assert_eq!(
+        small.prefetched(),
+        None,
+        "no scan alongside a replay of {} files",
+        small.files().len()
+    );
     assert_eq!(
         paths(&small, &small.survivors(Some(kernel.clone())).unwrap()),
         paths(&table, &table.survivors(Some(kernel)).unwrap()),

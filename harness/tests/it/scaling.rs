@@ -3,7 +3,8 @@
 //! `scaling report`, never asserted here.)
 
 use harness::scaling::{
-    delta_explain, final_files, floor_scan, log_log_slope, naive_explain, scan_predicates, TableShape,
+    TableShape, delta_explain, final_files, floor_scan, log_log_slope, naive_explain,
+    scan_predicates,
 };
 
 /// For each shape of 1,000 files: (a) one kernel scan, (b) three kernel scans and (c) the tool
@@ -18,17 +19,33 @@ fn the_three_modes_agree_on_every_shape() {
         let scans = scan_predicates(&table, &predicate).unwrap();
         let floor = floor_scan(&table, scans.full.clone()).unwrap();
         let [all, partition, full] = naive_explain(&table, &scans).unwrap();
-        let report: serde_json::Value = serde_json::from_str(&delta_explain(&table, &predicate).unwrap()).unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&delta_explain(&table, &predicate).unwrap()).unwrap();
         let name = shape.name();
         // ids below 100 n live in the first tenth of the files; `p = 'p3'` keeps one in ten.
-        let (expected_partition, expected_final) = if shape.partitioned { (100, 10) } else { (1_000, 100) };
+        let (expected_partition, expected_final) = if shape.partitioned {
+            (100, 10)
+        } else {
+            (1_000, 100)
+        };
         assert_eq!(all, 1_000, "{name}: the baseline scan keeps every file");
         assert_eq!(partition, expected_partition, "{name}: the partition scan");
-        assert_eq!((floor, full), (expected_final, expected_final), "{name}: the full scans");
-        assert_eq!(final_files(&report.to_string()).unwrap(), expected_final, "{name}: delta-explain");
+        assert_eq!(
+            (floor, full),
+            (expected_final, expected_final),
+            "{name}: the full scans"
+        );
+        assert_eq!(
+            final_files(&report.to_string()).unwrap(),
+            expected_final,
+            "{name}: delta-explain"
+        );
         assert_eq!(report["total_files"], 1_000, "{name}");
         if shape.partitioned {
-            assert_eq!(report["phases"][0]["output_files"], expected_partition, "{name}: the partition phase");
+            assert_eq!(
+                report["phases"][0]["output_files"], expected_partition,
+                "{name}: the partition phase"
+            );
         }
     }
 }
@@ -40,7 +57,10 @@ fn cpu_time_is_read_and_never_runs_backwards() {
     let sum: u64 = (0..2_000_000u64).map(std::hint::black_box).sum();
     std::hint::black_box(sum);
     let after = harness::scaling::cpu_ms().expect("/proc/self/stat readable");
-    assert!(before >= 0.0 && after >= before, "cpu time went from {before} to {after}");
+    assert!(
+        before >= 0.0 && after >= before,
+        "cpu time went from {before} to {after}"
+    );
 }
 
 #[test]
@@ -49,7 +69,11 @@ fn log_log_slope_reads_the_growth_exponent() {
     let square: Vec<(f64, f64)> = [1e4, 1e5, 1e6].iter().map(|x| (*x, x * x)).collect();
     assert!((log_log_slope(&linear).unwrap() - 1.0).abs() < 1e-9);
     assert!((log_log_slope(&square).unwrap() - 2.0).abs() < 1e-9);
-    assert_eq!(log_log_slope(&[(10.0, 5.0)]), None, "one point has no slope");
+    assert_eq!(
+        log_log_slope(&[(10.0, 5.0)]),
+        None,
+        "one point has no slope"
+    );
 }
 
 #[test]
@@ -76,29 +100,62 @@ fn the_scaling_binary_writes_a_complete_report() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.path().join("report.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("report.json")).unwrap())
+            .unwrap();
     let shapes = report["shapes"].as_array().unwrap();
     assert_eq!(shapes.len(), 8, "four shapes at each of two sizes");
     for shape in shapes {
         for mode in ["floor", "naive", "explain", "replay", "unpruned"] {
             // Small tables get four times the runs asked for: their jitter is a larger share.
-            assert_eq!(shape[mode]["runs"].as_array().unwrap().len(), 4, "{mode}: {shape}");
-            assert!(shape[mode]["median_ms"].as_f64().unwrap() > 0.0, "{mode}: {shape}");
-            assert!(shape[mode]["peak_mib"].as_f64().unwrap() > 0.0, "{mode}: {shape}");
+            assert_eq!(
+                shape[mode]["runs"].as_array().unwrap().len(),
+                4,
+                "{mode}: {shape}"
+            );
+            assert!(
+                shape[mode]["median_ms"].as_f64().unwrap() > 0.0,
+                "{mode}: {shape}"
+            );
+            assert!(
+                shape[mode]["peak_mib"].as_f64().unwrap() > 0.0,
+                "{mode}: {shape}"
+            );
         }
     }
     assert_eq!(report["predicates"]["predicates"], 40);
-    assert!(report["oracle"]["predicates"].as_u64().unwrap() > 0, "the oracle ran some predicates");
+    assert!(
+        report["oracle"]["predicates"].as_u64().unwrap() > 0,
+        "the oracle ran some predicates"
+    );
     let claims = report["claims"].as_array().unwrap();
-    assert!(claims.iter().any(|c| c["claim"].as_str().unwrap().contains("2,000 predicates")));
+    assert!(
+        claims
+            .iter()
+            .any(|c| c["claim"].as_str().unwrap().contains("2,000 predicates"))
+    );
     let page = std::fs::read_to_string(out.path().join("README.md")).unwrap();
     std::fs::remove_file(out.path().join("README.md")).unwrap();
-    let render = testkit::run_binary(env!("CARGO_BIN_EXE_scaling"), &["render", "--out", &out.path().to_string_lossy()]);
+    let render = testkit::run_binary(
+        env!("CARGO_BIN_EXE_scaling"),
+        &["render", "--out", &out.path().to_string_lossy()],
+    );
     assert_eq!(render.code, 0, "{}", render.stderr);
-    assert_eq!(std::fs::read_to_string(out.path().join("README.md")).unwrap(), page, "render rebuilds the same page from report.json");
-    for svg in ["checkpoint-time.svg", "checkpoint-memory.svg", "json-commits-time.svg", "json-commits-memory.svg"] {
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("README.md")).unwrap(),
+        page,
+        "render rebuilds the same page from report.json"
+    );
+    for svg in [
+        "checkpoint-time.svg",
+        "checkpoint-memory.svg",
+        "json-commits-time.svg",
+        "json-commits-memory.svg",
+    ] {
         assert!(page.contains(svg), "the page shows {svg}");
         let chart = std::fs::read_to_string(out.path().join(svg)).unwrap();
-        assert!(chart.starts_with("<svg") && chart.contains("<polyline"), "{svg} plots lines");
+        assert!(
+            chart.starts_with("<svg") && chart.contains("<polyline"),
+            "{svg} plots lines"
+        );
     }
 }

@@ -91,12 +91,16 @@ impl Action {
     /// Decodes one action object (`{"add": {...}}`); a row with no action (a checkpoint row of
     /// another kind) is `Other`.
     pub fn from_json(value: Value) -> Result<Action, String> {
-        let Value::Object(mut object) = value else { return Err("an action is not a JSON object".into()) };
+        let Value::Object(mut object) = value else {
+            return Err("an action is not a JSON object".into());
+        };
         fn decode<T: serde::de::DeserializeOwned>(v: Value, kind: &str) -> Result<T, String> {
             serde_json::from_value(v).map_err(|e| format!("bad {kind} action: {e}"))
         }
         for kind in ["add", "remove", "metaData", "protocol", "sidecar"] {
-            let Some(v) = object.remove(kind).filter(|v| !v.is_null()) else { continue };
+            let Some(v) = object.remove(kind).filter(|v| !v.is_null()) else {
+                continue;
+            };
             return match kind {
                 "add" => decode(v, kind).map(Action::Add),
                 "remove" => decode(v, kind).map(Action::Remove),
@@ -119,12 +123,23 @@ mod tests {
             "size": 3, "dataChange": true, "deletionVector": {"storageType": "i", "pathOrInlineDv": "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L",
             "sizeInBytes": 40, "cardinality": 6}}}))
         .unwrap();
-        let Action::Add(add) = add else { panic!("an add") };
+        let Action::Add(add) = add else {
+            panic!("an add")
+        };
         assert_eq!(add.partition_values["p"], None);
         assert_eq!(add.deletion_vector.unwrap().cardinality, 6);
-        assert!(matches!(Action::from_json(serde_json::json!({"commitInfo": {}})).unwrap(), Action::Other));
-        assert!(matches!(Action::from_json(serde_json::json!({"add": null, "txn": {}})).unwrap(), Action::Other));
-        assert!(Action::from_json(serde_json::json!({"add": {"size": 1}})).is_err(), "an add needs a path");
+        assert!(matches!(
+            Action::from_json(serde_json::json!({"commitInfo": {}})).unwrap(),
+            Action::Other
+        ));
+        assert!(matches!(
+            Action::from_json(serde_json::json!({"add": null, "txn": {}})).unwrap(),
+            Action::Other
+        ));
+        assert!(
+            Action::from_json(serde_json::json!({"add": {"size": 1}})).is_err(),
+            "an add needs a path"
+        );
         assert!(Action::from_json(serde_json::json!([1])).is_err());
     }
 }

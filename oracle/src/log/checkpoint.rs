@@ -29,11 +29,14 @@ pub fn read_checkpoint_file(path: &Path) -> Result<Vec<Action>, OracleError> {
         let mut buffer = Vec::new();
         {
             let mut writer = LineDelimitedWriter::new(&mut buffer);
-            writer.write(&batch).map_err(|e| OracleError::file(&shown, e))?;
+            writer
+                .write(&batch)
+                .map_err(|e| OracleError::file(&shown, e))?;
             writer.finish().map_err(|e| OracleError::file(&shown, e))?;
         }
         for line in buffer.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            let value: Value = serde_json::from_slice(line).map_err(|e| OracleError::file(&shown, e))?;
+            let value: Value =
+                serde_json::from_slice(line).map_err(|e| OracleError::file(&shown, e))?;
             actions.push(Action::from_json(value).map_err(|e| OracleError::file(&shown, e))?);
         }
     }
@@ -51,7 +54,10 @@ pub fn read_json_actions(path: &Path) -> Result<Vec<Action>, OracleError> {
         }
         let value: Value = serde_json::from_str(line)
             .map_err(|e| OracleError::file(&shown, format!("line {} is not JSON: {e}", i + 1)))?;
-        actions.push(Action::from_json(value).map_err(|e| OracleError::file(&shown, format!("line {}: {e}", i + 1)))?);
+        actions.push(
+            Action::from_json(value)
+                .map_err(|e| OracleError::file(&shown, format!("line {}: {e}", i + 1)))?,
+        );
     }
     Ok(actions)
 }

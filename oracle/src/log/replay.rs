@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::delta_schema::{parse_schema, ColumnMapping, DeltaField};
+use crate::delta_schema::{ColumnMapping, DeltaField, parse_schema};
 use crate::error::OracleError;
 use crate::log::actions::{Action, Add, DeletionVectorDescriptor, Metadata, Protocol};
 use crate::log::checkpoint::{read_checkpoint_file, read_json_actions};
@@ -64,7 +64,10 @@ impl Snapshot {
         let root = table_root(location)?;
         let log_dir = root.join("_delta_log");
         if !log_dir.is_dir() {
-            return Err(OracleError::Table { table: location.into(), reason: "not a Delta table (no _delta_log directory)".into() });
+            return Err(OracleError::Table {
+                table: location.into(),
+                reason: "not a Delta table (no _delta_log directory)".into(),
+            });
         }
         let segment = select(&log_dir, version)?;
         let mut protocol = None;
@@ -73,13 +76,24 @@ impl Snapshot {
         let mut order = 0usize;
         let mut apply = |action: Action, from_checkpoint: bool| match action {
             Action::Add(add) => {
-                let key = (add.path.clone(), add.deletion_vector.as_ref().map(DeletionVectorDescriptor::unique_id));
+                let key = (
+                    add.path.clone(),
+                    add.deletion_vector
+                        .as_ref()
+                        .map(DeletionVectorDescriptor::unique_id),
+                );
                 order += 1;
                 live.insert(key, (order, add));
             }
             // Removes in a checkpoint are tombstones of files already gone from its adds.
             Action::Remove(remove) if !from_checkpoint => {
-                live.remove(&(remove.path, remove.deletion_vector.as_ref().map(DeletionVectorDescriptor::unique_id)));
+                live.remove(&(
+                    remove.path,
+                    remove
+                        .deletion_vector
+                        .as_ref()
+                        .map(DeletionVectorDescriptor::unique_id),
+                ));
             }
             Action::Metadata(m) => metadata = Some(m),
             Action::Protocol(p) => protocol = Some(p),
@@ -104,8 +118,18 @@ impl Snapshot {
                 apply(action, false);
             }
         }
-        let protocol = protocol.ok_or_else(|| OracleError::log(format!("no protocol action up to version {}", segment.version)))?;
-        let metadata = metadata.ok_or_else(|| OracleError::log(format!("no metaData action up to version {}", segment.version)))?;
+        let protocol = protocol.ok_or_else(|| {
+            OracleError::log(format!(
+                "no protocol action up to version {}",
+                segment.version
+            ))
+        })?;
+        let metadata = metadata.ok_or_else(|| {
+            OracleError::log(format!(
+                "no metaData action up to version {}",
+                segment.version
+            ))
+        })?;
         for feature in protocol.reader_features.iter().flatten() {
             if !SUPPORTED_READER_FEATURES.contains(&feature.as_str()) {
                 return Err(OracleError::Table {
@@ -116,7 +140,10 @@ impl Snapshot {
         }
         let fields = parse_schema(&metadata.schema_string)?;
         let mapping = ColumnMapping::parse(
-            metadata.configuration.get("delta.columnMapping.mode").and_then(|v| v.as_deref()),
+            metadata
+                .configuration
+                .get("delta.columnMapping.mode")
+                .and_then(|v| v.as_deref()),
         )?;
         let mut adds: Vec<(usize, Add)> = live.into_values().collect();
         adds.sort_by_key(|(o, _)| *o);
@@ -138,7 +165,15 @@ impl Snapshot {
                 })
             })
             .collect::<Result<Vec<_>, OracleError>>()?;
-        Ok(Snapshot { root, version: segment.version, protocol, metadata, fields, mapping, files })
+        Ok(Snapshot {
+            root,
+            version: segment.version,
+            protocol,
+            metadata,
+            fields,
+            mapping,
+            files,
+        })
     }
 
     pub fn partition_columns(&self) -> &[String] {
@@ -159,21 +194,31 @@ impl Snapshot {
 /// The table's root directory.
 pub fn table_root(location: &str) -> Result<PathBuf, OracleError> {
     let path = if location.contains("://") {
-        let url = url::Url::parse(location)
-            .map_err(|e| OracleError::Table { table: location.into(), reason: format!("not a URL: {e}") })?;
+        let url = url::Url::parse(location).map_err(|e| OracleError::Table {
+            table: location.into(),
+            reason: format!("not a URL: {e}"),
+        })?;
         if url.scheme() != "file" {
             return Err(OracleError::Table {
                 table: location.into(),
-                reason: format!("the oracle reads local tables only, not `{}://`", url.scheme()),
+                reason: format!(
+                    "the oracle reads local tables only, not `{}://`",
+                    url.scheme()
+                ),
             });
         }
-        url.to_file_path()
-            .map_err(|_| OracleError::Table { table: location.into(), reason: "not a local file URL".into() })?
+        url.to_file_path().map_err(|_| OracleError::Table {
+            table: location.into(),
+            reason: "not a local file URL".into(),
+        })?
     } else {
         PathBuf::from(location)
     };
     if !path.is_dir() {
-        return Err(OracleError::Table { table: location.into(), reason: "no such directory".into() });
+        return Err(OracleError::Table {
+            table: location.into(),
+            reason: "no such directory".into(),
+        });
     }
     Ok(path)
 }
@@ -182,9 +227,12 @@ pub fn table_root(location: &str) -> Result<PathBuf, OracleError> {
 pub fn resolve_path(root: &Path, log_path: &str) -> Result<PathBuf, OracleError> {
     if log_path.contains("://") {
         let url = url::Url::parse(log_path).map_err(|e| OracleError::file(log_path, e))?;
-        return url.to_file_path().map_err(|_| OracleError::file(log_path, "not a local file URL"));
+        return url
+            .to_file_path()
+            .map_err(|_| OracleError::file(log_path, "not a local file URL"));
     }
-    let decoded = percent_decode(log_path).ok_or_else(|| OracleError::file(log_path, "bad percent-encoding"))?;
+    let decoded = percent_decode(log_path)
+        .ok_or_else(|| OracleError::file(log_path, "bad percent-encoding"))?;
     Ok(root.join(decoded))
 }
 
@@ -213,10 +261,17 @@ mod tests {
     fn log_paths_are_url_decoded() {
         let root = Path::new("/t");
         assert_eq!(
-            resolve_path(root, "tsNtzPartition=2013-07-05%2017%253A01%253A00.123456/part-0.parquet").unwrap(),
+            resolve_path(
+                root,
+                "tsNtzPartition=2013-07-05%2017%253A01%253A00.123456/part-0.parquet"
+            )
+            .unwrap(),
             Path::new("/t/tsNtzPartition=2013-07-05 17%3A01%3A00.123456/part-0.parquet")
         );
-        assert_eq!(resolve_path(root, "file:///x/y.parquet").unwrap(), Path::new("/x/y.parquet"));
+        assert_eq!(
+            resolve_path(root, "file:///x/y.parquet").unwrap(),
+            Path::new("/x/y.parquet")
+        );
         assert!(resolve_path(root, "bad%zz").is_err());
     }
 }

@@ -30,7 +30,11 @@ enum LogFile {
     Commit(u64),
     /// `N.checkpoint.parquet` or a V2 `N.checkpoint.<uuid>.(json|parquet)`.
     SingleCheckpoint(u64),
-    Part { version: u64, part: u64, parts: u64 },
+    Part {
+        version: u64,
+        part: u64,
+        parts: u64,
+    },
 }
 
 fn classify(name: &str) -> Option<LogFile> {
@@ -41,10 +45,14 @@ fn classify(name: &str) -> Option<LogFile> {
     let version: u64 = prefix.parse().ok()?;
     match rest.split('.').collect::<Vec<_>>().as_slice() {
         ["json"] => Some(LogFile::Commit(version)),
-        ["checkpoint", "parquet"] | ["checkpoint", _, "json" | "parquet"] => Some(LogFile::SingleCheckpoint(version)),
-        ["checkpoint", part, parts, "parquet"] => {
-            Some(LogFile::Part { version, part: part.parse().ok()?, parts: parts.parse().ok()? })
+        ["checkpoint", "parquet"] | ["checkpoint", _, "json" | "parquet"] => {
+            Some(LogFile::SingleCheckpoint(version))
         }
+        ["checkpoint", part, parts, "parquet"] => Some(LogFile::Part {
+            version,
+            part: part.parse().ok()?,
+            parts: parts.parse().ok()?,
+        }),
         _ => None,
     }
 }
@@ -55,8 +63,12 @@ fn part_name(version: u64, part: u64, parts: u64) -> String {
 
 /// Selects the segment of `log_dir` for `version` (the latest when `None`).
 pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, OracleError> {
-    let entries = std::fs::read_dir(log_dir)
-        .map_err(|e| OracleError::file(log_dir.display().to_string(), format!("cannot list the log: {e}")))?;
+    let entries = std::fs::read_dir(log_dir).map_err(|e| {
+        OracleError::file(
+            log_dir.display().to_string(),
+            format!("cannot list the log: {e}"),
+        )
+    })?;
     let mut commits: BTreeMap<u64, PathBuf> = BTreeMap::new();
     let mut singles: BTreeMap<u64, PathBuf> = BTreeMap::new();
     let mut parts: BTreeMap<(u64, u64), BTreeMap<u64, PathBuf>> = BTreeMap::new();
@@ -71,17 +83,31 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
                 // Prefer the classic name when both exist; either holds the whole state.
                 singles.entry(v).or_insert_with(|| entry.path());
             }
-            Some(LogFile::Part { version: v, part, parts: n }) => {
+            Some(LogFile::Part {
+                version: v,
+                part,
+                parts: n,
+            }) => {
                 parts.entry((v, n)).or_default().insert(part, entry.path());
             }
             None => {}
         }
     }
-    let latest_known = commits.keys().chain(singles.keys()).chain(parts.keys().map(|(v, _)| v)).max().copied();
+    let latest_known = commits
+        .keys()
+        .chain(singles.keys())
+        .chain(parts.keys().map(|(v, _)| v))
+        .max()
+        .copied();
     let target = match (version, latest_known) {
         (Some(v), _) => v,
         (None, Some(v)) => v,
-        (None, None) => return Err(OracleError::log(format!("{} holds no commit or checkpoint", log_dir.display()))),
+        (None, None) => {
+            return Err(OracleError::log(format!(
+                "{} holds no commit or checkpoint",
+                log_dir.display()
+            )));
+        }
     };
 
     // A checkpoint `_last_checkpoint` names must be whole: a missing part is an error that
@@ -98,7 +124,9 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
                 if let Some(missing) = (1..=n).find(|i| !present.contains_key(i)) {
                     return Err(OracleError::file(
                         log_dir.join(part_name(v, missing, n)).display().to_string(),
-                        format!("checkpoint part {missing} of {n} named by _last_checkpoint is missing"),
+                        format!(
+                            "checkpoint part {missing} of {n} named by _last_checkpoint is missing"
+                        ),
                     ));
                 }
             }
@@ -109,12 +137,18 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
     let mut candidates: Vec<Checkpoint> = singles
         .iter()
         .filter(|(v, _)| **v <= target)
-        .map(|(v, p)| Checkpoint { version: *v, files: vec![p.clone()] })
+        .map(|(v, p)| Checkpoint {
+            version: *v,
+            files: vec![p.clone()],
+        })
         .collect();
     for ((v, n), present) in &parts {
         let complete: BTreeSet<u64> = present.keys().copied().collect();
         if *v <= target && complete == (1..=*n).collect() {
-            candidates.push(Checkpoint { version: *v, files: present.values().cloned().collect() });
+            candidates.push(Checkpoint {
+                version: *v,
+                files: present.values().cloned().collect(),
+            });
         }
     }
     candidates.sort_by_key(|c| c.version);
@@ -130,7 +164,10 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
                 return Err(OracleError::file(
                     log_dir.join(format!("{v:020}.json")).display().to_string(),
                     if version.is_some() && latest_known.is_some_and(|l| v > l) {
-                        format!("version {v} does not exist (the log ends at {})", latest_known.unwrap_or_default())
+                        format!(
+                            "version {v} does not exist (the log ends at {})",
+                            latest_known.unwrap_or_default()
+                        )
                     } else {
                         format!("the commit of version {v} is missing")
                     },
@@ -138,7 +175,11 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
             }
         }
     }
-    Ok(LogSegment { version: target, checkpoint, commits: segment_commits })
+    Ok(LogSegment {
+        version: target,
+        checkpoint,
+        commits: segment_commits,
+    })
 }
 
 #[cfg(test)]
@@ -154,7 +195,10 @@ mod tests {
     }
 
     fn names(segment: &LogSegment) -> (Option<u64>, Vec<u64>) {
-        (segment.checkpoint.as_ref().map(|c| c.version), segment.commits.iter().map(|(v, _)| *v).collect())
+        (
+            segment.checkpoint.as_ref().map(|c| c.version),
+            segment.commits.iter().map(|(v, _)| *v).collect(),
+        )
     }
 
     const C: fn(u64) -> String = |v| format!("{v:020}.json");
@@ -167,9 +211,18 @@ mod tests {
         let mut all: Vec<&str> = c.iter().map(String::as_str).collect();
         all.extend([p1.as_str(), p2.as_str()]);
         let dir = log_with(&all);
-        assert_eq!(names(&select(dir.path(), None).unwrap()), (Some(2), vec![3, 4]));
-        assert_eq!(names(&select(dir.path(), Some(1)).unwrap()), (None, vec![0, 1]));
-        assert_eq!(names(&select(dir.path(), Some(2)).unwrap()), (Some(2), vec![]));
+        assert_eq!(
+            names(&select(dir.path(), None).unwrap()),
+            (Some(2), vec![3, 4])
+        );
+        assert_eq!(
+            names(&select(dir.path(), Some(1)).unwrap()),
+            (None, vec![0, 1])
+        );
+        assert_eq!(
+            names(&select(dir.path(), Some(2)).unwrap()),
+            (Some(2), vec![])
+        );
     }
 
     #[test]
@@ -179,10 +232,20 @@ mod tests {
         let mut all: Vec<&str> = c.iter().map(String::as_str).collect();
         all.push(p1.as_str());
         let dir = log_with(&all);
-        assert_eq!(names(&select(dir.path(), None).unwrap()), (None, vec![0, 1, 2]));
-        std::fs::write(dir.path().join("_last_checkpoint"), r#"{"version":1,"size":3,"parts":2}"#).unwrap();
+        assert_eq!(
+            names(&select(dir.path(), None).unwrap()),
+            (None, vec![0, 1, 2])
+        );
+        std::fs::write(
+            dir.path().join("_last_checkpoint"),
+            r#"{"version":1,"size":3,"parts":2}"#,
+        )
+        .unwrap();
         let err = select(dir.path(), None).unwrap_err().to_string();
-        assert!(err.contains(&part_name(1, 2, 2)) && err.contains("part 2 of 2"), "{err}");
+        assert!(
+            err.contains(&part_name(1, 2, 2)) && err.contains("part 2 of 2"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -197,13 +260,26 @@ mod tests {
 
     #[test]
     fn recognizes_names() {
-        assert_eq!(classify("00000000000000000007.json"), Some(LogFile::Commit(7)));
-        assert_eq!(classify("00000000000000000007.checkpoint.parquet"), Some(LogFile::SingleCheckpoint(7)));
+        assert_eq!(
+            classify("00000000000000000007.json"),
+            Some(LogFile::Commit(7))
+        );
+        assert_eq!(
+            classify("00000000000000000007.checkpoint.parquet"),
+            Some(LogFile::SingleCheckpoint(7))
+        );
         assert_eq!(
             classify("00000000000000000007.checkpoint.3fa85f64-5717-4562-b3fc-2c963f66afa6.json"),
             Some(LogFile::SingleCheckpoint(7))
         );
-        assert_eq!(classify(&part_name(7, 1, 3)), Some(LogFile::Part { version: 7, part: 1, parts: 3 }));
+        assert_eq!(
+            classify(&part_name(7, 1, 3)),
+            Some(LogFile::Part {
+                version: 7,
+                part: 1,
+                parts: 3
+            })
+        );
         assert_eq!(classify("00000000000000000007.crc"), None);
         assert_eq!(classify("_last_checkpoint"), None);
     }

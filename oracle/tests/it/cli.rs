@@ -6,15 +6,25 @@ use crate::support::{run, run_json};
 
 #[test]
 fn lists_matching_files_and_the_statistics_kept_set() {
-    let doc = run_json(&[&taxi(), "-w", "pickup_date = '2024-01-03' AND trip_distance > 5"]);
+    let doc = run_json(&[
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+    ]);
     assert_eq!(doc["live_files"], 20);
     assert_eq!(doc["matching_files"], 2);
     let files = doc["files"].as_array().unwrap();
-    let matching: u64 = files.iter().map(|f| f["matching_rows"].as_u64().unwrap()).sum();
+    let matching: u64 = files
+        .iter()
+        .map(|f| f["matching_rows"].as_u64().unwrap())
+        .sum();
     assert!(matching > 0);
     for f in files {
         if f["matching_rows"].as_u64().unwrap() > 0 {
-            assert_eq!(f["kept_by_statistics"], true, "statistics pruning never drops a matching file: {f}");
+            assert_eq!(
+                f["kept_by_statistics"], true,
+                "statistics pruning never drops a matching file: {f}"
+            );
         }
     }
     let text = run(&[&taxi(), "-w", "trip_distance > 8"]);
@@ -47,7 +57,13 @@ fn broken_tables_exit_3_naming_the_file() {
     let cases: &[(&str, Damage, &str)] = &[
         (
             "taxi-nyc",
-            |t| std::fs::write(t.join("_delta_log/00000000000000000002.json"), "{\"add\": {\"path\": trunc").unwrap(),
+            |t| {
+                std::fs::write(
+                    t.join("_delta_log/00000000000000000002.json"),
+                    "{\"add\": {\"path\": trunc",
+                )
+                .unwrap()
+            },
             "00000000000000000002.json",
         ),
         (
@@ -58,21 +74,34 @@ fn broken_tables_exit_3_naming_the_file() {
         (
             "real/multi-part-checkpoint",
             |t| {
-                std::fs::remove_file(t.join("_delta_log/00000000000000000001.checkpoint.0000000002.0000000002.parquet")).unwrap()
+                std::fs::remove_file(t.join(
+                    "_delta_log/00000000000000000001.checkpoint.0000000002.0000000002.parquet",
+                ))
+                .unwrap()
             },
             "00000000000000000001.checkpoint.0000000002.0000000002.parquet",
         ),
         (
             "real/multi-part-checkpoint",
             |t| {
-                let p = t.join("_delta_log/00000000000000000001.checkpoint.0000000001.0000000002.parquet");
+                let p = t.join(
+                    "_delta_log/00000000000000000001.checkpoint.0000000001.0000000002.parquet",
+                );
                 let bytes = std::fs::read(&p).unwrap();
                 std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
             },
             "00000000000000000001.checkpoint.0000000001.0000000002.parquet",
         ),
-        ("real/basic_partitioned", |t| remove_first_data_file(t), ".parquet"),
-        ("real/basic_partitioned", |t| truncate_first_data_file(t), ".parquet"),
+        (
+            "real/basic_partitioned",
+            |t| remove_first_data_file(t),
+            ".parquet",
+        ),
+        (
+            "real/basic_partitioned",
+            |t| truncate_first_data_file(t),
+            ".parquet",
+        ),
     ];
     for (table, damage, names) in cases {
         let (_dir, copy) = copy_table(&fixtures().join(table));
@@ -80,11 +109,18 @@ fn broken_tables_exit_3_naming_the_file() {
         let location = copy.to_string_lossy().into_owned();
         check_error(&[&location, "-w", "true"], 3, names);
     }
-    check_error(&[&fixtures().join("nope").to_string_lossy(), "-w", "true"], 3, "no such directory");
+    check_error(
+        &[&fixtures().join("nope").to_string_lossy(), "-w", "true"],
+        3,
+        "no such directory",
+    );
 }
 
 fn first_data_file(t: &std::path::Path) -> std::path::PathBuf {
-    let mut found: Vec<std::path::PathBuf> = walk(t).into_iter().filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
+    let mut found: Vec<std::path::PathBuf> = walk(t)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
     found.retain(|p| !p.to_string_lossy().contains("_delta_log"));
     found.sort();
     found.remove(0)
@@ -94,7 +130,11 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
-        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+        if p.is_dir() {
+            out.extend(walk(&p))
+        } else {
+            out.push(p)
+        }
     }
     out
 }

@@ -14,7 +14,10 @@ use parquet::arrow::ArrowWriter;
 use serde_json::json;
 
 fn with_id(field: Field, id: i64) -> Field {
-    field.with_metadata(HashMap::from([("PARQUET:field_id".to_string(), id.to_string())]))
+    field.with_metadata(HashMap::from([(
+        "PARQUET:field_id".to_string(),
+        id.to_string(),
+    )]))
 }
 
 #[test]
@@ -26,13 +29,23 @@ fn id_mode_reads_columns_by_field_id() {
     ]));
     let batch = RecordBatch::try_new(
         schema.clone(),
-        vec![Arc::new(StringArray::from(vec!["x", "y", "z"])), Arc::new(Int64Array::from(vec![10, 20, 30]))],
+        vec![
+            Arc::new(StringArray::from(vec!["x", "y", "z"])),
+            Arc::new(Int64Array::from(vec![10, 20, 30])),
+        ],
     )
     .unwrap();
-    let mut writer = ArrowWriter::try_new(std::fs::File::create(dir.path().join("f.parquet")).unwrap(), schema, None).unwrap();
+    let mut writer = ArrowWriter::try_new(
+        std::fs::File::create(dir.path().join("f.parquet")).unwrap(),
+        schema,
+        None,
+    )
+    .unwrap();
     writer.write(&batch).unwrap();
     writer.close().unwrap();
-    let size = std::fs::metadata(dir.path().join("f.parquet")).unwrap().len();
+    let size = std::fs::metadata(dir.path().join("f.parquet"))
+        .unwrap()
+        .len();
     let field = |name: &str, t: &str, id: i64| {
         json!({"name": name, "type": t, "nullable": true,
             "metadata": {"delta.columnMapping.id": id, "delta.columnMapping.physicalName": format!("col-{id}")}})
@@ -47,12 +60,30 @@ fn id_mode_reads_columns_by_field_id() {
     ];
     std::fs::create_dir(dir.path().join("_delta_log")).unwrap();
     let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    std::fs::write(dir.path().join("_delta_log/00000000000000000000.json"), text).unwrap();
+    std::fs::write(
+        dir.path().join("_delta_log/00000000000000000000.json"),
+        text,
+    )
+    .unwrap();
 
-    let loaded = LoadedTable::load(Snapshot::open(&dir.path().to_string_lossy(), None).unwrap(), &plan(1)).unwrap();
-    let cases: &[(&str, u64)] = &[("a >= 20", 2), ("b = 'x'", 1), ("a = 20 AND b = 'y'", 1), ("c IS NULL", 3), ("a > 30", 0)];
+    let loaded = LoadedTable::load(
+        Snapshot::open(&dir.path().to_string_lossy(), None).unwrap(),
+        &plan(1),
+    )
+    .unwrap();
+    let cases: &[(&str, u64)] = &[
+        ("a >= 20", 2),
+        ("b = 'x'", 1),
+        ("a = 20 AND b = 'y'", 1),
+        ("c IS NULL", 3),
+        ("a > 30", 0),
+    ];
     for (predicate, rows) in cases {
-        assert_eq!(loaded.matching_rows(predicate).unwrap(), vec![*rows], "{predicate}");
+        assert_eq!(
+            loaded.matching_rows(predicate).unwrap(),
+            vec![*rows],
+            "{predicate}"
+        );
     }
     // Statistics are keyed by physical name: `a > 30` is pruned by them, `a >= 20` is kept.
     let kept = |p: &str| oracle::pruning::kept_by_statistics(&loaded.snapshot, p).unwrap()[0];

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use arrow::array::{AsArray, RecordBatch};
 use arrow::datatypes::Int64Type;
 use oracle::log::Snapshot;
-use oracle::matching::{split_ranges, LoadedTable};
+use oracle::matching::{LoadedTable, split_ranges};
 use oracle::planning::plan;
 use oracle::read::{read_file, row_groups_in_range};
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -16,7 +16,10 @@ use testkit::fixtures;
 use crate::support::write_table;
 
 fn ids(batches: &[RecordBatch]) -> Vec<i64> {
-    batches.iter().flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec()).collect()
+    batches
+        .iter()
+        .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+        .collect()
 }
 
 /// An inline deletion vector descriptor deleting `rows`.
@@ -41,13 +44,20 @@ fn ranged_reads_return_exactly_the_rows_of_a_whole_read() {
     let file = &snapshot.files[0];
     let whole = read_file(&snapshot, file, None).unwrap();
     assert_eq!((whole.physical_rows, whole.live_rows), (1000, 994));
-    let expected: Vec<i64> = (0..1000).filter(|i| !deleted.contains(&(*i as u64))).collect();
-    assert_eq!(ids(&whole.batches), expected, "the whole read drops exactly the deleted rows");
+    let expected: Vec<i64> = (0..1000)
+        .filter(|i| !deleted.contains(&(*i as u64)))
+        .collect();
+    assert_eq!(
+        ids(&whole.batches),
+        expected,
+        "the whole read drops exactly the deleted rows"
+    );
 
-    let metadata = SerializedFileReader::new(std::fs::File::open(dir.path().join("part-0.parquet")).unwrap())
-        .unwrap()
-        .metadata()
-        .clone();
+    let metadata =
+        SerializedFileReader::new(std::fs::File::open(dir.path().join("part-0.parquet")).unwrap())
+            .unwrap()
+            .metadata()
+            .clone();
     assert_eq!(metadata.num_row_groups(), 10);
     for parts in [1u64, 2, 3, 7, 10, 64] {
         let ranges = split_ranges(size, size.div_ceil(parts));
@@ -55,11 +65,20 @@ fn ranged_reads_return_exactly_the_rows_of_a_whole_read() {
         let mut rows = Vec::new();
         for range in &ranges {
             owners.extend(row_groups_in_range(&metadata, range));
-            rows.extend(ids(&read_file(&snapshot, file, Some(range.clone())).unwrap().batches));
+            rows.extend(ids(&read_file(&snapshot, file, Some(range.clone()))
+                .unwrap()
+                .batches));
         }
         owners.sort_unstable();
-        assert_eq!(owners, (0..10).collect::<Vec<_>>(), "{parts} ranges: each row group owned once");
-        assert_eq!(rows, expected, "{parts} ranges: the same rows as the whole read");
+        assert_eq!(
+            owners,
+            (0..10).collect::<Vec<_>>(),
+            "{parts} ranges: each row group owned once"
+        );
+        assert_eq!(
+            rows, expected,
+            "{parts} ranges: the same rows as the whole read"
+        );
     }
 }
 
@@ -82,20 +101,40 @@ fn split_ranges_cover_the_file() {
 fn live_rows_agree_with_the_log_on_every_table() {
     for table in testkit::all_tables() {
         let location = table.to_string_lossy().into_owned();
-        let snapshot = Snapshot::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
-        let loaded = LoadedTable::load(snapshot.clone(), &plan(2)).unwrap_or_else(|e| panic!("{location}: {e}"));
+        let snapshot =
+            Snapshot::open(&location, None).unwrap_or_else(|e| panic!("{location}: {e}"));
+        let loaded = LoadedTable::load(snapshot.clone(), &plan(2))
+            .unwrap_or_else(|e| panic!("{location}: {e}"));
         for (file, counts) in snapshot.files.iter().zip(&loaded.counts) {
-            let deleted = file.deletion_vector.as_ref().map_or(0, |d| d.cardinality as u64);
+            let deleted = file
+                .deletion_vector
+                .as_ref()
+                .map_or(0, |d| d.cardinality as u64);
             if let Some(n) = file.num_records() {
-                assert_eq!(counts.physical_rows, n, "{location}: {}: rows read = numRecords", file.path);
+                assert_eq!(
+                    counts.physical_rows, n,
+                    "{location}: {}: rows read = numRecords",
+                    file.path
+                );
             }
-            assert_eq!(counts.live_rows, counts.physical_rows - deleted, "{location}: {}", file.path);
-            let footer = SerializedFileReader::new(std::fs::File::open(snapshot.file_path(&file.path).unwrap()).unwrap())
-                .unwrap()
-                .metadata()
-                .file_metadata()
-                .num_rows() as u64;
-            assert_eq!(counts.physical_rows, footer, "{location}: {}: rows read = the footer's count", file.path);
+            assert_eq!(
+                counts.live_rows,
+                counts.physical_rows - deleted,
+                "{location}: {}",
+                file.path
+            );
+            let footer = SerializedFileReader::new(
+                std::fs::File::open(snapshot.file_path(&file.path).unwrap()).unwrap(),
+            )
+            .unwrap()
+            .metadata()
+            .file_metadata()
+            .num_rows() as u64;
+            assert_eq!(
+                counts.physical_rows, footer,
+                "{location}: {}: rows read = the footer's count",
+                file.path
+            );
         }
     }
 }
@@ -104,7 +143,9 @@ fn live_rows_agree_with_the_log_on_every_table() {
 /// DataFusion read of the same files, minus the deleted rows the log declares.
 #[test]
 fn row_counts_match_an_independent_datafusion_read() {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     for name in [
         "real/dv-partitioned-with-checkpoint",
         "real/table-with-columnmapping-mode-name",
@@ -115,19 +156,35 @@ fn row_counts_match_an_independent_datafusion_read() {
         let snapshot = Snapshot::open(&location, None).unwrap();
         let loaded = LoadedTable::load(snapshot.clone(), &plan(2)).unwrap();
         let oracle_live: u64 = loaded.counts.iter().map(|c| c.live_rows).sum();
-        let paths: Vec<String> =
-            snapshot.files.iter().map(|f| snapshot.file_path(&f.path).unwrap().to_string_lossy().into_owned()).collect();
+        let paths: Vec<String> = snapshot
+            .files
+            .iter()
+            .map(|f| {
+                snapshot
+                    .file_path(&f.path)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
         let plain_rows: u64 = runtime.block_on(async {
             let ctx = datafusion::prelude::SessionContext::new();
             let mut total = 0u64;
             for path in &paths {
-                let df = ctx.read_parquet(path.as_str(), Default::default()).await.unwrap();
+                let df = ctx
+                    .read_parquet(path.as_str(), Default::default())
+                    .await
+                    .unwrap();
                 total += df.count().await.unwrap() as u64;
             }
             total
         });
-        let declared_deleted: u64 =
-            snapshot.files.iter().filter_map(|f| f.deletion_vector.as_ref()).map(|d| d.cardinality as u64).sum();
+        let declared_deleted: u64 = snapshot
+            .files
+            .iter()
+            .filter_map(|f| f.deletion_vector.as_ref())
+            .map(|d| d.cardinality as u64)
+            .sum();
         assert_eq!(oracle_live, plain_rows - declared_deleted, "{name}");
         if name.contains("dv-") {
             assert!(declared_deleted > 0, "{name} has deleted rows");
@@ -150,6 +207,10 @@ fn the_taxi_reference_predicates_match_inside_explain_cores_kept_files() {
         let matching = loaded.matching_rows(predicate).unwrap();
         let files: BTreeSet<usize> = (0..matching.len()).filter(|&i| matching[i] > 0).collect();
         assert!(!files.is_empty(), "{predicate}: some rows match");
-        assert!(files.len() <= *kept_by_explain, "{predicate}: {} files match", files.len());
+        assert!(
+            files.len() <= *kept_by_explain,
+            "{predicate}: {} files match",
+            files.len()
+        );
     }
 }

@@ -26,7 +26,12 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
 /// Writes a one-file Delta table at `dir`: columns `id` (0..rows) and `tag`, row groups of
 /// `row_group_rows` rows, and the add action's deletion vector `dv` (a JSON object) if any.
 /// Returns the data file's size.
-pub fn write_table(dir: &Path, rows: i64, row_group_rows: usize, dv: Option<serde_json::Value>) -> u64 {
+pub fn write_table(
+    dir: &Path,
+    rows: i64,
+    row_group_rows: usize,
+    dv: Option<serde_json::Value>,
+) -> u64 {
     let schema = Arc::new(Schema::new(vec![
         Field::new("id", DataType::Int64, true),
         Field::new("tag", DataType::Utf8, true),
@@ -34,9 +39,12 @@ pub fn write_table(dir: &Path, rows: i64, row_group_rows: usize, dv: Option<serd
     let ids = Int64Array::from_iter_values(0..rows);
     let tags = StringArray::from_iter_values((0..rows).map(|i| format!("t{}", i % 7)));
     let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), Arc::new(tags)]).unwrap();
-    let props = WriterProperties::builder().set_max_row_group_row_count(Some(row_group_rows)).build();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(row_group_rows))
+        .build();
     let data = dir.join("part-0.parquet");
-    let mut writer = ArrowWriter::try_new(std::fs::File::create(&data).unwrap(), schema, Some(props)).unwrap();
+    let mut writer =
+        ArrowWriter::try_new(std::fs::File::create(&data).unwrap(), schema, Some(props)).unwrap();
     writer.write(&batch).unwrap();
     writer.close().unwrap();
     let size = std::fs::metadata(&data).unwrap().len();
