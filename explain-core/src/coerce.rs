@@ -104,13 +104,104 @@ impl Ord for ExactNumber {
         };
         match (widen(self), widen(other)) {
             (Some(a), Some(b)) => a.cmp(&b),
-            // Out of i128 range at a common scale: fall back to float comparison, which is
-            // exact enough to order numbers this far apart.
-            _ => {
-                let f = |n: &ExactNumber| n.mantissa as f64 * 10f64.powi(-n.scale);
-                f(self).total_cmp(&f(other))
-            }
+            // Out of i128 range at a common scale: compare digit by digit (never through a
+            // double, which cannot tell `1e-400` from 0, pitfall 25).
+            _ => LongNumber::of(self).cmp(&LongNumber::of(other)),
         }
+    }
+}
+
+/// A number of any length, for exact comparison: `0.d1d2d3... * 10^point`, with no leading
+/// or trailing zero digit (zero has no digits and no sign).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LongNumber {
+    negative: bool,
+    digits: Vec<u8>,
+    point: i64,
+}
+
+impl LongNumber {
+    /// Parses `[+-]digits[.digits][e[+-]digits]`, any number of digits. `None` otherwise.
+    pub fn parse(text: &str) -> Option<Self> {
+        let text = text.trim();
+        let (negative, rest) = match text.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, text.strip_prefix('+').unwrap_or(text)),
+        };
+        let (body, exponent) = match rest.find(['e', 'E']) {
+            Some(i) => (&rest[..i], rest[i + 1..].parse::<i64>().ok()?),
+            None => (rest, 0),
+        };
+        let (int_part, frac_part) = body.split_once('.').unwrap_or((body, ""));
+        if (int_part.is_empty() && frac_part.is_empty())
+            || !int_part
+                .bytes()
+                .chain(frac_part.bytes())
+                .all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let all: Vec<u8> = int_part
+            .bytes()
+            .chain(frac_part.bytes())
+            .map(|b| b - b'0')
+            .collect();
+        let leading = all.iter().take_while(|d| **d == 0).count();
+        let mut digits = all[leading..].to_vec();
+        while digits.last() == Some(&0) {
+            digits.pop();
+        }
+        if digits.is_empty() {
+            return Some(Self {
+                negative: false,
+                digits,
+                point: 0,
+            });
+        }
+        let point = i64::try_from(int_part.len()).ok()? - i64::try_from(leading).ok()? + exponent;
+        Some(Self {
+            negative,
+            digits,
+            point,
+        })
+    }
+
+    fn of(n: &ExactNumber) -> Self {
+        let text = format!("{}e{}", n.mantissa, -i64::from(n.scale));
+        Self::parse(&text).unwrap_or(Self {
+            negative: false,
+            digits: Vec::new(),
+            point: 0,
+        })
+    }
+
+    fn magnitude_cmp(&self, other: &Self) -> Ordering {
+        match (self.digits.is_empty(), other.digits.is_empty()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            (false, false) => self
+                .point
+                .cmp(&other.point)
+                .then_with(|| self.digits.cmp(&other.digits)),
+        }
+    }
+}
+
+impl Ord for LongNumber {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self.negative, other.negative) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, false) => self.magnitude_cmp(other),
+            (true, true) => other.magnitude_cmp(self),
+        }
+    }
+}
+
+impl PartialOrd for LongNumber {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 

@@ -11,7 +11,7 @@ use crate::ast::{ColumnRef, Literal};
 use crate::classify::{Bucket, UNSPLITTABLE_OR, UNSUPPORTED_EXPRESSION, classify};
 use crate::coerce::{ExactNumber, coerce};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
-use crate::nnf::Leaf;
+use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
 use crate::partition_eval::{Truths, evaluate};
 use crate::replay::LiveFile;
@@ -244,6 +244,20 @@ fn normalization_rules() {
         ("1 = 1", "TRUE"),
         ("1 = 1.0", "TRUE"),
         ("2 < 1", "FALSE"),
+        // Literal folding is exact at any length and exponent (pitfall 25).
+        ("1e-400 > 0", "TRUE"),
+        ("1e400 > 1e399", "TRUE"),
+        ("-1e400 < -1e399", "TRUE"),
+        (
+            "100000000000000000000000000000000000000001 > 100000000000000000000000000000000000000000",
+            "TRUE",
+        ),
+        ("0.10000000000000000000000000000000000000001 = 0.1", "FALSE"),
+        ("9007199254740993 = 9007199254740992", "FALSE"),
+        ("1e1 = 10", "TRUE"),
+        ("5E+1 = 50.000", "TRUE"),
+        ("-0 = 0", "TRUE"),
+        ("0.000 < -0.0", "FALSE"),
         ("'a' < 'b' AND vendor = 1", "vendor = 1"),
         ("NULL = NULL", "FALSE"),
         (
@@ -705,34 +719,208 @@ fn weakening_records_what_it_strips() {
     assert_eq!(stripped, ["UPPER(name) = 'A'", "name LIKE '%x%'"]);
 }
 
+/// The columns of the guard cases: each kind of column a guard fires on.
+fn guard_columns() -> TableColumns {
+    let widened = StructField::nullable("widened", DataType::DOUBLE).with_metadata([(
+        ColumnMetadataKey::TypeChanges.as_ref().to_string(),
+        MetadataValue::Other(
+            serde_json::json!([{"fromType": "float", "toType": "double", "tableVersion": 1}]),
+        ),
+    )]);
+    let schema = StructType::try_new([
+        StructField::nullable("x", DataType::DOUBLE),
+        StructField::nullable("f", DataType::FLOAT),
+        StructField::nullable("pz", DataType::DOUBLE),
+        widened,
+        StructField::nullable("wide", DataType::decimal(38, 18).unwrap()),
+        StructField::nullable("narrow", DataType::decimal(15, 2).unwrap()),
+        StructField::nullable("s", DataType::STRING),
+        StructField::nullable("n", DataType::LONG),
+    ])
+    .unwrap();
+    TableColumns::new(schema, vec!["pz".into()])
+}
+
+/// Checks what the guard table makes of `sql`: the scanned predicate and the hazard codes
+/// with their effects.
+fn check_guard(sql: &str, strict: bool, scanned: &str, hazards: &[&str]) {
+    let cols = guard_columns();
+    let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+    let guarded = crate::guards::guard(&nnf, &cols, strict);
+    let mode = if strict { "--strict" } else { "default" };
+    assert_eq!(
+        guarded.predicate.to_string(),
+        scanned,
+        "scanned form of `{sql}` ({mode})"
+    );
+    let codes: Vec<String> = guarded
+        .hazards
+        .iter()
+        .map(|h| format!("{}:{}", h.code(), h.effect.label()))
+        .collect();
+    assert_eq!(codes, hazards, "hazards of `{sql}` ({mode})");
+    // Every scanned form lowers: the rewritten literals fit their columns.
+    to_kernel(&guarded.predicate, &cols)
+        .unwrap_or_else(|e| panic!("`{sql}` lowers after guarding: {e}"));
+}
+
 #[test]
-fn nan_exposure_of_float_bounds() {
+fn nan_guard_fires_on_every_comparison_a_nan_of_either_sign_satisfies() {
     let cases: &[(&str, bool)] = &[
-        ("trip_distance > 5", true),
-        ("trip_distance >= 5", true),
-        ("trip_distance != 5", true),
-        ("trip_distance = 'NaN'", true),
-        ("trip_distance IN (1, 'NaN')", true),
-        ("trip_distance NOT IN (1, 2)", true),
-        ("ratio > 0.5", true),
-        ("trip_distance < 5", false),
-        ("trip_distance <= 5", false),
-        ("trip_distance = 5", false),
-        ("trip_distance IN (1, 2)", false),
-        ("trip_distance IS NULL", false),
-        ("vendor > 5", false),
-        ("price > 5", false),
+        // Spark/DuckDB: NaN above every number.
+        ("x > 5", true),
+        ("x >= 5", true),
+        ("x != 5", true),
+        ("x = 'NaN'", true),
+        ("x IN (1, 'NaN')", true),
+        ("x NOT IN (1, 2)", true),
+        ("f > 0.5", true),
+        // DataFusion: a NaN with its sign bit set is below -inf (pitfall 21).
+        ("x < 5", true),
+        ("x <= 5", true),
+        ("NOT (x >= 5)", true),
+        // Never satisfied by a NaN.
+        ("x = 5", false),
+        ("x IN (1, 2)", false),
+        ("x IS NULL", false),
+        ("n > 5", false),
+        // Partition values are exact.
+        ("pz > 5", false),
     ];
-    let cols = columns();
-    for (sql, expected) in cases {
+    let cols = guard_columns();
+    for (sql, exposed) in cases {
         let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-        let leaves = nnf.leaves();
-        assert_eq!(leaves.len(), 1, "`{sql}` is one leaf");
-        assert_eq!(
-            crate::explain::nan_unguarded(leaves[0], &cols),
-            *expected,
-            "NaN exposure of `{sql}`"
-        );
+        let nan = |strict: bool| -> (Vec<String>, Nnf) {
+            let g = crate::guards::guard(&nnf, &cols, strict);
+            let codes = g
+                .hazards
+                .iter()
+                .filter(|h| h.guard == crate::guards::Guard::NanBounds)
+                .map(|h| format!("{}:{}", h.code(), h.effect.label()))
+                .collect();
+            (codes, g.predicate)
+        };
+        let (default, _) = nan(false);
+        let (strict, scanned) = nan(true);
+        if *exposed {
+            assert_eq!(
+                default,
+                ["NAN_UNGUARDED_BOUNDS:announced"],
+                "should announce: `{sql}`"
+            );
+            assert_eq!(
+                strict,
+                ["NAN_STRICT_EXCLUDED:excluded"],
+                "--strict should leave out: `{sql}`"
+            );
+            assert_eq!(
+                scanned,
+                Nnf::Const(true),
+                "--strict scans nothing of `{sql}`"
+            );
+        } else {
+            assert!(
+                default.is_empty() && strict.is_empty(),
+                "no NaN hazard: `{sql}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn guards_rewrite_literals_narrowly() {
+    let zero = &["SIGNED_ZERO_WIDENED:widened"][..];
+    let cases: &[(&str, bool, &str, &[&str])] = &[
+        // Signed zero: the zero that keeps more, on data and partition columns alike.
+        ("x = 0", false, "x >= -0.0 AND x <= 0.0", zero),
+        ("x = 0", true, "x >= -0.0 AND x <= 0.0", zero),
+        (
+            "x >= 0",
+            false,
+            "x >= -0.0",
+            &[
+                "NAN_UNGUARDED_BOUNDS:announced",
+                "SIGNED_ZERO_WIDENED:widened",
+            ],
+        ),
+        (
+            "x > -0.0",
+            false,
+            "x > 0.0",
+            &[
+                "NAN_UNGUARDED_BOUNDS:announced",
+                "SIGNED_ZERO_WIDENED:widened",
+            ],
+        ),
+        ("x < 0", true, "TRUE", &["NAN_STRICT_EXCLUDED:excluded"]),
+        ("pz = 0", false, "pz >= -0.0 AND pz <= 0.0", zero),
+        ("pz != 0", false, "pz < -0.0 OR pz > 0.0", zero),
+        (
+            "pz IN (0, 2)",
+            false,
+            "pz >= -0.0 AND pz <= 0.0 OR pz = 2",
+            zero,
+        ),
+        (
+            "pz BETWEEN 0 AND 0",
+            false,
+            "pz >= -0.0 AND pz <= 0.0",
+            zero,
+        ),
+        ("f = 0", false, "f >= -0.0 AND f <= 0.0", zero),
+        ("x = 0.5", false, "x = 0.5", &[]),
+        // Widened from float: one f32 ulp either way.
+        (
+            "widened = 3.4000000953674316",
+            false,
+            "widened >= 3.399999856948852 AND widened <= 3.400000333786011",
+            &["TYPE_WIDENING_STATS:widened"],
+        ),
+        ("widened IS NULL", false, "widened IS NULL", &[]),
+        // Decimals above 15 digits: widened by a double's rounding, at the column's scale.
+        (
+            "wide = 1.000000000000000001",
+            false,
+            "wide >= 0.999999999999999555 AND wide <= 1.000000000000000447",
+            &["DECIMAL_ROUNDED_BOUNDS:widened"],
+        ),
+        (
+            "wide > 1",
+            false,
+            "wide > 0.999999999999999554",
+            &["DECIMAL_ROUNDED_BOUNDS:widened"],
+        ),
+        (
+            "wide != 1",
+            false,
+            "TRUE",
+            &["DECIMAL_ROUNDED_BOUNDS:widened"],
+        ),
+        ("narrow = 1.5", false, "narrow = 1.5", &[]),
+        // Strings: cut before a character at or above U+FFFD; the min side is untouched.
+        (
+            "s >= 'ab\u{1F33C}c'",
+            false,
+            "s >= 'ab'",
+            &["STRING_TIE_BREAKER:widened"],
+        ),
+        (
+            "s > 'ab\u{1F33C}'",
+            false,
+            "s >= 'ab'",
+            &["STRING_TIE_BREAKER:widened"],
+        ),
+        (
+            "s = 'ab\u{FFFD}'",
+            false,
+            "s >= 'ab' AND s <= 'ab\u{FFFD}'",
+            &["STRING_TIE_BREAKER:widened"],
+        ),
+        ("s <= 'ab\u{1F33C}'", false, "s <= 'ab\u{1F33C}'", &[]),
+        ("s > 'zz'", false, "s > 'zz'", &[]),
+    ];
+    for (sql, strict, scanned, hazards) in cases {
+        check_guard(sql, *strict, scanned, hazards);
     }
 }
 
@@ -874,33 +1062,5 @@ fn accepted_partition_values_are_decided_per_present_value() {
     ];
     for (sql, column, expected) in cases {
         check_accepted(sql, column, *expected);
-    }
-}
-
-#[test]
-fn signed_zero_exposure_of_float_bounds() {
-    let cases: &[(&str, bool)] = &[
-        ("trip_distance > 0", true),
-        ("trip_distance = -0.0", true),
-        ("trip_distance < 0.0", true),
-        ("trip_distance IN (1, 0)", true),
-        ("ratio <= '-0'", true),
-        ("trip_distance > 0.5", false),
-        ("trip_distance IN (1, 2)", false),
-        ("trip_distance IS NULL", false),
-        // Integers have one zero; partition values are exact.
-        ("vendor = 0", false),
-        ("passenger_count > 0", false),
-    ];
-    let cols = columns();
-    for (sql, expected) in cases {
-        let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-        let leaves = nnf.leaves();
-        assert_eq!(leaves.len(), 1, "`{sql}` is one leaf");
-        assert_eq!(
-            crate::explain::signed_zero_exposed(leaves[0], &cols),
-            *expected,
-            "signed-zero exposure of `{sql}`"
-        );
     }
 }

@@ -19,9 +19,10 @@ use serde::Serialize;
 
 use crate::classify::{Bucket, UNSPLITTABLE_OR};
 use crate::error::ExplainError;
-use crate::explain::{Explanation, NAN_STRICT_EXCLUDED, NAN_UNGUARDED_BOUNDS, nan_unguarded};
+use crate::explain::Explanation;
 use crate::file_stats::FileStats;
 use crate::gates::{bounds_usable, referenced_data_columns};
+use crate::guards::{Effect, Guard, NAN_STRICT_EXCLUDED, NAN_UNGUARDED_BOUNDS, guard};
 use crate::lower::{MAX_IN_LIST_EXPANSION, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::replay::ReplayedTable;
@@ -155,7 +156,10 @@ pub fn diagnose(
             continue; // STATS_ABSENT says why.
         }
         // The message names what the kernel could use: the bounds of files with statistics.
-        let survivors = table.survivors(to_kernel(&evaluable, columns)?)?;
+        let survivors = table.survivors(to_kernel(
+            &guard(&evaluable, columns, false).predicate,
+            columns,
+        )?)?;
         let pruned = input.iter().filter(|&&i| !survivors[i]).count();
         if pruned * 100 >= WEAK_PRUNING_PCT * input.len() {
             continue;
@@ -252,24 +256,17 @@ pub fn diagnose(
             suggestion: "if each branch prunes well alone, run the query as a UNION ALL of its branches (with the overlap excluded), so each branch gets its own pruning".into(),
         });
     }
-    let excluded: Vec<&Leaf> = explanation
-        .phases
-        .iter()
-        .flat_map(|p| &p.nan_excluded)
-        .collect();
-    // Leaves a guard left out of the scan (widened or zero bounds) prune nothing: no NaN risk.
-    let guarded: Vec<&Leaf> = explanation
-        .phases
-        .iter()
-        .flat_map(|p| &p.stripped)
-        .collect();
-    let exposed: Vec<String> = compiled
-        .normalized
-        .leaves()
-        .into_iter()
-        .filter(|l| nan_unguarded(l, columns) && !excluded.contains(l) && !guarded.contains(l))
-        .map(|l| format!("`{l}`"))
-        .collect();
+    // The NaN advice reads which guard fired (guards.rs) instead of deciding it again.
+    let leaves_of = |effect: Effect| -> Vec<String> {
+        explanation
+            .hazards
+            .iter()
+            .filter(|h| h.guard == Guard::NanBounds && h.effect == effect)
+            .flat_map(|h| h.leaves.iter().map(|l| format!("`{l}`")))
+            .collect()
+    };
+    let exposed = leaves_of(Effect::Announced);
+    let excluded = leaves_of(Effect::Excluded);
     if !exposed.is_empty() {
         out.push(Diagnosis {
             code: NAN_UNGUARDED_BOUNDS,
@@ -282,7 +279,7 @@ pub fn diagnose(
         });
     }
     if !excluded.is_empty() {
-        let names: Vec<String> = excluded.iter().map(|l| format!("`{l}`")).collect();
+        let names = excluded;
         out.push(Diagnosis {
             code: NAN_STRICT_EXCLUDED,
             severity: Severity::Info,
@@ -304,7 +301,7 @@ fn unsupported_reason(leaf: &Leaf) -> (String, String) {
         ),
         Leaf::In { list, column, .. } => (
             format!(
-                "lists {} values, more than the {MAX_IN_LIST_EXPANSION} expanded for data skipping",
+                "lists {} values, more than the {MAX_IN_LIST_EXPANSION} expanded for data skipping (the scan bounds it by the list's [min, max] instead)",
                 list.len()
             ),
             format!(

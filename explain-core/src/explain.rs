@@ -5,10 +5,13 @@ use crate::accepted::{AcceptedValues, accepted_partition_values};
 use crate::ast::CmpOp;
 use crate::ast::Predicate;
 use crate::classify::{Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP, classify};
+use crate::coerce::coerce;
 use crate::error::ExplainError;
+use crate::guards::{Effect, Guard, Hazard, guard};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
+use crate::partition_eval::compare;
 use crate::partition_eval::evaluate;
 use crate::replay::ReplayedTable;
 use crate::schema::TableColumns;
@@ -47,86 +50,13 @@ impl CompiledPredicate {
     }
 }
 
-pub const NAN_UNGUARDED_BOUNDS: &str = "NAN_UNGUARDED_BOUNDS";
-pub const TYPE_WIDENING_STATS: &str = "TYPE_WIDENING_STATS";
-pub const SIGNED_ZERO_BOUNDS: &str = "SIGNED_ZERO_BOUNDS";
-pub const NAN_STRICT_EXCLUDED: &str = "NAN_STRICT_EXCLUDED";
-
 /// How to explain.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExplainOptions {
-    /// Leave out of the scan every fragment whose min/max pruning a NaN row could defeat, so the
-    /// survivor set is sound for any data (pitfall 2).
+    /// Leave out of the scan every comparison whose min/max pruning a NaN row could defeat
+    /// under some engine's semantics, so the survivor set is sound under Spark, DuckDB and
+    /// DataFusion at once (see guards.rs).
     pub strict: bool,
-}
-
-/// Whether NaN rows can satisfy this leaf on a float data column while the file's min/max,
-/// which writers compute without NaN, say otherwise. In the total order NaN is above every
-/// number, so NaN satisfies `>`, `>=`, `!=` (and `= NaN`, `IN (.., NaN)`, `NOT IN`) whatever
-/// the bounds; Delta stats carry no NaN count that could prove NaN absent. `<`, `<=`, `=` with
-/// a number and `IS [NOT] NULL` are not affected: NaN never satisfies them.
-pub fn nan_unguarded(leaf: &Leaf, columns: &TableColumns) -> bool {
-    let Some(column) = leaf.column() else {
-        return false;
-    };
-    let Ok(info) = columns.resolve(column) else {
-        return false;
-    };
-    if info.is_partition || !info.is_float() {
-        return false;
-    }
-    let is_nan = |l: &crate::ast::Literal| matches!(l, crate::ast::Literal::String(s) if s.trim().eq_ignore_ascii_case("nan"));
-    match leaf {
-        Leaf::Cmp {
-            op: CmpOp::Gt | CmpOp::GtEq | CmpOp::NotEq,
-            ..
-        } => true,
-        Leaf::Cmp { literal, .. } => is_nan(literal),
-        Leaf::In { negated: true, .. } => true,
-        Leaf::In { list, .. } => list.iter().any(is_nan),
-        _ => false,
-    }
-}
-
-/// Whether the leaf bounds a data column widened from float: its older files keep f32
-/// statistics (JSON `3.4` for the f32 value 3.4000000953674316), and read as a double such a
-/// bound sits below the value it stands for, so `x = 3.4000000953674316` or `x > 3.4` would
-/// prune a matching file (pitfall 7). No bound of such a column is used.
-pub fn widening_unbounded(leaf: &Leaf, columns: &TableColumns) -> bool {
-    let Some(column) = leaf.column() else {
-        return false;
-    };
-    columns
-        .resolve(column)
-        .is_ok_and(|info| !info.is_partition && info.widened_from_float)
-}
-
-/// Whether the leaf compares a float data column with zero. A bound of zero does not say its
-/// sign: Parquet lets a writer record min `+0.0` for a file holding `-0.0` and max `-0.0` for
-/// one holding `+0.0`, and writers differ. Against any other literal both zeros decide alike;
-/// against a zero (in the total order, `-0.0 < +0.0`), the recorded sign can prune a file
-/// whose other zero matches. Such leaves are left out of data skipping.
-pub fn signed_zero_exposed(leaf: &Leaf, columns: &TableColumns) -> bool {
-    let Some(column) = leaf.column() else {
-        return false;
-    };
-    let Ok(info) = columns.resolve(column) else {
-        return false;
-    };
-    if info.is_partition || !info.is_float() {
-        return false;
-    }
-    let zero = |l: &crate::ast::Literal| match l {
-        crate::ast::Literal::Number(t) | crate::ast::Literal::String(t) => {
-            t.trim().parse::<f64>().is_ok_and(|v| v == 0.0)
-        }
-        _ => false,
-    };
-    match leaf {
-        Leaf::Cmp { literal, .. } => zero(literal),
-        Leaf::In { list, .. } => list.iter().any(zero),
-        _ => false,
-    }
 }
 
 /// One pruning phase and what it did.
@@ -156,6 +86,9 @@ pub struct Explanation {
     /// Per live file: survived every phase (the final survivor set).
     pub kept: Vec<bool>,
     pub notes: Vec<Note>,
+    /// The guards that fired (guards.rs): hazards announced, comparisons left out, literals
+    /// widened. Never in `notes`, never in the confidence.
+    pub hazards: Vec<Hazard>,
     pub confidence: Confidence,
     /// Per partition column: the present values the predicate can accept (see accepted.rs).
     pub accepted: AcceptedValues,
@@ -194,11 +127,16 @@ impl Explanation {
 }
 
 /// The two kernel scans behind the phases: the partition-safe fragment (phase 1) and the full
-/// predicate with every leaf the scan must not see weakened to TRUE (phase 2).
+/// predicate with every leaf the kernel cannot evaluate weakened to TRUE (phase 2), each with
+/// the guards applied (guards.rs).
 #[derive(Clone, Debug, Default)]
 pub struct KernelScans {
     pub partition: Option<PredicateRef>,
     pub full: Option<PredicateRef>,
+    /// The guards that fired on either scan, with the leaves as written.
+    pub hazards: Vec<Hazard>,
+    /// Leaves the kernel cannot evaluate, weakened to TRUE in the full scan.
+    pub stripped: Vec<Leaf>,
 }
 
 /// Lowers `compiled` to the kernel predicates of both phase scans. The benchmarks run the same
@@ -209,30 +147,102 @@ pub fn kernel_scans(
     options: ExplainOptions,
 ) -> Result<KernelScans, ExplainError> {
     let classes = &compiled.classification;
-    let partition = to_kernel(&classes.conjunction(&[Bucket::PartitionSafe]), columns)?;
-    // Weakening a leaf to TRUE only widens the survivor set (monotonicity, see nnf.rs), so the
-    // full scan stays sound whatever it leaves out.
-    let (full_nnf, _) = classes
-        .conjunction(&[
+    let partition = guard(
+        &classes.conjunction(&[Bucket::PartitionSafe]),
+        columns,
+        options.strict,
+    );
+    // Weakening a leaf to TRUE only widens the survivor set (monotonicity, see nnf.rs), and so
+    // does every guard's rewrite, so the full scan stays sound whatever it leaves out.
+    let (evaluable, stripped) = bound_long_in_lists(
+        &classes.conjunction(&[
             Bucket::PartitionSafe,
             Bucket::StatsSafe,
             Bucket::Unsplittable,
+        ]),
+        columns,
+    )
+    .weaken(&kernel_can_evaluate);
+    let full = guard(&evaluable, columns, options.strict);
+    let mut hazards = partition.hazards.clone();
+    for h in full.hazards {
+        match hazards
+            .iter_mut()
+            .find(|x| x.guard == h.guard && x.effect == h.effect)
+        {
+            Some(x) => x.leaves.extend(
+                h.leaves
+                    .into_iter()
+                    .filter(|l| !x.leaves.contains(l))
+                    .collect::<Vec<_>>(),
+            ),
+            None => hazards.push(h),
+        }
+    }
+    hazards.sort_by_key(|h| (h.guard, h.effect));
+    Ok(KernelScans {
+        partition: to_kernel(&partition.predicate, columns)?,
+        full: to_kernel(&full.predicate, columns)?,
+        hazards,
+        stripped,
+    })
+}
+
+/// An `IN` list too long to expand (over [`crate::lower::MAX_IN_LIST_EXPANSION`] values) on a
+/// data column is bounded by its hull: `x IN (v1, .., vn)` -> `x >= min AND x <= max`, which
+/// admits every row the list admits. A value that does not order against the others (it does
+/// not coerce) leaves the list as it is, and weakening strips it.
+fn bound_long_in_lists(pred: &Nnf, columns: &TableColumns) -> Nnf {
+    pred.map_leaves(&mut |leaf: &Leaf| {
+        let Leaf::In {
+            column,
+            list,
+            negated: false,
+        } = leaf
+        else {
+            return Nnf::Leaf(leaf.clone());
+        };
+        if kernel_can_evaluate(leaf) {
+            return Nnf::Leaf(leaf.clone());
+        }
+        let Ok(info) = columns.resolve(column) else {
+            return Nnf::Leaf(leaf.clone());
+        };
+        let Ok(values) = list
+            .iter()
+            .map(|l| coerce(l, &info).map(|v| (v, l)))
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            return Nnf::Leaf(leaf.clone());
+        };
+        let mut lo = &values[0];
+        let mut hi = &values[0];
+        for v in &values[1..] {
+            match (compare(&v.0, &lo.0), compare(&v.0, &hi.0)) {
+                (Some(a), Some(b)) => {
+                    if a.is_lt() {
+                        lo = v;
+                    }
+                    if b.is_gt() {
+                        hi = v;
+                    }
+                }
+                _ => return Nnf::Leaf(leaf.clone()),
+            }
+        }
+        Nnf::and([
+            Nnf::Leaf(Leaf::Cmp {
+                column: column.clone(),
+                op: CmpOp::GtEq,
+                literal: lo.1.clone(),
+            }),
+            Nnf::Leaf(Leaf::Cmp {
+                column: column.clone(),
+                op: CmpOp::LtEq,
+                literal: hi.1.clone(),
+            }),
         ])
-        .weaken(&|l: &Leaf| scanned(l, columns, options));
-    let full = to_kernel(&full_nnf, columns)?;
-    Ok(KernelScans { partition, full })
-}
-
-/// Leaves whose bounds no file can be trusted with: never scanned, whatever the mode.
-fn untrusted_bounds(leaf: &Leaf, columns: &TableColumns) -> bool {
-    widening_unbounded(leaf, columns) || signed_zero_exposed(leaf, columns)
-}
-
-/// Whether the full scan hands `leaf` to the kernel's data skipping.
-fn scanned(leaf: &Leaf, columns: &TableColumns, options: ExplainOptions) -> bool {
-    kernel_can_evaluate(leaf)
-        && !untrusted_bounds(leaf, columns)
-        && !(options.strict && nan_unguarded(leaf, columns))
+    })
 }
 
 /// Explains `predicate` (none: just the baseline) on a replayed table.
@@ -257,6 +267,7 @@ pub fn explain_with(
             after_partition: vec![true; total],
             kept: vec![true; total],
             notes: Vec::new(),
+            hazards: Vec::new(),
             confidence: Confidence::Exact,
             accepted: AcceptedValues::new(),
             scans: ScanPredicates::default(),
@@ -274,6 +285,8 @@ pub fn explain_with(
     let KernelScans {
         partition: partition_kernel,
         full: full_kernel,
+        hazards,
+        stripped: unscanned,
     } = kernel_scans(&compiled, columns, options)?;
     let partition_scan = table.survivors(partition_kernel.clone())?;
     let mut after_partition = partition_scan.clone();
@@ -325,9 +338,6 @@ pub fn explain_with(
     // Phase 2: the full predicate, with what the kernel cannot evaluate weakened to TRUE
     // (sound by monotonicity, see nnf.rs), intersected with phase 1 (both sets are sound, so
     // their intersection is).
-    let nan_exposed = |l: &Leaf| nan_unguarded(l, columns);
-    let untrusted = |l: &Leaf| untrusted_bounds(l, columns);
-    let scan_keeps = |l: &Leaf| scanned(l, columns, options);
     // The same kernel predicate over the same rows keeps the same files: a predicate on
     // partition columns alone needs one scan, not two. Otherwise the full scan is asked only
     // about the partition survivors: `kept` below takes no other file whatever it answers.
@@ -343,60 +353,21 @@ pub fn explain_with(
         .collect();
     let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
     if credited != Nnf::Const(true) {
-        let (honoured, stripped) = credited.weaken(&scan_keeps);
-        let (nan_excluded, stripped): (Vec<Leaf>, Vec<Leaf>) = stripped
-            .into_iter()
-            .partition(|l| kernel_can_evaluate(l) && !untrusted(l));
-        let widening: Vec<&Leaf> = stripped
+        let nan_excluded: Vec<Leaf> = hazards
             .iter()
-            .filter(|l| widening_unbounded(l, columns))
+            .filter(|h| h.guard == Guard::NanBounds && h.effect == Effect::Excluded)
+            .flat_map(|h| h.leaves.iter().cloned())
+            .filter(|l| credited.leaves().contains(&l))
             .collect();
-        let zeros: Vec<&Leaf> = stripped
-            .iter()
-            .filter(|l| signed_zero_exposed(l, columns) && !widening_unbounded(l, columns))
-            .collect();
-        let unguarded: Vec<&Leaf> = honoured
-            .leaves()
+        let (honoured, stripped) =
+            credited.weaken(&|l: &Leaf| !unscanned.contains(l) && !nan_excluded.contains(l));
+        let stripped: Vec<Leaf> = stripped
             .into_iter()
-            .filter(|l| nan_exposed(l))
+            .filter(|l| !nan_excluded.contains(l))
             .collect();
-        let nan_excluded_refs: Vec<&Leaf> = nan_excluded.iter().collect();
-        let leaf_notes: [(&'static str, &[&Leaf], fn(&str) -> String); 4] = [
-            (SIGNED_ZERO_BOUNDS, &zeros, |list| {
-                format!(
-                    "{list} left out of data skipping: a float bound of zero does not record its sign (writers may store +0.0 for -0.0 and back), so against a zero it cannot prune soundly"
-                )
-            }),
-            (TYPE_WIDENING_STATS, &widening, |list| {
-                format!(
-                    "{list} left out of data skipping: the column was widened from float, and files written before keep f32 statistics that may not bound their double values"
-                )
-            }),
-            (NAN_UNGUARDED_BOUNDS, &unguarded, |list| {
-                format!(
-                    "{list} on float column(s): writers leave NaN out of min/max and Delta stats carry no NaN count, so a file whose matching rows are NaN can be pruned; --strict leaves these fragments out of the scan"
-                )
-            }),
-            (NAN_STRICT_EXCLUDED, &nan_excluded_refs, |list| {
-                format!(
-                    "--strict left {list} out of the scan: NaN rows could satisfy it beyond the recorded bounds"
-                )
-            }),
-        ];
-        for (code, leaves, message) in leaf_notes {
-            if !leaves.is_empty() {
-                notes.push(Note {
-                    code,
-                    message: message(&quoted_list(leaves.iter().copied())),
-                });
-            }
-        }
-        let has_unsplittable = !classes.in_bucket(Bucket::Unsplittable).is_empty();
-        let lowered = has_unsplittable
-            || !unguarded.is_empty()
-            || !nan_excluded.is_empty()
-            || !widening.is_empty()
-            || !zeros.is_empty();
+        // Confidence says how precisely the drop is explained, never whether a hazard applies
+        // (hazards have a field of their own): only a mixed OR or a stripped leaf lowers it.
+        let lowered = !classes.in_bucket(Bucket::Unsplittable).is_empty() || !stripped.is_empty();
         phases.push(Phase {
             name: DATA_SKIPPING_PHASE,
             predicate: honoured,
@@ -428,16 +399,9 @@ pub fn explain_with(
         after_partition,
         kept,
         notes,
+        hazards,
         confidence,
         accepted,
         scans,
     })
-}
-
-/// `` `a`, `b` `` for a note message.
-fn quoted_list<'a>(leaves: impl Iterator<Item = &'a Leaf>) -> String {
-    leaves
-        .map(|l| format!("`{l}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

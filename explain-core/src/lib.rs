@@ -17,6 +17,7 @@ pub mod explain;
 pub mod features;
 pub mod file_stats;
 pub mod gates;
+pub mod guards;
 pub mod layers;
 pub mod like;
 pub mod log_check;

@@ -196,6 +196,17 @@ impl Nnf {
         }
     }
 
+    /// Replaces every leaf by `f(leaf)`. Sound for pruning when each replacement admits every
+    /// row its leaf admits (monotonicity: the result then admits every row the original does).
+    pub fn map_leaves(&self, f: &mut dyn FnMut(&Leaf) -> Nnf) -> Nnf {
+        match self {
+            Nnf::Const(b) => Nnf::Const(*b),
+            Nnf::And(items) => Nnf::and(items.iter().map(|i| i.map_leaves(f)).collect::<Vec<_>>()),
+            Nnf::Or(items) => Nnf::or(items.iter().map(|i| i.map_leaves(f)).collect::<Vec<_>>()),
+            Nnf::Leaf(l) => f(l),
+        }
+    }
+
     fn precedence(&self) -> u8 {
         match self {
             Nnf::Or(_) => 1,

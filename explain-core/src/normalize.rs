@@ -264,9 +264,12 @@ fn fold_literals(a: &Literal, op: CmpOp, b: &Literal) -> Result<bool, ExplainErr
     let ordering: Option<Ordering> = match (a, b) {
         (Literal::Null, _) | (_, Literal::Null) => return Ok(false),
         (Literal::Number(x), Literal::Number(y)) => {
+            // Exactly, digit by digit, whatever their length or exponent: through a double,
+            // `1e-400 > 0` or two literals that differ past 17 digits fold to a wrong
+            // FALSE, and a FALSE prunes every file (pitfall 25).
             match (
-                crate::coerce::ExactNumber::parse(x),
-                crate::coerce::ExactNumber::parse(y),
+                crate::coerce::LongNumber::parse(x),
+                crate::coerce::LongNumber::parse(y),
             ) {
                 (Some(x), Some(y)) => Some(x.cmp(&y)),
                 _ => None,

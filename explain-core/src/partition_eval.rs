@@ -198,12 +198,15 @@ fn apply(op: CmpOp, ord: Ordering) -> bool {
     }
 }
 
-/// Compares two non-null scalars of one type. Floats compare in IEEE total order (NaN above
-/// every number, -0.0 below +0.0), the order Arrow and DataFusion use (docs/semantics.md).
+/// Compares two non-null scalars of one type. Floats compare as every engine compares them:
+/// `-0.0 = 0.0` (Spark, DuckDB, DataFusion), otherwise in total order. A partition value is
+/// typed from its text, and `NaN` text parses to a NaN above every number, where Spark, DuckDB
+/// and DataFusion agree (docs/semantics.md).
 pub fn compare(a: &Scalar, b: &Scalar) -> Option<Ordering> {
+    // Adding +0.0 turns -0.0 into +0.0 and leaves every other value (NaN included) as it is.
     match (a, b) {
-        (Scalar::Float(x), Scalar::Float(y)) => Some(x.total_cmp(y)),
-        (Scalar::Double(x), Scalar::Double(y)) => Some(x.total_cmp(y)),
+        (Scalar::Float(x), Scalar::Float(y)) => Some((x + 0.0).total_cmp(&(y + 0.0))),
+        (Scalar::Double(x), Scalar::Double(y)) => Some((x + 0.0).total_cmp(&(y + 0.0))),
         (Scalar::Decimal(x), Scalar::Decimal(y)) if x.scale() == y.scale() => {
             Some(x.bits().cmp(&y.bits()))
         }

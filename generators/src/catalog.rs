@@ -2,7 +2,8 @@
 //! fault knob. `gen-table <name> <dir>` writes any of them.
 
 use crate::spec::{
-    Checkpoint, ColumnSpec, Kind, Layout, LogShape, StatsPolicy, StringTruncation, TableSpec,
+    Checkpoint, ColumnSpec, Kind, Layout, LogShape, Quirks, StatsPolicy, StringTruncation,
+    TableSpec,
 };
 
 fn col(name: &str, kind: Kind) -> ColumnSpec {
@@ -55,6 +56,7 @@ fn all_types(name: &str, seed: u64) -> TableSpec {
             removed_files: vec![],
             checkpoint: Checkpoint::None,
         },
+        quirks: Quirks::default(),
     }
 }
 
@@ -73,6 +75,10 @@ pub const NAMES: &[&str] = &[
     "checkpoint-classic",
     "checkpoint-multipart",
     "partition-types",
+    "nan-negative",
+    "signed-zero-partitions",
+    "decimal-f64-bounds",
+    "strings-legacy-tie-breaker",
 ];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
@@ -187,6 +193,74 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             partition_values: 4,
             files_per_partition: 2,
             null_fraction: 0.2,
+            ..base
+        },
+        // pitfall 21: pandas' 0.0/0.0 on x86 has its sign bit set; delta-rs writes it as is.
+        "nan-negative" => TableSpec {
+            columns: vec![
+                part("p", Kind::Int32),
+                col("x", Kind::Float64),
+                col("y", Kind::Float32),
+                col("id", Kind::Int64),
+            ],
+            special_values: true,
+            files_per_partition: 4,
+            stats: StatsPolicy {
+                nan_excluded_bounds: true,
+                ..StatsPolicy::default()
+            },
+            quirks: Quirks {
+                negative_nan: true,
+                ..Quirks::default()
+            },
+            ..base
+        },
+        // pitfall 22: `-0.0` (Spark), `0` and `-0` (delta-rs) partitions side by side.
+        "signed-zero-partitions" => TableSpec {
+            columns: vec![
+                part("pf", Kind::Float64),
+                col("x", Kind::Float64),
+                col("id", Kind::Int64),
+            ],
+            partition_values: 5,
+            files_per_partition: 2,
+            null_fraction: 0.0,
+            special_values: true,
+            stats: StatsPolicy {
+                nan_excluded_bounds: true,
+                ..StatsPolicy::default()
+            },
+            quirks: Quirks {
+                signed_zero_partitions: true,
+                ..Quirks::default()
+            },
+            ..base
+        },
+        // pitfall 23: delta-rs 1.6 writes decimal bounds through a double.
+        "decimal-f64-bounds" => TableSpec {
+            columns: vec![
+                col("w", Kind::WideDecimal),
+                col("dec", Kind::Decimal),
+                col("id", Kind::Int64),
+            ],
+            special_values: true,
+            stats: StatsPolicy {
+                decimal_bounds_f64: true,
+                ..StatsPolicy::default()
+            },
+            ..base
+        },
+        // pitfall 24: older Delta Spark's U+FFFD tie-breaker against a supplementary character.
+        "strings-legacy-tie-breaker" => TableSpec {
+            columns: vec![col("s", Kind::String), col("id", Kind::Int64)],
+            stats: StatsPolicy {
+                string_prefix: Some(StringTruncation::LegacyTieBreaker(3)),
+                ..StatsPolicy::default()
+            },
+            quirks: Quirks {
+                supplementary_at: Some(3),
+                ..Quirks::default()
+            },
             ..base
         },
         _ => return None,

@@ -12,7 +12,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::spec::{Kind, TableSpec};
 use crate::stats::format_date;
-use crate::values::{Cell, partition_text};
+use crate::values::Cell;
 use crate::writer::WrittenTable;
 
 /// The literals a predicate may compare one column with.
@@ -46,6 +46,9 @@ pub fn literal_of(kind: Kind, cell: &Cell) -> Option<Literal> {
         } else {
             format!("{v:?}")
         }),
+        Cell::Decimal(v) if kind == Kind::WideDecimal => {
+            Literal::Number(crate::values::decimal_text(*v, 18))
+        }
         Cell::Decimal(v) => {
             let sign = if *v < 0 { "-" } else { "" };
             Literal::Number(format!("{sign}{}.{:02}", v.abs() / 100, v.abs() % 100))
@@ -242,7 +245,7 @@ impl Pools {
             let slots = spec.partition_values.max(1);
             let literals = (0..=slots)
                 .map(|s| {
-                    let text = partition_text(column.kind, s);
+                    let text = crate::values::partition_value_text(spec, column.kind, s);
                     match column.kind {
                         Kind::Int8
                         | Kind::Int16
@@ -250,7 +253,8 @@ impl Pools {
                         | Kind::Int64
                         | Kind::Float32
                         | Kind::Float64
-                        | Kind::Decimal => Literal::Number(text),
+                        | Kind::Decimal
+                        | Kind::WideDecimal => Literal::Number(text),
                         Kind::Boolean => Literal::Boolean(text == "true"),
                         _ => Literal::String(text),
                     }
@@ -380,7 +384,13 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
     }
     if matches!(
         kind,
-        Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 | Kind::Float64 | Kind::Decimal
+        Kind::Int8
+            | Kind::Int16
+            | Kind::Int32
+            | Kind::Int64
+            | Kind::Float64
+            | Kind::Decimal
+            | Kind::WideDecimal
     ) {
         let c = column.clone();
         let arithmetic = lit.prop_map(move |l| Predicate::Unsupported {

@@ -16,6 +16,8 @@ pub enum Kind {
     Float64,
     /// `decimal(10, 2)`.
     Decimal,
+    /// `decimal(38, 18)`: more digits than a double carries (pitfall 23).
+    WideDecimal,
     String,
     Boolean,
     Date,
@@ -37,6 +39,7 @@ impl Kind {
             Kind::Float32 => json!("float"),
             Kind::Float64 => json!("double"),
             Kind::Decimal => json!("decimal(10,2)"),
+            Kind::WideDecimal => json!("decimal(38,18)"),
             Kind::String => json!("string"),
             Kind::Boolean => json!("boolean"),
             Kind::Date => json!("date"),
@@ -100,6 +103,10 @@ pub struct StatsPolicy {
     /// Declare `tightBounds: false` and widen numeric bounds by one unit.
     #[serde(default)]
     pub loose_bounds: bool,
+    /// Write decimal bounds through a double, as delta-rs 1.6 does: past 15 significant
+    /// digits they are rounded to the nearest double (pitfall 23).
+    #[serde(default)]
+    pub decimal_bounds_f64: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,6 +116,11 @@ pub enum StringTruncation {
     SparkStyle(usize),
     /// A bare prefix as max: unsound for `>` (pitfall 4).
     BarePrefix(usize),
+    /// Older Delta Spark: the max gets a U+FFFD tie-breaker whenever U+FFFD beats the next
+    /// character's first UTF-16 unit, so a supplementary character at the cut (a surrogate
+    /// there) leaves the recorded max below the real one in UTF-8 order (pitfall 24). When the
+    /// tie-breaker does not win, no max is written.
+    LegacyTieBreaker(usize),
 }
 
 impl Default for StatsPolicy {
@@ -121,6 +133,7 @@ impl Default for StatsPolicy {
             nan_excluded_bounds: false,
             truncate_timestamp_max: false,
             loose_bounds: false,
+            decimal_bounds_f64: false,
         }
     }
 }
@@ -166,6 +179,27 @@ pub struct TableSpec {
     pub special_values: bool,
     pub stats: StatsPolicy,
     pub log: LogShape,
+    /// What real writers do to values that the readers' semantics then get wrong (pitfalls
+    /// 21-24); each off by default.
+    #[serde(default)]
+    pub quirks: Quirks,
+}
+
+/// Real writers' behaviours beyond their statistics policy.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Quirks {
+    /// NaN values carry the sign bit, as pandas' `0.0/0.0` on x86 does, written unchanged by
+    /// delta-rs (pitfall 21): Arrow's order (DataFusion) sorts them below `-inf`.
+    #[serde(default)]
+    pub negative_nan: bool,
+    /// Float partition values include zero as each writer spells it: `-0.0` (Spark), `0` and
+    /// `-0` (delta-rs), in partitions of their own (pitfall 22).
+    #[serde(default)]
+    pub signed_zero_partitions: bool,
+    /// String values carry U+1F33C (a supplementary character) at this character position,
+    /// where a truncated max cuts them (pitfall 24).
+    #[serde(default)]
+    pub supplementary_at: Option<usize>,
 }
 
 impl TableSpec {

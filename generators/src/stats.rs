@@ -82,6 +82,11 @@ fn bound_json(kind: Kind, cell: &Cell, is_max: bool, policy: &StatsPolicy) -> Op
                 json!(v)
             }
         }
+        Cell::Decimal(v) if kind == Kind::WideDecimal && !policy.decimal_bounds_f64 => {
+            // The exact digits (serde_json keeps a number's text with arbitrary_precision).
+            serde_json::from_str(&crate::values::decimal_text(*v, 18)).ok()?
+        }
+        Cell::Decimal(v) if kind == Kind::WideDecimal => json!((*v as f64) / 1e18),
         Cell::Decimal(v) => json!((*v as f64) / 100.0),
         Cell::Str(s) => json!(truncate(s, is_max, policy.string_prefix)?),
         Cell::Date(d) => json!(format_date(*d)),
@@ -113,6 +118,20 @@ fn truncate(s: &str, is_max: bool, truncation: Option<StringTruncation>) -> Opti
         None => return Some(s.to_string()),
         Some(StringTruncation::SparkStyle(n)) => (n, true),
         Some(StringTruncation::BarePrefix(n)) => (n, false),
+        Some(StringTruncation::LegacyTieBreaker(n)) => {
+            if s.chars().count() <= n {
+                return Some(s.to_string());
+            }
+            let prefix: String = s.chars().take(n).collect();
+            if !is_max {
+                return Some(prefix);
+            }
+            // The comparison the old writer made: U+FFFD against the next UTF-16 unit.
+            let next = s.chars().nth(n).map(|c| c.encode_utf16(&mut [0; 2])[0]);
+            return next
+                .filter(|unit| *unit < 0xFFFD)
+                .map(|_| format!("{prefix}\u{FFFD}"));
+        }
     };
     if s.chars().count() <= n {
         return Some(s.to_string());

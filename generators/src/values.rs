@@ -58,6 +58,10 @@ pub fn at_fraction(kind: Kind, u: f64, rng: &mut ChaCha8Rng) -> Cell {
         Kind::Float32 => Cell::Float(f64::from((-1000.0 + 2000.0 * u) as f32)),
         Kind::Float64 => Cell::Float(-1000.0 + 2000.0 * u),
         Kind::Decimal => Cell::Decimal(i128::from(span(-1_000_000, 1_000_000))),
+        // 21 and more significant digits: a double keeps about 16 of them.
+        Kind::WideDecimal => {
+            Cell::Decimal(((-1000.0 + 2000.0 * u) * 1e18) as i128 + rng.random_range(1..1000))
+        }
         Kind::String => Cell::Str(word(u)),
         Kind::Boolean => Cell::Bool(u >= 0.5),
         Kind::Date => Cell::Date(DATE_BASE + (1000.0 * u) as i32),
@@ -111,6 +115,12 @@ pub fn specials(kind: Kind) -> Vec<Cell> {
             Cell::Decimal(-99_999_999),
             Cell::Decimal(0),
         ],
+        Kind::WideDecimal => vec![
+            Cell::Decimal(1_000_000_000_000_000_001),
+            Cell::Decimal(-1_000_000_000_000_000_001),
+            Cell::Decimal(0),
+            Cell::Decimal(999_999_999_999_999_999_999),
+        ],
         Kind::String => vec![
             Cell::Str(String::new()),
             Cell::Str("\u{7F}".into()),
@@ -152,6 +162,61 @@ pub fn column_cells(
         .collect()
 }
 
+/// Precision and scale of a decimal kind.
+pub fn decimal_shape(kind: Kind) -> (u8, i8) {
+    if kind == Kind::WideDecimal {
+        (38, 18)
+    } else {
+        (10, 2)
+    }
+}
+
+/// `unscaled * 10^-scale` as exact decimal text.
+pub fn decimal_text(unscaled: i128, scale: u32) -> String {
+    let digits = unscaled.unsigned_abs().to_string();
+    let width = scale as usize + 1;
+    let padded = format!("{digits:0>width$}");
+    let (int, frac) = padded.split_at(padded.len() - scale as usize);
+    let sign = if unscaled < 0 { "-" } else { "" };
+    if frac.is_empty() {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{frac}")
+    }
+}
+
+/// Applies the value quirks of a spec to a column's cells: the sign bit on NaN, a
+/// supplementary character inside strings.
+pub fn apply_quirks(kind: Kind, cells: &mut [Cell], quirks: &crate::spec::Quirks) {
+    for cell in cells.iter_mut() {
+        match cell {
+            Cell::Float(v) if quirks.negative_nan && v.is_nan() => *v = -f64::NAN,
+            Cell::Str(s) if kind == Kind::String => {
+                if let Some(at) = quirks.supplementary_at {
+                    let cut = s.char_indices().nth(at).map_or(s.len(), |(i, _)| i);
+                    s.insert(cut, '\u{1F33C}');
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A float partition value of the signed-zero quirk: slots 0 to 2 spell zero as Spark
+/// (`-0.0`), delta-rs (`0`) and delta-rs for a negative zero (`-0`); later slots as usual.
+pub fn signed_zero_partition_text(slot: usize) -> Option<&'static str> {
+    ["-0.0", "0", "-0"].get(slot).copied()
+}
+
+/// A partition value of a spec's column: [`partition_text`], or zero as writers spell it
+/// under the signed-zero quirk.
+pub fn partition_value_text(spec: &crate::spec::TableSpec, kind: Kind, slot: usize) -> String {
+    match signed_zero_partition_text(slot) {
+        Some(zero) if spec.quirks.signed_zero_partitions && kind.is_float() => zero.to_string(),
+        _ => partition_text(kind, slot),
+    }
+}
+
 /// The Arrow type a kind is written as.
 pub fn arrow_type(kind: Kind) -> DataType {
     match kind {
@@ -162,6 +227,7 @@ pub fn arrow_type(kind: Kind) -> DataType {
         Kind::Float32 => DataType::Float32,
         Kind::Float64 => DataType::Float64,
         Kind::Decimal => DataType::Decimal128(10, 2),
+        Kind::WideDecimal => DataType::Decimal128(38, 18),
         Kind::String => DataType::Utf8,
         Kind::Boolean => DataType::Boolean,
         Kind::Date => DataType::Date32,
@@ -225,20 +291,23 @@ pub fn to_array(kind: Kind, cells: &[Cell]) -> ArrayRef {
                 })
                 .collect::<Float64Array>(),
         ),
-        Kind::Decimal => Arc::new(
-            cells
-                .iter()
-                .map(|c| {
-                    if let Cell::Decimal(v) = c {
-                        Some(*v)
-                    } else {
-                        None
-                    }
-                })
-                .collect::<Decimal128Array>()
-                .with_precision_and_scale(10, 2)
-                .expect("decimal(10, 2) is valid"),
-        ),
+        Kind::Decimal | Kind::WideDecimal => {
+            let (precision, scale) = decimal_shape(kind);
+            Arc::new(
+                cells
+                    .iter()
+                    .map(|c| {
+                        if let Cell::Decimal(v) = c {
+                            Some(*v)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect::<Decimal128Array>()
+                    .with_precision_and_scale(precision, scale)
+                    .expect("the decimal kinds' shapes are valid"),
+            )
+        }
         Kind::String => Arc::new(
             cells
                 .iter()
@@ -327,6 +396,10 @@ pub fn partition_text(kind: Kind, slot: usize) -> String {
         Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => (s * 7 - 3).to_string(),
         Kind::Float32 | Kind::Float64 => format!("{}", s as f64 * 1.5 - 1.0),
         Kind::Decimal => format!("{}.{:02}", s, (s * 13) % 100),
+        Kind::WideDecimal => decimal_text(
+            i128::from(s) * 1_000_000_000_000_000_000 + i128::from(s),
+            18,
+        ),
         Kind::String => format!("p{s}"),
         Kind::Boolean => (slot % 2 == 1).to_string(),
         Kind::Date => format!("2021-01-{:02}", 1 + slot % 28),

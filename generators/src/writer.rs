@@ -18,7 +18,9 @@ use serde_json::{Value, json};
 
 use crate::spec::{Checkpoint, Kind, StringTruncation, TableSpec};
 use crate::stats::file_stats;
-use crate::values::{Cell, arrow_type, column_cells, partition_text, to_array, window};
+use crate::values::{
+    Cell, apply_quirks, arrow_type, column_cells, partition_value_text, to_array, window,
+};
 
 /// What was written: every data file with its cells, for tests and literal pools.
 #[derive(Clone, Debug)]
@@ -136,7 +138,7 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
             .map(|c| {
                 (
                     c.name.clone(),
-                    (!null_partition).then(|| partition_text(c.kind, slot)),
+                    (!null_partition).then(|| partition_value_text(spec, c.kind, slot)),
                 )
             })
             .collect();
@@ -150,14 +152,16 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
                 .iter()
                 .map(|c| {
                     let w = window(spec.layout, index, total_files, &mut rng);
-                    column_cells(
+                    let mut cells = column_cells(
                         c.kind,
                         spec.rows_per_file,
                         w,
                         spec.null_fraction,
                         spec.special_values,
                         &mut rng,
-                    )
+                    );
+                    apply_quirks(c.kind, &mut cells, &spec.quirks);
+                    cells
                 })
                 .collect();
             let path = format!("{dir}part-{index:05}-{f}.parquet");

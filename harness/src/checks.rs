@@ -1,6 +1,6 @@
 //! The invariants of the design, each checked for one (table, predicate):
 //! 1. soundness: the final kept set holds every file with a matching row (default mode: a
-//!    violation must be announced by `NAN_UNGUARDED_BOUNDS`; `--strict`: none at all);
+//!    violation must be announced by a `NAN_UNGUARDED_BOUNDS` hazard; `--strict`: none at all);
 //! 2. equivalence: a metamorphic variant keeps identical sets in every phase;
 //! 3. degradation: a predicate with an unsupported conjunct keeps exactly what its stripped
 //!    remainder keeps;
@@ -8,7 +8,8 @@
 //! 5. accepted partition values hold the value of every matching file.
 
 use explain_core::ExplainError;
-use explain_core::explain::{ExplainOptions, Explanation, NAN_UNGUARDED_BOUNDS, explain_with};
+use explain_core::explain::{ExplainOptions, Explanation, explain_with};
+use explain_core::guards::{Effect, Guard};
 use generators::variants::{Variant, apply, degraded};
 use serde::Serialize;
 
@@ -177,7 +178,13 @@ pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
         rows[i],
         default.pruned_by(i)
     );
-    if default.notes.iter().any(|n| n.code == NAN_UNGUARDED_BOUNDS) {
+    // Announced: every dropped matching file is explained by a NaN comparison the report
+    // names (guards.rs); any other drop is unannounced.
+    if default
+        .hazards
+        .iter()
+        .any(|h| h.guard == Guard::NanBounds && h.effect == Effect::Announced)
+    {
         (Outcome::Announced { message }, tightness)
     } else {
         (

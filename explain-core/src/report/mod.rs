@@ -85,9 +85,24 @@ pub struct Analysis {
     pub unsplittable: Vec<String>,
     pub confidence: Confidence,
     pub notes: Vec<Note>,
+    /// The guards that fired (docs/semantics.md, *Hazards and guards*): where an engine could
+    /// find a match in a dropped file (announced, default mode), comparisons `--strict` left
+    /// out, literals widened so that no recorded bound drops a match.
+    pub hazards: Vec<HazardReport>,
     /// Per partition column, the values present in the snapshot the predicate can accept
     /// (null: the predicate does not constrain the column; `[]`: no present value).
     pub partition_values_accepted: AcceptedValues,
+}
+
+/// One guard that fired.
+#[derive(Clone, Debug, Serialize)]
+pub struct HazardReport {
+    pub code: &'static str,
+    /// `announced`, `excluded` or `widened`.
+    pub effect: &'static str,
+    /// The leaves it fired on, as written.
+    pub fragments: Vec<String>,
+    pub message: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -143,6 +158,16 @@ impl Report {
                 unsplittable: bucket(Bucket::Unsplittable),
                 confidence: explanation.confidence,
                 notes: explanation.notes.clone(),
+                hazards: explanation
+                    .hazards
+                    .iter()
+                    .map(|h| HazardReport {
+                        code: h.code(),
+                        effect: h.effect.label(),
+                        fragments: h.leaves.iter().map(Leaf::to_string).collect(),
+                        message: h.message(),
+                    })
+                    .collect(),
                 partition_values_accepted: explanation.accepted.clone(),
             }
         });

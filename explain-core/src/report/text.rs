@@ -56,6 +56,9 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         for n in &a.notes {
             writeln!(out, "  note [{}]: {}", n.code, n.message)?;
         }
+        for h in &a.hazards {
+            writeln!(out, "  hazard [{}] ({}): {}", h.code, h.effect, h.message)?;
+        }
     }
     writeln!(out)?;
     writeln!(out, "Files in snapshot: {}", report.total_files)?;

@@ -3,7 +3,7 @@
 
 use crate::support::{fixtures, run_json};
 
-/// `(table, predicate, the file kept must contain this, note code expected)`.
+/// `(table, predicate, the file kept must contain this, hazard code expected)`.
 const CASES: &[(&str, &str, &str, &str)] = &[
     // Pitfall 7: a float column widened to double keeps the stat 3.4 for 3.4000000953674316.
     (
@@ -36,7 +36,7 @@ fn untrusted_bounds_keep_the_file_and_say_so() {
             kept.iter().any(|p| p.contains(file)),
             "{table}: `{predicate}` keeps {file}: {kept:?}"
         );
-        let codes: Vec<&str> = doc["analysis"]["notes"]
+        let codes: Vec<&str> = doc["analysis"]["hazards"]
             .as_array()
             .unwrap()
             .iter()
@@ -44,11 +44,16 @@ fn untrusted_bounds_keep_the_file_and_say_so() {
             .collect();
         assert!(
             codes.contains(note),
-            "{table}: `{predicate}`: notes {codes:?}"
+            "{table}: `{predicate}`: hazards {codes:?}"
         );
         assert_eq!(
-            doc["analysis"]["confidence"], "incomplete",
-            "{table}: `{predicate}`"
+            doc["analysis"]["confidence"], "conservative",
+            "{table}: `{predicate}`: a guard is not a lower confidence"
+        );
+        // Narrowly: the widened literal still prunes files whose bounds exclude it.
+        assert!(
+            doc["final_files"].as_u64() < doc["total_files"].as_u64(),
+            "{table}: `{predicate}` still prunes: {kept:?}"
         );
     }
 }

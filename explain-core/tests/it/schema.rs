@@ -100,3 +100,36 @@ fn the_schema_rejects_drift() {
         );
     }
 }
+
+/// Hazard codes are listed once (`guards::HAZARD_CODES`): the schema's enum and the semantics'
+/// table must say the same.
+#[test]
+fn hazard_codes_agree_with_the_schema_and_the_docs() {
+    let root = testkit::workspace_root();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("docs/report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let listed: Vec<&str> = schema["$defs"]["hazards"]["items"]["properties"]["code"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        explain_core::guards::HAZARD_CODES,
+        "schema enum of hazard codes"
+    );
+    let semantics = std::fs::read_to_string(root.join("docs/semantics.md")).unwrap();
+    let section = semantics
+        .split("## Hazards and guards")
+        .nth(1)
+        .expect("docs/semantics.md has a Hazards and guards section");
+    for code in explain_core::guards::HAZARD_CODES {
+        assert!(
+            section.contains(&format!("| `{code}` |")),
+            "docs/semantics.md's hazard table lists {code}"
+        );
+    }
+}

@@ -18,6 +18,8 @@ struct Case {
     unsplittable: &'static [&'static str],
     confidence: &'static str,
     notes: &'static [&'static str],
+    /// Hazard codes (analysis.hazards): never notes, never in the confidence.
+    hazards: &'static [&'static str],
     golden: Option<&'static str>,
 }
 
@@ -29,7 +31,7 @@ const CASES: &[Case] = &[
         predicate: "pickup_date = '2024-01-03' AND trip_distance > 5",
         phases: &[
             (P, 20, 4, "exact", "pickup_date = '2024-01-03'"),
-            (D, 4, 2, "incomplete", "trip_distance > 5"),
+            (D, 4, 2, "conservative", "trip_distance > 5"),
         ],
         final_files: 2,
         normalized: "pickup_date = '2024-01-03' AND trip_distance > 5",
@@ -37,15 +39,16 @@ const CASES: &[Case] = &[
         partition_exact: &[],
         stats_safe: &["trip_distance > 5"],
         unsplittable: &[],
-        confidence: "incomplete",
-        notes: &["NAN_UNGUARDED_BOUNDS"],
+        confidence: "conservative",
+        notes: &[],
+        hazards: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-1-partition-and-stats.txt"),
     },
     Case {
         predicate: "NOT (pickup_date != '2024-01-03' OR trip_distance <= 5)",
         phases: &[
             (P, 20, 4, "exact", "pickup_date = '2024-01-03'"),
-            (D, 4, 2, "incomplete", "trip_distance > 5"),
+            (D, 4, 2, "conservative", "trip_distance > 5"),
         ],
         final_files: 2,
         normalized: "pickup_date = '2024-01-03' AND trip_distance > 5",
@@ -53,8 +56,9 @@ const CASES: &[Case] = &[
         partition_exact: &[],
         stats_safe: &["trip_distance > 5"],
         unsplittable: &[],
-        confidence: "incomplete",
-        notes: &["NAN_UNGUARDED_BOUNDS"],
+        confidence: "conservative",
+        notes: &[],
+        hazards: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-2-de-morgan.txt"),
     },
     Case {
@@ -67,7 +71,8 @@ const CASES: &[Case] = &[
         stats_safe: &["trip_distance > 8"],
         unsplittable: &["UPPER(pickup_date) = '2024-01-03'"],
         confidence: "incomplete",
-        notes: &["UNSUPPORTED_EXPRESSION", "NAN_UNGUARDED_BOUNDS"],
+        notes: &["UNSUPPORTED_EXPRESSION"],
+        hazards: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-3-unsupported.txt"),
     },
     Case {
@@ -80,7 +85,7 @@ const CASES: &[Case] = &[
                 "exact",
                 "pickup_date >= '2024-01-0' AND pickup_date < '2024-01-1'",
             ),
-            (D, 20, 7, "incomplete", "trip_distance > 8"),
+            (D, 20, 7, "conservative", "trip_distance > 8"),
         ],
         final_files: 7,
         normalized: "pickup_date >= '2024-01-0' AND pickup_date < '2024-01-1' AND trip_distance > 8",
@@ -88,15 +93,16 @@ const CASES: &[Case] = &[
         partition_exact: &[],
         stats_safe: &["trip_distance > 8"],
         unsplittable: &[],
-        confidence: "incomplete",
-        notes: &["NAN_UNGUARDED_BOUNDS"],
+        confidence: "conservative",
+        notes: &[],
+        hazards: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-4-like-prefix.txt"),
     },
     Case {
         predicate: "pickup_date LIKE '%01-03%' AND trip_distance > 5",
         phases: &[
             (P, 20, 4, "exact", "pickup_date LIKE '%01-03%'"),
-            (D, 4, 2, "incomplete", "trip_distance > 5"),
+            (D, 4, 2, "conservative", "trip_distance > 5"),
         ],
         final_files: 2,
         normalized: "pickup_date LIKE '%01-03%' AND trip_distance > 5",
@@ -104,8 +110,9 @@ const CASES: &[Case] = &[
         partition_exact: &["pickup_date LIKE '%01-03%'"],
         stats_safe: &["trip_distance > 5"],
         unsplittable: &[],
-        confidence: "incomplete",
-        notes: &["NAN_UNGUARDED_BOUNDS"],
+        confidence: "conservative",
+        notes: &[],
+        hazards: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-5-like-substring.txt"),
     },
     Case {
@@ -124,7 +131,8 @@ const CASES: &[Case] = &[
         stats_safe: &[],
         unsplittable: &["pickup_date = '2024-01-03' OR trip_distance > 30"],
         confidence: "incomplete",
-        notes: &["UNSPLITTABLE_OR", "NAN_UNGUARDED_BOUNDS"],
+        notes: &["UNSPLITTABLE_OR"],
+        hazards: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("reference-6-mixed-or.txt"),
     },
     Case {
@@ -137,7 +145,7 @@ const CASES: &[Case] = &[
                 "exact",
                 "pickup_date IN ('2024-01-02', '2024-01-03')",
             ),
-            (D, 8, 4, "incomplete", "trip_distance > 5"),
+            (D, 8, 4, "conservative", "trip_distance > 5"),
         ],
         final_files: 4,
         normalized: "pickup_date IN ('2024-01-02', '2024-01-03') AND trip_distance > 5",
@@ -145,8 +153,9 @@ const CASES: &[Case] = &[
         partition_exact: &[],
         stats_safe: &["trip_distance > 5"],
         unsplittable: &[],
-        confidence: "incomplete",
-        notes: &["NAN_UNGUARDED_BOUNDS"],
+        confidence: "conservative",
+        notes: &[],
+        hazards: &["NAN_UNGUARDED_BOUNDS"],
         golden: None,
     },
     Case {
@@ -166,6 +175,7 @@ const CASES: &[Case] = &[
         unsplittable: &[],
         confidence: "exact",
         notes: &[],
+        hazards: &[],
         golden: None,
     },
     Case {
@@ -176,7 +186,7 @@ const CASES: &[Case] = &[
                 D,
                 4,
                 4,
-                "incomplete",
+                "conservative",
                 "trip_distance > 5 OR fare_amount > 50",
             ),
         ],
@@ -186,8 +196,9 @@ const CASES: &[Case] = &[
         partition_exact: &[],
         stats_safe: &["trip_distance > 5 OR fare_amount > 50"],
         unsplittable: &[],
-        confidence: "incomplete",
-        notes: &["NAN_UNGUARDED_BOUNDS"],
+        confidence: "conservative",
+        notes: &[],
+        hazards: &["NAN_UNGUARDED_BOUNDS"],
         golden: Some("factored-or.txt"),
     },
 ];
@@ -226,6 +237,13 @@ fn check_json(case: &Case) {
         .map(|n| n["code"].as_str().unwrap())
         .collect();
     assert_eq!(codes, case.notes, "{ctx}");
+    let hazards: Vec<&str> = a["hazards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(hazards, case.hazards, "{ctx}");
     let phases = doc["phases"].as_array().unwrap();
     assert_eq!(phases.len(), case.phases.len(), "{ctx}: phases {phases:?}");
     for (got, (name, input, output, confidence, predicate)) in phases.iter().zip(case.phases) {
@@ -364,18 +382,35 @@ fn strict_leaves_nan_exposed_fragments_out() {
         strings(&doc["phases"][1]["nan_excluded"]),
         ["trip_distance > 5"]
     );
-    let codes: Vec<&str> = doc["analysis"]["notes"]
+    let codes: Vec<&str> = doc["analysis"]["hazards"]
         .as_array()
         .unwrap()
         .iter()
         .map(|n| n["code"].as_str().unwrap())
         .collect();
     assert_eq!(codes, ["NAN_STRICT_EXCLUDED"]);
-    // NaN never satisfies `<`: such bounds stay in the scan, and no note is due.
+    assert!(
+        doc["analysis"]["notes"].as_array().unwrap().is_empty(),
+        "hazards are not notes"
+    );
+    // A NaN with its sign bit set is below -inf in DataFusion's order: `<` is exposed too.
     let doc = run_json(&[&taxi(), "-w", "trip_distance < 1", "--strict"]);
-    assert_eq!(doc["analysis"]["notes"].as_array().unwrap().len(), 0);
+    assert_eq!(doc["final_files"], 20);
+    // NaN never satisfies `=` with a number: such bounds stay in the scan under --strict, and
+    // the zero literal stands for both zeros.
+    let doc = run_json(&[&taxi(), "-w", "trip_distance = 0", "--strict"]);
+    let codes: Vec<&str> = doc["analysis"]["hazards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["SIGNED_ZERO_WIDENED"]);
     assert_eq!(doc["analysis"]["confidence"], "conservative");
-    assert!(doc["final_files"].as_u64().unwrap() < 20);
+    assert!(
+        doc["final_files"].as_u64().unwrap() < 20,
+        "`trip_distance = 0` still prunes under --strict"
+    );
 }
 
 #[test]

@@ -4,3 +4,4 @@ mod fixture_soundness;
 mod phase_scans;
 mod replay_agreement;
 mod scaling;
+mod writer_quirks;

@@ -1,0 +1,203 @@
+//! Regressions of the real writers' behaviours (pitfalls 21-24), one generated table a class:
+//! for the predicates drawn from each table's own data, the kernel asked the predicate as
+//! written (no guard) drops a file that holds a matching row, which shows the generator knob
+//! reproduces the class; explain-core with its guards never does under `--strict`, and in the
+//! default mode only where it announces a NaN hazard.
+
+use explain_core::ast::CmpOp;
+use explain_core::explain::{CompiledPredicate, ExplainOptions, explain_with};
+use explain_core::guards::{Effect, Guard};
+use explain_core::lower::{kernel_can_evaluate, to_kernel};
+use generators::catalog::named;
+use generators::predicates::Pools;
+use generators::writer::write_table;
+use harness::subject::Subject;
+
+/// The comparisons each column's literals are tried with.
+const OPS: [CmpOp; 6] = [
+    CmpOp::Eq,
+    CmpOp::NotEq,
+    CmpOp::Lt,
+    CmpOp::LtEq,
+    CmpOp::Gt,
+    CmpOp::GtEq,
+];
+
+fn op_sql(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "=",
+        CmpOp::NotEq => "!=",
+        CmpOp::Lt => "<",
+        CmpOp::LtEq => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::GtEq => ">=",
+    }
+}
+
+/// Files holding matching rows, per kernel file.
+fn matching(subject: &Subject, predicate: &str) -> Vec<bool> {
+    let rows = subject
+        .oracle
+        .matching_rows(predicate)
+        .unwrap_or_else(|e| panic!("{}: oracle refuses `{predicate}`: {e}", subject.name));
+    subject
+        .oracle_index
+        .iter()
+        .map(|i| i.is_some_and(|i| rows[i] > 0))
+        .collect()
+}
+
+/// What the kernel keeps when asked the predicate as written: no guard, the partition
+/// evaluator left out (nothing here needs it).
+fn unguarded_kept(subject: &Subject, predicate: &str) -> Vec<bool> {
+    let compiled = CompiledPredicate::compile(predicate, &subject.kernel).unwrap();
+    let (evaluable, _) = compiled.normalized.weaken(&kernel_can_evaluate);
+    subject
+        .kernel
+        .survivors(to_kernel(&evaluable, subject.kernel.columns()).unwrap())
+        .unwrap()
+}
+
+struct Tally {
+    predicates: usize,
+    unguarded_drops: usize,
+    announced: usize,
+}
+
+/// Checks every `column op literal` of the table's pools, plus `extra` predicates.
+fn check_table(name: &str, columns: &[&str], extra: &[&str]) -> Tally {
+    let spec = named(name).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let written = write_table(&spec, dir.path()).unwrap();
+    let location = dir.path().to_string_lossy().into_owned();
+    let subject = Subject::load(&format!("gen/{name}"), &location).unwrap();
+    let pools = Pools::from_table(&spec, &written);
+    let mut predicates: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    for pool in pools
+        .columns
+        .iter()
+        .filter(|p| columns.contains(&p.column.dotted().as_str()))
+    {
+        for literal in &pool.literals {
+            for op in OPS {
+                predicates.push(format!("{} {} {literal}", pool.column, op_sql(op)));
+            }
+        }
+    }
+    let mut tally = Tally {
+        predicates: 0,
+        unguarded_drops: 0,
+        announced: 0,
+    };
+    for predicate in &predicates {
+        let matches = matching(&subject, predicate);
+        let dropped = |kept: &[bool]| (0..kept.len()).find(|&i| matches[i] && !kept[i]);
+        tally.predicates += 1;
+        if dropped(&unguarded_kept(&subject, predicate)).is_some() {
+            tally.unguarded_drops += 1;
+        }
+        let strict = explain_with(
+            &subject.kernel,
+            Some(predicate),
+            ExplainOptions { strict: true },
+        )
+        .unwrap();
+        if let Some(i) = dropped(&strict.kept) {
+            panic!(
+                "gen/{name}: --strict drops {} holding a match of `{predicate}`",
+                subject.kernel.path(i)
+            );
+        }
+        let default = explain_with(
+            &subject.kernel,
+            Some(predicate),
+            ExplainOptions { strict: false },
+        )
+        .unwrap();
+        if let Some(i) = dropped(&default.kept) {
+            let announced = default
+                .hazards
+                .iter()
+                .any(|h| h.guard == Guard::NanBounds && h.effect == Effect::Announced);
+            assert!(
+                announced,
+                "gen/{name}: drops {} holding a match of `{predicate}` unannounced",
+                subject.kernel.path(i)
+            );
+            tally.announced += 1;
+        }
+    }
+    tally
+}
+
+#[test]
+fn negative_nan_is_announced_by_default_and_left_out_under_strict() {
+    let t = check_table("nan-negative", &["x", "y"], &[]);
+    assert!(
+        t.unguarded_drops > 0,
+        "the knob reproduces the class: some `<` drops a file whose match is a negative NaN"
+    );
+    assert!(
+        t.announced > 0,
+        "default mode follows the kernel and announces it ({} predicates)",
+        t.predicates
+    );
+}
+
+#[test]
+fn signed_zero_partitions_are_one_value() {
+    let extra = [
+        "pf = 0",
+        "pf >= 0",
+        "pf <= 0",
+        "pf IN (0, 5)",
+        "pf BETWEEN 0 AND 0",
+        "pf = -0.0",
+        "NOT (pf != 0)",
+    ];
+    let t = check_table("signed-zero-partitions", &["pf", "x"], &extra);
+    assert!(
+        t.unguarded_drops > 0,
+        "the knob reproduces the class: `pf = 0` drops the `-0` partitions without the guard"
+    );
+    // The partition phase stays exact: the zero rewrite is an equivalence, not a loss.
+    let dir = tempfile::tempdir().unwrap();
+    write_table(&named("signed-zero-partitions").unwrap(), dir.path()).unwrap();
+    let subject =
+        Subject::load("gen/signed-zero-partitions", &dir.path().to_string_lossy()).unwrap();
+    let ex = explain_with(&subject.kernel, Some("pf = 0"), ExplainOptions::default()).unwrap();
+    assert_eq!(ex.phases[0].confidence.label(), "exact");
+    assert_eq!(
+        ex.final_files(),
+        6,
+        "the three spellings of zero, two files each"
+    );
+}
+
+#[test]
+fn decimal_bounds_written_through_a_double_are_widened() {
+    let t = check_table(
+        "decimal-f64-bounds",
+        &["w"],
+        &[
+            "w = 1.000000000000000001",
+            "w > 1",
+            "w >= 1.000000000000000001",
+        ],
+    );
+    assert!(
+        t.unguarded_drops > 0,
+        "the knob reproduces the class: a rounded bound drops a matching file"
+    );
+    assert_eq!(t.announced, 0, "no NaN on a decimal column");
+}
+
+#[test]
+fn legacy_tie_breaker_string_max_is_cut_before_the_supplementary_character() {
+    let t = check_table("strings-legacy-tie-breaker", &["s"], &[]);
+    assert!(
+        t.unguarded_drops > 0,
+        "the knob reproduces the class: a U+FFFD max below the real max drops a match"
+    );
+    assert_eq!(t.announced, 0);
+}
