@@ -241,22 +241,13 @@ fn decimal_literals_as_floats_beside_floats(
         )
     };
     let to_float = |e: Expr| -> Expr {
-        match e {
-            Expr::Literal(ScalarValue::Decimal128(Some(v), _, scale), _) => {
-                let text = if scale <= 0 {
-                    format!("{v}")
-                } else {
-                    let digits =
-                        format!("{:0>width$}", v.unsigned_abs(), width = scale as usize + 1);
-                    let (int, frac) = digits.split_at(digits.len() - scale as usize);
-                    format!("{}{int}.{frac}", if v < 0 { "-" } else { "" })
-                };
-                datafusion::logical_expr::lit(ScalarValue::Float64(text.parse().ok()))
-            }
-            other => other,
+        match literal_decimal_text(&e) {
+            Some(text) => datafusion::logical_expr::lit(ScalarValue::Float64(text.parse().ok())),
+            None => e,
         }
     };
     let floaty = |other: &Expr| !is_decimal(other) && !matches!(other, Expr::Literal(..));
+    let expr = whole_exponent_literals(expr)?;
     expr.transform_down(|e| {
         Ok(match e {
             Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
@@ -294,6 +285,70 @@ fn decimal_literals_as_floats_beside_floats(
                 list: list.into_iter().map(to_float).collect(),
                 negated,
             })),
+            other => Transformed::no(other),
+        })
+    })
+    .map(|t| t.data)
+    .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))
+}
+
+/// The exact decimal text of a decimal literal of either width and any scale (a negative
+/// scale is an exponent: `1e1` parses as 1 at scale -1), `None` for anything else.
+fn literal_decimal_text(e: &Expr) -> Option<String> {
+    use datafusion::scalar::ScalarValue;
+    let (digits, negative, scale) = match e {
+        Expr::Literal(ScalarValue::Decimal128(Some(v), _, scale), _) => {
+            (v.unsigned_abs().to_string(), *v < 0, *scale)
+        }
+        Expr::Literal(ScalarValue::Decimal256(Some(v), _, scale), _) => {
+            let text = v.to_string();
+            match text.strip_prefix('-') {
+                Some(t) => (t.to_string(), true, *scale),
+                None => (text, false, *scale),
+            }
+        }
+        _ => return None,
+    };
+    let sign = if negative { "-" } else { "" };
+    Some(if scale <= 0 {
+        format!("{sign}{digits}e{}", -i32::from(scale))
+    } else {
+        let width = usize::try_from(scale).unwrap_or(0) + 1;
+        let padded = format!("{digits:0>width$}");
+        let (int, frac) = padded.split_at(padded.len() - width + 1);
+        format!("{sign}{int}.{frac}")
+    })
+}
+
+/// A decimal literal with a negative scale (`1e1`, `5E+1`) becomes the same number at scale 0
+/// (`10`, `50`): DataFusion's comparisons of such a decimal with an integer column read it
+/// without its exponent. One too large for a 128-bit decimal becomes the nearest double, which
+/// still orders it against every integer and decimal column.
+fn whole_exponent_literals(expr: Expr) -> Result<Expr, OracleError> {
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    use datafusion::scalar::ScalarValue;
+    expr.transform_up(|e| {
+        Ok(match e {
+            Expr::Literal(ScalarValue::Decimal128(Some(v), _, scale), _) if scale < 0 => {
+                let shifted = 10i128
+                    .checked_pow(u32::from(scale.unsigned_abs()))
+                    .and_then(|m| v.checked_mul(m));
+                Transformed::yes(match shifted {
+                    Some(x) => {
+                        let precision = u8::try_from(x.unsigned_abs().to_string().len())
+                            .unwrap_or(38)
+                            .clamp(1, 38);
+                        datafusion::logical_expr::lit(ScalarValue::Decimal128(
+                            Some(x),
+                            precision,
+                            0,
+                        ))
+                    }
+                    None => datafusion::logical_expr::lit(ScalarValue::Float64(
+                        format!("{v}e{}", -i32::from(scale)).parse().ok(),
+                    )),
+                })
+            }
             other => Transformed::no(other),
         })
     })

@@ -2,6 +2,7 @@
 
 mod cli;
 mod column_mapping;
+mod literals;
 mod rows;
 mod support;
 mod v2_checkpoint;

@@ -1,0 +1,65 @@
+//! Numeric literals read as the numbers they spell, whatever their notation: an exponent is
+//! never dropped (`1e1` is ten, not one), and a literal beyond 38 digits is compared with a
+//! double column as a double, not by casting the column to a 40-place decimal (pitfall 26).
+
+use oracle::log::Snapshot;
+use oracle::matching::LoadedTable;
+use oracle::planning::plan;
+use testkit::taxi;
+
+/// `(spelled with an exponent or many digits, the same number spelled plainly)`.
+const SAME_NUMBER: &[(&str, &str)] = &[
+    ("passenger_count = 1e0", "passenger_count = 1"),
+    ("passenger_count = 2E0", "passenger_count = 2"),
+    ("passenger_count < 2e0", "passenger_count < 2"),
+    ("payment_type = 2e0", "payment_type = 2"),
+    ("PULocationID > 1e2", "PULocationID > 100"),
+    ("PULocationID >= 1.5e2", "PULocationID >= 150"),
+    ("PULocationID < 5E+1", "PULocationID < 50"),
+    ("trip_distance > 5e0", "trip_distance > 5"),
+    ("trip_distance > 2.5e0", "trip_distance > 2.5"),
+    ("trip_distance < 1e1", "trip_distance < 10"),
+    (
+        "fare_amount > 1e-40",
+        "fare_amount > 0.0000000000000000000000000000000000000001",
+    ),
+    (
+        "fare_amount < 1e38",
+        "fare_amount < 100000000000000000000000000000000000000",
+    ),
+    (
+        "trip_distance > 0.00000000000000000000000000000000000000001",
+        "trip_distance > 1e-41",
+    ),
+];
+
+#[test]
+fn exponent_and_long_literals_read_as_the_numbers_they_spell() {
+    let table = LoadedTable::load(Snapshot::open(&taxi(), None).unwrap(), &plan(2)).unwrap();
+    let count = |p: &str| -> u64 {
+        table
+            .matching_rows(p)
+            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
+            .iter()
+            .sum()
+    };
+    for (spelled, plain) in SAME_NUMBER {
+        assert_eq!(
+            count(spelled),
+            count(plain),
+            "`{spelled}` and `{plain}` match the same rows"
+        );
+    }
+    // Not vacuous: the exponent changes the answer where it is dropped.
+    assert_ne!(
+        count("PULocationID > 1e2"),
+        count("PULocationID > 1"),
+        "`1e2` is a hundred"
+    );
+    assert_ne!(
+        count("trip_distance < 1e1"),
+        count("trip_distance < 1"),
+        "`1e1` is ten"
+    );
+    assert!(count("fare_amount > 1e-40") > 0);
+}
