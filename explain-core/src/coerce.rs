@@ -175,6 +175,43 @@ impl LongNumber {
         })
     }
 
+    /// The neighbours of this number on the grid of multiples of `10^-scale`, as plain text:
+    /// `(floor, ceil)`, equal when the number is on the grid. `None` beyond 38 digits.
+    pub fn floor_ceil(&self, scale: u8) -> Option<(String, String)> {
+        let scale_i = i64::from(scale);
+        // Digits of the number that lie at or above the grid's unit.
+        let keep = self.point + scale_i;
+        let kept_len =
+            usize::try_from(keep.clamp(0, i64::try_from(self.digits.len()).ok()?)).ok()?;
+        let exact = keep >= i64::try_from(self.digits.len()).ok()?;
+        let mut unscaled: i128 = 0;
+        for d in &self.digits[..kept_len] {
+            unscaled = unscaled.checked_mul(10)?.checked_add(i128::from(*d))?;
+        }
+        for _ in kept_len..usize::try_from(keep.max(0)).ok()? {
+            unscaled = unscaled.checked_mul(10)?;
+        }
+        let truncated = if self.negative { -unscaled } else { unscaled };
+        let (floor, ceil) = match (exact, self.negative) {
+            (true, _) => (truncated, truncated),
+            (false, false) => (truncated, truncated.checked_add(1)?),
+            (false, true) => (truncated.checked_sub(1)?, truncated),
+        };
+        let text = |v: i128| {
+            let digits = v.unsigned_abs().to_string();
+            let width = usize::from(scale) + 1;
+            let padded = format!("{digits:0>width$}");
+            let (int, frac) = padded.split_at(padded.len() - usize::from(scale));
+            let sign = if v < 0 { "-" } else { "" };
+            if frac.is_empty() {
+                format!("{sign}{int}")
+            } else {
+                format!("{sign}{int}.{frac}")
+            }
+        };
+        Some((text(floor), text(ceil)))
+    }
+
     fn magnitude_cmp(&self, other: &Self) -> Ordering {
         match (self.digits.is_empty(), other.digits.is_empty()) {
             (true, true) => Ordering::Equal,
@@ -195,6 +232,34 @@ impl Ord for LongNumber {
             (true, false) => Ordering::Less,
             (false, false) => self.magnitude_cmp(other),
             (true, true) => other.magnitude_cmp(self),
+        }
+    }
+}
+
+impl std::fmt::Display for LongNumber {
+    /// Plain decimal text, no exponent.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.digits.is_empty() {
+            return f.write_str("0");
+        }
+        let digits: String = self.digits.iter().map(|d| char::from(b'0' + d)).collect();
+        let sign = if self.negative { "-" } else { "" };
+        let len = i64::try_from(digits.len()).unwrap_or(i64::MAX);
+        if self.point <= 0 {
+            write!(
+                f,
+                "{sign}0.{}{digits}",
+                "0".repeat(usize::try_from(-self.point).unwrap_or(0))
+            )
+        } else if self.point >= len {
+            write!(
+                f,
+                "{sign}{digits}{}",
+                "0".repeat(usize::try_from(self.point - len).unwrap_or(0))
+            )
+        } else {
+            let (int, frac) = digits.split_at(usize::try_from(self.point).unwrap_or(0));
+            write!(f, "{sign}{int}.{frac}")
         }
     }
 }

@@ -1064,3 +1064,65 @@ fn accepted_partition_values_are_decided_per_present_value() {
         check_accepted(sql, column, *expected);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Comparisons across types (retype.rs): as engines run them, never refused where one runs.
+
+fn check_retype(sql: &str, expected: &str, disagree: bool) {
+    let cols = columns();
+    let (nnf, notes) = crate::retype::retype(
+        &normalize(&parse_predicate(sql).unwrap(), &cols).unwrap(),
+        &cols,
+    );
+    assert_eq!(nnf.to_string(), expected, "retyped `{sql}`");
+    assert_eq!(
+        !notes.is_empty(),
+        disagree,
+        "engines disagree on `{sql}`: {notes:?}"
+    );
+    check_literals(&nnf, &cols)
+        .unwrap_or_else(|e| panic!("`{sql}` -> `{nnf}` has literals of its columns' types: {e}"));
+}
+
+#[test]
+fn comparisons_across_types_run_as_engines_run_them() {
+    let cases: &[(&str, &str, bool)] = &[
+        // An integer column against a fraction: decided on the integers around it.
+        ("vendor > 1.5", "vendor >= 2", false),
+        ("vendor >= 1.5", "vendor >= 2", false),
+        ("vendor < 1.5", "vendor <= 1", false),
+        ("vendor <= -1.5", "vendor <= -2", false),
+        ("vendor = 1.5", "FALSE", false),
+        ("vendor != 1.5", "vendor IS NOT NULL", false),
+        ("vendor IN (1.5, 2, 3)", "vendor IN (2, 3)", false),
+        ("vendor IN (1.5, 2.5)", "FALSE", false),
+        ("vendor NOT IN (1.5, 2)", "vendor != 2", false),
+        ("vendor = 1e1", "vendor = 1e1", false),
+        // Beyond the type's range.
+        ("vendor < 1e30", "vendor <= 2147483647", false),
+        ("vendor > 1e30", "FALSE", false),
+        ("vendor > -1e30", "vendor IS NOT NULL", false),
+        ("vendor = 99999999999", "FALSE", false),
+        // A quoted number is the number.
+        ("vendor = '5'", "vendor = 5", false),
+        ("passenger_count > '2.5'", "passenger_count >= 3", false),
+        // A decimal column against more fractional digits than its scale.
+        ("price > 1.234", "price >= 1.24", false),
+        ("price < -1.234", "price <= -1.24", false),
+        ("price = 1.234", "FALSE", false),
+        ("price = 1.5", "price = 1.5", false),
+        ("price > 1000", "FALSE", false),
+        // A float column against a number with no exact float: engines disagree, both kept.
+        ("ratio = 0.1", "ratio = 0.10000000149011612", true),
+        ("ratio < 0.1", "ratio <= 0.09999999403953552", true),
+        ("ratio <= 0.1", "ratio <= 0.10000000149011612", true),
+        ("ratio > 0.1", "ratio >= 0.10000000149011612", true),
+        ("ratio != 0.1", "ratio IS NOT NULL", true),
+        ("ratio = 0.5", "ratio = 0.5", false),
+        // Doubles take every number; strings and dates are left to the coercion.
+        ("trip_distance = 0.1", "trip_distance = 0.1", false),
+    ];
+    for (sql, expected, disagree) in cases {
+        check_retype(sql, expected, *disagree);
+    }
+}

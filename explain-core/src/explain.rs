@@ -14,6 +14,7 @@ use crate::normalize::normalize;
 use crate::partition_eval::compare;
 use crate::partition_eval::evaluate;
 use crate::replay::ReplayedTable;
+use crate::retype::retype;
 use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
 use delta_kernel::PredicateRef;
@@ -38,9 +39,10 @@ impl CompiledPredicate {
     /// Compiles against a schema alone, without a replay (the benchmarks' plain kernel scans).
     pub fn compile_against(text: &str, columns: &TableColumns) -> Result<Self, ExplainError> {
         let parsed = parse_predicate(text)?;
-        let normalized = normalize(&parsed, columns)?;
+        let (normalized, retyped) = retype(&normalize(&parsed, columns)?, columns);
         check_literals(&normalized, columns)?;
-        let classification = classify(&normalized, columns);
+        let mut classification = classify(&normalized, columns);
+        classification.notes.extend(retyped);
         Ok(Self {
             text: text.to_string(),
             parsed,

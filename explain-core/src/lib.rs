@@ -28,6 +28,7 @@ pub mod partition_eval;
 pub mod progress;
 pub mod replay;
 pub mod report;
+pub mod retype;
 pub mod schema;
 pub mod sql;
 

@@ -27,7 +27,7 @@ fn invalid_input_exits_2() {
             "unknown column `nosuch`",
         ),
         (&[&t, "-w", "trip_distance > 'far'"], "not a number"),
-        (&[&t, "-w", "passenger_count = 1.5"], "not an integer"),
+        (&[&t, "-w", "passenger_count = 'two'"], "not a number"),
         (&[&t, "-w", "pickup_date = 5"], "not a quoted string"),
         (
             &[

@@ -514,3 +514,36 @@ fn accepted_partition_values_in_json() {
         );
     }
 }
+
+/// Comparisons across types run as engines run them (retype.rs), never exit 2 where an engine
+/// would run the query.
+#[test]
+fn comparisons_across_types_prune_as_the_equivalent_in_type_predicate() {
+    let kept = |p: &str| {
+        run_json(&[&taxi(), "-w", p])["final_files"]
+            .as_u64()
+            .unwrap()
+    };
+    for (across, within) in [
+        ("passenger_count > 1.5", "passenger_count >= 2"),
+        ("passenger_count = 1.5", "FALSE"),
+        ("passenger_count < 1e30", "passenger_count IS NOT NULL"),
+        ("PULocationID = '132'", "PULocationID = 132"),
+        ("PULocationID IN (132.5, 161)", "PULocationID = 161"),
+    ] {
+        assert_eq!(
+            kept(across),
+            kept(within),
+            "`{across}` keeps what `{within}` keeps"
+        );
+    }
+    assert_eq!(
+        kept("trip_distance > '8'"),
+        kept("trip_distance > 8"),
+        "a quoted number on a double column"
+    );
+    assert!(
+        kept("trip_distance > '8'") < 20,
+        "not vacuous: the quoted number prunes"
+    );
+}
