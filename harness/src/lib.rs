@@ -14,6 +14,7 @@ pub mod page;
 pub mod scaling;
 pub mod shrink;
 pub mod subject;
+pub mod tightness;
 
 use std::collections::BTreeSet;
 

@@ -62,7 +62,15 @@ pub fn session(target_partitions: usize) -> SessionContext {
     // `1.23` is the exact decimal, as in SQL, not the nearest double: compared with a decimal
     // column it must not pick up a binary rounding error.
     config.options_mut().sql_parser.parse_float_as_decimal = true;
-    SessionContext::new_with_config(config)
+    // No logical optimizer: its expression simplifier folds without SQL's NULL semantics
+    // (`a IN (x) AND a NOT IN (x, x)` to FALSE, so `NOT (..)` matches the rows where `a` is
+    // NULL). The analyzer (type coercion) still runs; the predicate is evaluated as written.
+    let state = datafusion::execution::session_state::SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .with_optimizer_rules(Vec::new())
+        .build();
+    SessionContext::new_with_state(state)
 }
 
 impl LoadedTable {

@@ -1,7 +1,9 @@
 //! Differential tests: explain-core against the oracle on the shared fixtures.
 
 mod fixture_soundness;
+mod oracle_semantics;
 mod phase_scans;
 mod replay_agreement;
 mod scaling;
+mod tightness;
 mod writer_quirks;
