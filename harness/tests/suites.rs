@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use explain_core::ast::Predicate;
 use generators::catalog::{NAMES, named};
 use generators::predicates::{Pools, sample_predicates};
-use generators::variants::{ALL, Variant};
+use generators::variants::ALL;
 use generators::writer::write_table;
 use harness::checks::{Outcome, accepted, degradation, equivalence, replay_agreement, soundness};
 use harness::corpus::{RegressionTable, corpus_path, read_corpus, read_regressions};
@@ -51,11 +51,72 @@ fn load<'a>(lazy: &'a LazySubject, name: &str, location: &str) -> Result<&'a Sub
         .map_err(|e| Failed::from(e.clone()))
 }
 
+/// Trials run and skipped, per suite (the invariant's name), for the skip budget.
+#[derive(Default)]
+struct Tally {
+    run: std::collections::BTreeMap<String, usize>,
+    skipped: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+fn tally() -> &'static std::sync::Mutex<Tally> {
+    static TALLY: OnceLock<std::sync::Mutex<Tally>> = OnceLock::new();
+    TALLY.get_or_init(Default::default)
+}
+
+/// At most this share of a suite's trials may be skipped (a front end refusing the predicate,
+/// no variant form): a skipped trial proves nothing, so a suite that skips more fails.
+const SKIP_BUDGET: f64 = 0.01;
+
+/// The suite of a trial context (`..., invariant soundness`).
+fn suite_of(context: &str) -> String {
+    context.rsplit("invariant ").next().unwrap_or("unknown").to_string()
+}
+
 fn verdict(outcome: Outcome, context: &str) -> Result<(), Failed> {
+    let suite = suite_of(context);
+    {
+        let mut t = tally().lock().unwrap_or_else(|p| p.into_inner());
+        *t.run.entry(suite.clone()).or_default() += 1;
+        if let Outcome::Skipped { reason } = &outcome {
+            t.skipped.entry(suite).or_default().push(format!("{context}: {reason}"));
+        }
+    }
     match outcome {
         Outcome::Fail { message } => Err(format!("{context}: {message}").into()),
         _ => Ok(()),
     }
+}
+
+/// Prints the skipped trials per suite with their reasons; `false` when a suite is over budget.
+fn skip_budget_holds() -> bool {
+    let t = tally().lock().unwrap_or_else(|p| p.into_inner());
+    let mut holds = true;
+    for (suite, run) in &t.run {
+        let skipped = t.skipped.get(suite).map_or(&[][..], Vec::as_slice);
+        let share = skipped.len() as f64 / (*run).max(1) as f64;
+        println!(
+            "skipped: {} of {run} {suite} trial(s) ({:.2}%, budget {:.0}%)",
+            skipped.len(),
+            share * 100.0,
+            SKIP_BUDGET * 100.0
+        );
+        // Reasons, most common first (the text after the predicate's context).
+        let mut reasons: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for s in skipped {
+            let reason = s.rsplit_once(": ").map_or(s.as_str(), |(_, r)| r);
+            *reasons.entry(reason).or_default() += 1;
+        }
+        let mut reasons: Vec<_> = reasons.into_iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1));
+        for (reason, n) in reasons.iter().take(5) {
+            println!("  {n} x {reason}");
+        }
+        if share > SKIP_BUDGET && *run >= 100 {
+            println!("  over budget: the first skipped trial is {}", skipped[0]);
+            holds = false;
+        }
+    }
+    holds
 }
 
 fn fixture_tables() -> Vec<Table> {
@@ -107,7 +168,7 @@ fn trials_for(table: &Table) -> Vec<Trial> {
     let (lazy, name, location) = subject(table);
     trials.push(Trial::test(format!("replay::{name}"), move || {
         let s = load(&lazy, &name, &location)?;
-        verdict(replay_agreement(s), &format!("table {name}"))
+        verdict(replay_agreement(s), &format!("table {name}, invariant replay"))
     }));
     for (i, predicate) in table.predicates.iter().enumerate() {
         let (lazy, name, location) = subject(table);
@@ -208,11 +269,18 @@ fn regression_trials(root: &std::path::Path) -> Vec<Trial> {
                     "accepted" => accepted(s, &r.predicate),
                     "degradation" => degradation(s, &tree),
                     "equivalence" => {
-                        let variant = ALL
-                            .iter()
-                            .copied()
-                            .find(|v| Some(v.name()) == r.variant.as_deref())
-                            .unwrap_or(Variant::DoubleNegation);
+                        // An unknown or missing variant name fails: falling back to another
+                        // variant would replay a different case and pass it silently.
+                        let Some(variant) =
+                            ALL.iter().copied().find(|v| Some(v.name()) == r.variant.as_deref())
+                        else {
+                            return Err(format!(
+                                "{context}: unknown variant {:?}; known: {}",
+                                r.variant,
+                                ALL.iter().map(|v| v.name()).collect::<Vec<_>>().join(", ")
+                            )
+                            .into());
+                        };
                         equivalence(s, &tree, variant)
                     }
                     other => return Err(format!("{context}: unknown invariant {other}").into()),
@@ -232,5 +300,9 @@ fn main() {
     trials.extend(regression_trials(root.path()));
     let conclusion = libtest_mimic::run(&args, trials);
     drop(root);
+    if !skip_budget_holds() {
+        println!("a suite skipped more than {:.0}% of its trials", SKIP_BUDGET * 100.0);
+        std::process::exit(101);
+    }
     conclusion.exit();
 }
