@@ -77,17 +77,55 @@ fn explained(
     explain_with(&subject.kernel, Some(predicate), ExplainOptions { strict })
 }
 
-/// Per kernel file: matching rows by the oracle (`None`: the oracle refuses the predicate).
+/// Per kernel file: matching rows by the oracle's DataFusion evaluation.
 fn matching(subject: &Subject, predicate: &str) -> Result<Vec<u64>, String> {
     let rows = subject
         .oracle
         .matching_rows(predicate)
         .map_err(|e| e.to_string())?;
-    Ok(subject
+    Ok(by_kernel_file(subject, &rows))
+}
+
+fn by_kernel_file(subject: &Subject, rows: &[u64]) -> Vec<u64> {
+    subject
         .oracle_index
         .iter()
         .map(|i| i.map_or(0, |i| rows[i]))
-        .collect())
+        .collect()
+}
+
+/// Per kernel file, the rows that match under every engine's semantics at once (the union
+/// the strict mode must keep), after checking the oracle's two evaluators against each other
+/// (invariant 6): DataFusion's answer and the row-wise interpreter's under DataFusion's
+/// semantics must agree on every file. `Ok(None)` from the interpreter means it does not
+/// evaluate a construct of the predicate: then only DataFusion's answer is used.
+fn matching_every_engine(
+    subject: &Subject,
+    predicate: &str,
+    datafusion: &[u64],
+) -> Result<Vec<u64>, String> {
+    use oracle::interpret::Semantics;
+    let mut union = datafusion.to_vec();
+    for semantics in Semantics::ALL {
+        let rows = match subject.oracle.matching_rows_under(predicate, semantics) {
+            Ok(Ok(rows)) => by_kernel_file(subject, &rows),
+            Ok(Err(_)) | Err(_) => return Ok(union),
+        };
+        if semantics == Semantics::DataFusion
+            && let Some(i) = (0..rows.len()).find(|&i| rows[i] != datafusion[i])
+        {
+            return Err(format!(
+                "the oracle's evaluators disagree on {}: DataFusion matches {} row(s), the interpreter {}",
+                describe(subject, i),
+                datafusion[i],
+                rows[i]
+            ));
+        }
+        for (u, r) in union.iter_mut().zip(rows) {
+            *u = (*u).max(r);
+        }
+    }
+    Ok(union)
 }
 
 /// Describes a file for a failure message: its path, partition values and raw statistics.
@@ -109,7 +147,7 @@ fn describe(subject: &Subject, i: usize) -> String {
 
 /// Invariant 1, in default and strict mode.
 pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
-    let rows = match matching(subject, predicate) {
+    let datafusion = match matching(subject, predicate) {
         Ok(r) => r,
         Err(e) => {
             return (
@@ -119,6 +157,12 @@ pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
                 Tightness::default(),
             );
         }
+    };
+    // Matching under any engine: DataFusion's, and Spark's and DuckDB's (every NaN above all
+    // numbers), decided by the interpreter.
+    let rows = match matching_every_engine(subject, predicate, &datafusion) {
+        Ok(r) => r,
+        Err(e) => return (Outcome::Fail { message: e }, Tightness::default()),
     };
     let default = match explained(subject, predicate, false) {
         Ok(e) => e,

@@ -69,7 +69,11 @@ const SKIP_BUDGET: f64 = 0.01;
 
 /// The suite of a trial context (`..., invariant soundness`).
 fn suite_of(context: &str) -> String {
-    context.rsplit("invariant ").next().unwrap_or("unknown").to_string()
+    context
+        .rsplit("invariant ")
+        .next()
+        .unwrap_or("unknown")
+        .to_string()
 }
 
 fn verdict(outcome: Outcome, context: &str) -> Result<(), Failed> {
@@ -78,7 +82,10 @@ fn verdict(outcome: Outcome, context: &str) -> Result<(), Failed> {
         let mut t = tally().lock().unwrap_or_else(|p| p.into_inner());
         *t.run.entry(suite.clone()).or_default() += 1;
         if let Outcome::Skipped { reason } = &outcome {
-            t.skipped.entry(suite).or_default().push(format!("{context}: {reason}"));
+            t.skipped
+                .entry(suite)
+                .or_default()
+                .push(format!("{context}: {reason}"));
         }
     }
     match outcome {
@@ -101,7 +108,8 @@ fn skip_budget_holds() -> bool {
             SKIP_BUDGET * 100.0
         );
         // Reasons, most common first (the text after the predicate's context).
-        let mut reasons: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        let mut reasons: std::collections::BTreeMap<&str, usize> =
+            std::collections::BTreeMap::new();
         for s in skipped {
             let reason = s.rsplit_once(": ").map_or(s.as_str(), |(_, r)| r);
             *reasons.entry(reason).or_default() += 1;
@@ -168,7 +176,10 @@ fn trials_for(table: &Table) -> Vec<Trial> {
     let (lazy, name, location) = subject(table);
     trials.push(Trial::test(format!("replay::{name}"), move || {
         let s = load(&lazy, &name, &location)?;
-        verdict(replay_agreement(s), &format!("table {name}, invariant replay"))
+        verdict(
+            replay_agreement(s),
+            &format!("table {name}, invariant replay"),
+        )
     }));
     for (i, predicate) in table.predicates.iter().enumerate() {
         let (lazy, name, location) = subject(table);
@@ -271,8 +282,10 @@ fn regression_trials(root: &std::path::Path) -> Vec<Trial> {
                     "equivalence" => {
                         // An unknown or missing variant name fails: falling back to another
                         // variant would replay a different case and pass it silently.
-                        let Some(variant) =
-                            ALL.iter().copied().find(|v| Some(v.name()) == r.variant.as_deref())
+                        let Some(variant) = ALL
+                            .iter()
+                            .copied()
+                            .find(|v| Some(v.name()) == r.variant.as_deref())
                         else {
                             return Err(format!(
                                 "{context}: unknown variant {:?}; known: {}",
@@ -301,7 +314,10 @@ fn main() {
     let conclusion = libtest_mimic::run(&args, trials);
     drop(root);
     if !skip_budget_holds() {
-        println!("a suite skipped more than {:.0}% of its trials", SKIP_BUDGET * 100.0);
+        println!(
+            "a suite skipped more than {:.0}% of its trials",
+            SKIP_BUDGET * 100.0
+        );
         std::process::exit(101);
     }
     conclusion.exit();

@@ -7,6 +7,7 @@
 //! - [`dv`]: deletion vectors (inline and on disk);
 //! - [`read`]: every live row of a file under the logical schema, ranged reads by row group;
 //! - [`matching`]: the files that really match, evaluated by DataFusion's SQL planner;
+//! - [`interpret`]: a second, row-wise evaluator with the engines' float semantics as a parameter;
 //! - [`pruning`]: a second kept set from DataFusion's `PruningPredicate` over the statistics;
 //! - [`planning`]: how many files to read at once (CPU, file descriptors, memory, cgroups);
 //! - [`report`]: what `delta-oracle` prints.
@@ -14,6 +15,7 @@
 pub mod delta_schema;
 pub mod dv;
 pub mod error;
+pub mod interpret;
 pub mod log;
 pub mod matching;
 pub mod partition;

@@ -52,6 +52,8 @@ pub struct LoadedTable {
     ctx: SessionContext,
     runtime: tokio::runtime::Runtime,
     logical: SchemaRef,
+    /// The loaded rows (shared with the registered table), for the row-wise interpreter.
+    batches: Vec<RecordBatch>,
 }
 
 /// A DataFusion session that reads column names as written (no lower-casing), as Delta
@@ -151,6 +153,7 @@ impl LoadedTable {
             counts[*i].live_rows += task_counts.live_rows;
         }
         let ctx = session(plan.partitions);
+        let rows = batches.clone();
         let table = MemTable::try_new(tagged, vec![batches])
             .map_err(|e| OracleError::log(e.to_string()))?;
         ctx.register_table("t", Arc::new(table))
@@ -166,12 +169,48 @@ impl LoadedTable {
             ctx,
             runtime,
             logical,
+            batches: rows,
         })
     }
 
     /// Parses `predicate` with DataFusion's SQL parser against the table's logical schema.
     pub fn parse_predicate(&self, predicate: &str) -> Result<Expr, OracleError> {
         parse_predicate(&self.ctx, &self.logical, predicate)
+    }
+
+    /// Per live file, the number of live rows for which `predicate` is TRUE under `semantics`,
+    /// decided row by row by the oracle's own interpreter (interpret.rs), not by DataFusion's
+    /// evaluation. The inner error names a construct the interpreter does not evaluate.
+    pub fn matching_rows_under(
+        &self,
+        predicate: &str,
+        semantics: crate::interpret::Semantics,
+    ) -> Result<Result<Vec<u64>, crate::interpret::Unsupported>, OracleError> {
+        if predicate.trim().is_empty() {
+            return Err(OracleError::Predicate("the predicate is empty".into()));
+        }
+        let df_schema = DFSchema::try_from(self.logical.as_ref().clone())
+            .map_err(|e| OracleError::Predicate(e.to_string()))?;
+        // Parsed only: no coercion, no simplification; the interpreter reads the literals.
+        let expr = self
+            .ctx
+            .parse_sql_expr(predicate, &df_schema)
+            .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+        let mut out = vec![0u64; self.snapshot.files.len()];
+        for batch in &self.batches {
+            let files = batch
+                .column_by_name(FILE_COLUMN)
+                .map(|c| c.as_primitive::<UInt32Type>().clone())
+                .ok_or_else(|| OracleError::log("loaded rows carry no file column"))?;
+            for row in 0..batch.num_rows() {
+                match crate::interpret::eval_row(&expr, batch, row, semantics) {
+                    Ok(Some(true)) => out[files.value(row) as usize] += 1,
+                    Ok(_) => {}
+                    Err(unsupported) => return Ok(Err(unsupported)),
+                }
+            }
+        }
+        Ok(Ok(out))
     }
 
     /// Per live file, the number of live rows for which `predicate` is TRUE.

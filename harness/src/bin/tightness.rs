@@ -152,7 +152,10 @@ fn run(args: &Args) -> Result<(), String> {
     std::fs::create_dir_all(&args.out).map_err(|e| e.to_string())?;
     // The rows a guard fired on (or with looseness nothing documents); the others are in the
     // totals of `(no guard)`.
-    let guarded: Vec<&Row> = rows.iter().filter(|r| !r.measured.guards.is_empty() || r.measured.unexplained > 0).collect();
+    let guarded: Vec<&Row> = rows
+        .iter()
+        .filter(|r| !r.measured.guards.is_empty() || r.measured.unexplained > 0)
+        .collect();
     let json = serde_json::json!({ "per_guard": per_guard, "unexplained_files": unexplained, "guarded_rows": guarded });
     std::fs::write(
         args.out.join("report.json"),

@@ -1,6 +1,7 @@
 //! Differential tests: explain-core against the oracle on the shared fixtures.
 
 mod fixture_soundness;
+mod oracle_agreement;
 mod oracle_semantics;
 mod phase_scans;
 mod replay_agreement;

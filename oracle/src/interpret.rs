@@ -1,0 +1,638 @@
+//! The oracle's second evaluator: a small row-wise interpreter of a predicate under SQL's
+//! three-valued logic, with the engines' float semantics as a parameter. It reads the parsed
+//! predicate (DataFusion's parser; none of its evaluation, coercion or simplification) and
+//! the loaded rows, and decides each row itself, so DataFusion's answer can be checked against
+//! an independent one (harness invariant 6), and matches can be found under semantics
+//! DataFusion does not implement.
+//!
+//! | semantics | NaN | zeros |
+//! |---|---|---|
+//! | [`Semantics::SparkDuckDb`] | every NaN above all numbers, NaN = NaN | `-0.0 = 0.0` |
+//! | [`Semantics::DataFusion`] | Arrow's total order: a NaN with its sign bit set below `-inf` | `-0.0 = 0.0` |
+//!
+//! Numbers compare exactly (integers and decimals as decimals of any scale); against a float
+//! both sides become doubles, as SQL compares them. A string literal compared with a date,
+//! timestamp, number or boolean is read as that type, as the engines cast it.
+
+use std::cmp::Ordering;
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::{
+    DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, Like, Operator, expr::InList};
+use datafusion::scalar::ScalarValue;
+
+/// Whose comparison rules decide floats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Semantics {
+    /// Spark and DuckDB: every NaN above all numbers and equal to every NaN; `-0.0 = 0.0`.
+    SparkDuckDb,
+    /// DataFusion: Arrow's total order for NaN (by sign bit); `-0.0 = 0.0`.
+    DataFusion,
+}
+
+impl Semantics {
+    pub const ALL: [Semantics; 2] = [Semantics::SparkDuckDb, Semantics::DataFusion];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Semantics::SparkDuckDb => "spark-duckdb",
+            Semantics::DataFusion => "datafusion",
+        }
+    }
+
+    /// Orders two doubles.
+    fn cmp_f64(self, a: f64, b: f64) -> Ordering {
+        let (a, b) = (a + 0.0, b + 0.0); // -0.0 becomes +0.0; NaN stays NaN
+        match self {
+            Semantics::DataFusion => a.total_cmp(&b),
+            Semantics::SparkDuckDb => match (a.is_nan(), b.is_nan()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+            },
+        }
+    }
+}
+
+/// A construct the interpreter does not evaluate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsupported(pub String);
+
+/// One value. Numbers keep their exactness: `Exact(m, s)` is `m * 10^-s`.
+#[derive(Clone, Debug, PartialEq)]
+enum V {
+    Null,
+    Bool(bool),
+    /// A value of an integer type: its arithmetic wraps at 64 bits, as DataFusion's and Spark's
+    /// (non-ANSI) do.
+    Int(i128),
+    Exact(i128, i32),
+    Float(f64),
+    Str(String),
+    Date(i32),
+    /// Nanoseconds since the epoch.
+    Ts(i128),
+}
+
+type R<T> = Result<T, Unsupported>;
+
+fn unsupported<T>(what: impl std::fmt::Display) -> R<T> {
+    Err(Unsupported(what.to_string()))
+}
+
+/// Evaluates `expr` on row `row` of `batch`: `Some(true)` when the row matches.
+pub fn eval_row(
+    expr: &Expr,
+    batch: &RecordBatch,
+    row: usize,
+    semantics: Semantics,
+) -> R<Option<bool>> {
+    match eval(expr, batch, row, semantics)? {
+        V::Null => Ok(None),
+        V::Bool(b) => Ok(Some(b)),
+        other => unsupported(format!("the predicate is not boolean ({other:?})")),
+    }
+}
+
+fn truth(v: &V) -> R<Option<bool>> {
+    match v {
+        V::Null => Ok(None),
+        V::Bool(b) => Ok(Some(*b)),
+        other => unsupported(format!("{other:?} is not boolean")),
+    }
+}
+
+fn of_truth(t: Option<bool>) -> V {
+    t.map_or(V::Null, V::Bool)
+}
+
+fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
+    Ok(match expr {
+        Expr::Literal(value, _) => scalar(value)?,
+        Expr::Column(c) => {
+            let Some(array) = batch.column_by_name(&c.name) else {
+                return unsupported(format!("no column {}", c.name));
+            };
+            cell(array.as_ref(), row)?
+        }
+        Expr::ScalarFunction(f) if f.name() == "get_field" => {
+            let (Some(base), Some(Expr::Literal(ScalarValue::Utf8(Some(field)), _))) =
+                (f.args.first(), f.args.get(1))
+            else {
+                return unsupported("get_field form");
+            };
+            let Expr::Column(c) = base else {
+                return unsupported("get_field of a non-column");
+            };
+            let Some(array) = batch.column_by_name(&c.name) else {
+                return unsupported(format!("no column {}", c.name));
+            };
+            let Some(strukt) = array.as_struct_opt() else {
+                return unsupported("get_field of a non-struct");
+            };
+            if strukt.is_null(row) {
+                return Ok(V::Null);
+            }
+            let Some(child) = strukt.column_by_name(field) else {
+                return unsupported(format!("no field {field}"));
+            };
+            cell(child.as_ref(), row)?
+        }
+        Expr::ScalarFunction(f) if matches!(f.name(), "upper" | "lower") && f.args.len() == 1 => {
+            match eval(&f.args[0], batch, row, s)? {
+                V::Null => V::Null,
+                V::Str(t) => V::Str(if f.name() == "upper" {
+                    t.to_uppercase()
+                } else {
+                    t.to_lowercase()
+                }),
+                other => return unsupported(format!("{}({other:?})", f.name())),
+            }
+        }
+        Expr::Not(inner) => of_truth(truth(&eval(inner, batch, row, s)?)?.map(|b| !b)),
+        Expr::IsNull(inner) => V::Bool(eval(inner, batch, row, s)? == V::Null),
+        Expr::IsNotNull(inner) => V::Bool(eval(inner, batch, row, s)? != V::Null),
+        Expr::IsTrue(inner) => V::Bool(truth(&eval(inner, batch, row, s)?)? == Some(true)),
+        Expr::IsFalse(inner) => V::Bool(truth(&eval(inner, batch, row, s)?)? == Some(false)),
+        Expr::IsNotTrue(inner) => V::Bool(truth(&eval(inner, batch, row, s)?)? != Some(true)),
+        Expr::IsNotFalse(inner) => V::Bool(truth(&eval(inner, batch, row, s)?)? != Some(false)),
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
+            let l = eval(left, batch, row, s)?;
+            match op {
+                Operator::And | Operator::Or => {
+                    let r = eval(right, batch, row, s)?;
+                    let (a, b) = (truth(&l)?, truth(&r)?);
+                    of_truth(if *op == Operator::And {
+                        kleene_and(a, b)
+                    } else {
+                        kleene_or(a, b)
+                    })
+                }
+                Operator::Eq
+                | Operator::NotEq
+                | Operator::Lt
+                | Operator::LtEq
+                | Operator::Gt
+                | Operator::GtEq => {
+                    let r = eval(right, batch, row, s)?;
+                    match compare(&l, &r, s)? {
+                        None => V::Null,
+                        Some(o) => V::Bool(match op {
+                            Operator::Eq => o.is_eq(),
+                            Operator::NotEq => o.is_ne(),
+                            Operator::Lt => o.is_lt(),
+                            Operator::LtEq => o.is_le(),
+                            Operator::Gt => o.is_gt(),
+                            _ => o.is_ge(),
+                        }),
+                    }
+                }
+                Operator::Plus | Operator::Minus | Operator::Multiply => {
+                    let r = eval(right, batch, row, s)?;
+                    arithmetic(&l, *op, &r)?
+                }
+                other => return unsupported(format!("operator {other}")),
+            }
+        }
+        Expr::Between(Between {
+            expr,
+            negated,
+            low,
+            high,
+        }) => {
+            let v = eval(expr, batch, row, s)?;
+            let ge = compare(&v, &eval(low, batch, row, s)?, s)?.map(|o| o.is_ge());
+            let le = compare(&v, &eval(high, batch, row, s)?, s)?.map(|o| o.is_le());
+            let t = kleene_and(ge, le);
+            of_truth(if *negated { t.map(|b| !b) } else { t })
+        }
+        Expr::InList(InList {
+            expr,
+            list,
+            negated,
+        }) => {
+            let v = eval(expr, batch, row, s)?;
+            let mut t = Some(false);
+            for item in list {
+                let eq = in_list_eq(&v, &eval(item, batch, row, s)?, s)?;
+                t = kleene_or(t, eq);
+            }
+            of_truth(if *negated { t.map(|b| !b) } else { t })
+        }
+        Expr::Like(Like {
+            negated,
+            expr,
+            pattern,
+            escape_char,
+            case_insensitive,
+        }) => {
+            let (v, p) = (eval(expr, batch, row, s)?, eval(pattern, batch, row, s)?);
+            match (v, p) {
+                (V::Null, _) | (_, V::Null) => V::Null,
+                (V::Str(v), V::Str(p)) => {
+                    let (v, p) = if *case_insensitive {
+                        (v.to_lowercase(), p.to_lowercase())
+                    } else {
+                        (v, p)
+                    };
+                    V::Bool(like(&v, &p, escape_char.unwrap_or('\\')) != *negated)
+                }
+                other => return unsupported(format!("LIKE over {other:?}")),
+            }
+        }
+        Expr::Cast(c) => cast(eval(&c.expr, batch, row, s)?, c.field.data_type())?,
+        Expr::TryCast(c) => {
+            cast(eval(&c.expr, batch, row, s)?, c.field.data_type()).unwrap_or(V::Null)
+        }
+        other => return unsupported(format!("expression {}", other.variant_name())),
+    })
+}
+
+fn kleene_and(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+fn kleene_or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
+fn scalar(value: &ScalarValue) -> R<V> {
+    if value.is_null() {
+        return Ok(V::Null);
+    }
+    Ok(match value {
+        ScalarValue::Boolean(Some(b)) => V::Bool(*b),
+        ScalarValue::Int8(Some(v)) => V::Int(i128::from(*v)),
+        ScalarValue::Int16(Some(v)) => V::Int(i128::from(*v)),
+        ScalarValue::Int32(Some(v)) => V::Int(i128::from(*v)),
+        ScalarValue::Int64(Some(v)) => V::Int(i128::from(*v)),
+        ScalarValue::UInt64(Some(v)) => V::Int(i128::from(*v)),
+        ScalarValue::Float32(Some(v)) => V::Float(f64::from(*v)),
+        ScalarValue::Float64(Some(v)) => V::Float(*v),
+        ScalarValue::Decimal128(Some(v), _, scale) => V::Exact(*v, i32::from(*scale)),
+        ScalarValue::Decimal256(Some(v), _, scale) => {
+            // Beyond i128: keep the value as a double (only ever ordered against far smaller
+            // column values).
+            match v.to_i128() {
+                Some(m) => V::Exact(m, i32::from(*scale)),
+                None => V::Float(
+                    format!("{v}e{}", -i32::from(*scale))
+                        .parse()
+                        .unwrap_or(f64::NAN),
+                ),
+            }
+        }
+        ScalarValue::Utf8(Some(t))
+        | ScalarValue::LargeUtf8(Some(t))
+        | ScalarValue::Utf8View(Some(t)) => V::Str(t.clone()),
+        ScalarValue::Date32(Some(d)) => V::Date(*d),
+        ScalarValue::TimestampSecond(Some(t), _) => V::Ts(i128::from(*t) * 1_000_000_000),
+        ScalarValue::TimestampMillisecond(Some(t), _) => V::Ts(i128::from(*t) * 1_000_000),
+        ScalarValue::TimestampMicrosecond(Some(t), _) => V::Ts(i128::from(*t) * 1_000),
+        ScalarValue::TimestampNanosecond(Some(t), _) => V::Ts(i128::from(*t)),
+        other => return unsupported(format!("literal {other:?}")),
+    })
+}
+
+fn cell(array: &dyn Array, row: usize) -> R<V> {
+    if array.is_null(row) {
+        return Ok(V::Null);
+    }
+    Ok(match array.data_type() {
+        DataType::Boolean => V::Bool(array.as_boolean().value(row)),
+        DataType::Int8 => V::Int(i128::from(array.as_primitive::<Int8Type>().value(row))),
+        DataType::Int16 => V::Int(i128::from(array.as_primitive::<Int16Type>().value(row))),
+        DataType::Int32 => V::Int(i128::from(array.as_primitive::<Int32Type>().value(row))),
+        DataType::Int64 => V::Int(i128::from(array.as_primitive::<Int64Type>().value(row))),
+        DataType::UInt8 => V::Int(i128::from(array.as_primitive::<UInt8Type>().value(row))),
+        DataType::UInt16 => V::Int(i128::from(array.as_primitive::<UInt16Type>().value(row))),
+        DataType::UInt32 => V::Int(i128::from(array.as_primitive::<UInt32Type>().value(row))),
+        DataType::UInt64 => V::Int(i128::from(array.as_primitive::<UInt64Type>().value(row))),
+        DataType::Float32 => V::Float(f64::from(array.as_primitive::<Float32Type>().value(row))),
+        DataType::Float64 => V::Float(array.as_primitive::<Float64Type>().value(row)),
+        DataType::Decimal128(_, scale) => V::Exact(
+            array.as_primitive::<Decimal128Type>().value(row),
+            i32::from(*scale),
+        ),
+        DataType::Utf8 => V::Str(array.as_string::<i32>().value(row).to_string()),
+        DataType::LargeUtf8 => V::Str(array.as_string::<i64>().value(row).to_string()),
+        DataType::Utf8View => V::Str(array.as_string_view().value(row).to_string()),
+        DataType::Date32 => V::Date(array.as_primitive::<Date32Type>().value(row)),
+        DataType::Timestamp(unit, _) => V::Ts(match unit {
+            TimeUnit::Second => {
+                i128::from(array.as_primitive::<TimestampSecondType>().value(row)) * 1_000_000_000
+            }
+            TimeUnit::Millisecond => {
+                i128::from(array.as_primitive::<TimestampMillisecondType>().value(row)) * 1_000_000
+            }
+            TimeUnit::Microsecond => {
+                i128::from(array.as_primitive::<TimestampMicrosecondType>().value(row)) * 1_000
+            }
+            TimeUnit::Nanosecond => {
+                i128::from(array.as_primitive::<TimestampNanosecondType>().value(row))
+            }
+        }),
+        other => return unsupported(format!("column type {other}")),
+    })
+}
+
+/// A value cast to `to` (the literal casts the parser writes: `DATE '..'`, `TIMESTAMP '..'`).
+fn cast(v: V, to: &DataType) -> R<V> {
+    Ok(match (v, to) {
+        (V::Null, _) => V::Null,
+        (V::Str(t), DataType::Date32) => parse_date(&t).map_or(V::Null, V::Date),
+        (V::Str(t), DataType::Timestamp(..)) => parse_ts(&t).map_or(V::Null, V::Ts),
+        (v @ V::Date(_), DataType::Date32) => v,
+        (v @ V::Ts(_), DataType::Timestamp(..)) => v,
+        (V::Str(t), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => V::Str(t),
+        (V::Exact(m, s), DataType::Float64 | DataType::Float32) => V::Float(exact_to_f64(m, s)),
+        (V::Int(m), DataType::Float64 | DataType::Float32) => V::Float(m as f64),
+        (v, to) => return unsupported(format!("CAST({v:?} AS {to})")),
+    })
+}
+
+/// `YYYY-MM-DD` as days since the epoch.
+fn parse_date(t: &str) -> Option<i32> {
+    let d = chrono::NaiveDate::parse_from_str(t.trim(), "%Y-%m-%d").ok()?;
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?;
+    i32::try_from(d.signed_duration_since(epoch).num_days()).ok()
+}
+
+/// `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]]` (read as UTC) as nanoseconds since the epoch.
+fn parse_ts(t: &str) -> Option<i128> {
+    let t = t.trim().trim_end_matches('Z');
+    for fmt in [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M",
+    ] {
+        if let Ok(dt) = chrono::NaiveDateTime::parse_from_str(t, fmt) {
+            let utc = dt.and_utc();
+            return Some(
+                i128::from(utc.timestamp()) * 1_000_000_000
+                    + i128::from(utc.timestamp_subsec_nanos()),
+            );
+        }
+    }
+    parse_date(t).map(|d| i128::from(d) * 86_400 * 1_000_000_000)
+}
+
+/// `m * 10^-s` as the nearest double (through its decimal text, correctly rounded).
+fn exact_to_f64(m: i128, s: i32) -> f64 {
+    format!("{m}e{}", -s).parse().unwrap_or(f64::NAN)
+}
+
+/// A string read as a number, exactly when it has no exponent and fits.
+fn parse_number(t: &str) -> Option<V> {
+    let t = t.trim();
+    if let Some((int, frac)) = t.split_once('.') {
+        let digits = format!("{int}{frac}");
+        let m: i128 = digits.parse().ok()?;
+        return Some(V::Exact(m, i32::try_from(frac.len()).ok()?));
+    }
+    if let Ok(m) = t.parse::<i128>() {
+        return Some(V::Exact(m, 0));
+    }
+    t.parse::<f64>().ok().map(V::Float)
+}
+
+/// Orders two exact numbers of any scale without rounding.
+fn cmp_exact(a: (i128, i32), b: (i128, i32)) -> Ordering {
+    let scale = a.1.max(b.1);
+    let widen = |(m, s): (i128, i32)| -> Option<i128> {
+        m.checked_mul(10i128.checked_pow(u32::try_from(scale - s).ok()?)?)
+    };
+    match (widen(a), widen(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        // Out of i128 at a common scale: the magnitudes are far apart; signs and doubles order them.
+        _ => exact_to_f64(a.0, a.1).total_cmp(&exact_to_f64(b.0, b.1)),
+    }
+}
+
+/// Compares two values as SQL does after the engines' implicit casts; `None` when either is
+/// NULL (or a string literal does not read as the other side's type, which makes the cast NULL).
+fn compare(a: &V, b: &V, s: Semantics) -> R<Option<Ordering>> {
+    let (a, b) = (&exact(a), &exact(b));
+    Ok(Some(match (a, b) {
+        (V::Null, _) | (_, V::Null) => return Ok(None),
+        (V::Bool(x), V::Bool(y)) => x.cmp(y),
+        (V::Exact(m, x), V::Exact(n, y)) => cmp_exact((*m, *x), (*n, *y)),
+        (V::Float(x), V::Float(y)) => s.cmp_f64(*x, *y),
+        (V::Float(x), V::Exact(m, e)) => s.cmp_f64(*x, exact_to_f64(*m, *e)),
+        (V::Exact(m, e), V::Float(y)) => s.cmp_f64(exact_to_f64(*m, *e), *y),
+        (V::Str(x), V::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (V::Date(x), V::Date(y)) => x.cmp(y),
+        (V::Ts(x), V::Ts(y)) => x.cmp(y),
+        (V::Date(x), V::Ts(y)) => (i128::from(*x) * 86_400 * 1_000_000_000).cmp(y),
+        (V::Ts(x), V::Date(y)) => x.cmp(&(i128::from(*y) * 86_400 * 1_000_000_000)),
+        // A string beside another type is read as that type.
+        (V::Str(t), other) => return compare(&read_as(t, other), other, s),
+        (other, V::Str(t)) => return compare(other, &read_as(t, other), s),
+        (x, y) => return unsupported(format!("comparison of {x:?} with {y:?}")),
+    }))
+}
+
+/// An integer as an exact number (for comparisons, where width does not matter).
+fn exact(v: &V) -> V {
+    match v {
+        V::Int(m) => V::Exact(*m, 0),
+        other => other.clone(),
+    }
+}
+
+/// Equality of an `IN` list item: DataFusion's lists compare floats in total order (so `-0.0`
+/// and `0.0` differ there, unlike its `=`); Spark's and DuckDB's as `=`.
+fn in_list_eq(a: &V, b: &V, s: Semantics) -> R<Option<bool>> {
+    let float = |v: &V| match exact(v) {
+        V::Float(f) => Some(f),
+        V::Exact(m, e) => Some(exact_to_f64(m, e)),
+        _ => None,
+    };
+    if s == Semantics::DataFusion
+        && (matches!(a, V::Float(_)) || matches!(b, V::Float(_)))
+        && let (Some(x), Some(y)) = (float(a), float(b))
+    {
+        return Ok(Some(x.total_cmp(&y).is_eq()));
+    }
+    Ok(compare(a, b, s)?.map(|o| o.is_eq()))
+}
+
+fn read_as(t: &str, like: &V) -> V {
+    match like {
+        V::Date(_) => parse_date(t).map_or(V::Null, V::Date),
+        V::Ts(_) => parse_ts(t).map_or(V::Null, V::Ts),
+        V::Int(_) | V::Exact(..) | V::Float(_) => match t.trim().to_ascii_lowercase().as_str() {
+            "nan" => V::Float(f64::NAN),
+            "infinity" | "inf" => V::Float(f64::INFINITY),
+            "-infinity" | "-inf" => V::Float(f64::NEG_INFINITY),
+            _ => parse_number(t).unwrap_or(V::Null),
+        },
+        V::Bool(_) => match t.trim().to_ascii_lowercase().as_str() {
+            "true" => V::Bool(true),
+            "false" => V::Bool(false),
+            _ => V::Null,
+        },
+        V::Null | V::Str(_) => V::Str(t.to_string()),
+    }
+}
+
+fn arithmetic(a: &V, op: Operator, b: &V) -> R<V> {
+    let float = |x: f64, y: f64| match op {
+        Operator::Plus => x + y,
+        Operator::Minus => x - y,
+        _ => x * y,
+    };
+    if let (V::Int(m), V::Int(n)) = (a, b) {
+        // 64-bit integer arithmetic wraps.
+        let (m, n) = (*m as i64, *n as i64);
+        return Ok(V::Int(i128::from(match op {
+            Operator::Plus => m.wrapping_add(n),
+            Operator::Minus => m.wrapping_sub(n),
+            _ => m.wrapping_mul(n),
+        })));
+    }
+    let (a, b) = (&exact(a), &exact(b));
+    Ok(match (a, b) {
+        (V::Null, _) | (_, V::Null) => V::Null,
+        (V::Exact(m, x), V::Exact(n, y)) => {
+            let scale = *x.max(y);
+            let widen = |m: i128, s: i32| {
+                m.checked_mul(10i128.checked_pow(u32::try_from(scale - s).ok()?)?)
+            };
+            let exact = match op {
+                Operator::Plus => widen(*m, *x)
+                    .zip(widen(*n, *y))
+                    .and_then(|(p, q)| p.checked_add(q))
+                    .map(|v| (v, scale)),
+                Operator::Minus => widen(*m, *x)
+                    .zip(widen(*n, *y))
+                    .and_then(|(p, q)| p.checked_sub(q))
+                    .map(|v| (v, scale)),
+                _ => m.checked_mul(*n).map(|v| (v, x + y)),
+            };
+            match exact {
+                Some((v, s)) => V::Exact(v, s),
+                None => return unsupported("arithmetic overflow"),
+            }
+        }
+        (V::Float(x), V::Float(y)) => V::Float(float(*x, *y)),
+        (V::Float(x), V::Exact(m, e)) => V::Float(float(*x, exact_to_f64(*m, *e))),
+        (V::Exact(m, e), V::Float(y)) => V::Float(float(exact_to_f64(*m, *e), *y)),
+        (x, y) => return unsupported(format!("arithmetic on {x:?} and {y:?}")),
+    })
+}
+
+/// SQL LIKE: `%` any run, `_` one character, `escape` makes the next character literal.
+fn like(value: &str, pattern: &str, escape: char) -> bool {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Tok {
+        Any,
+        One,
+        Char(char),
+    }
+    let mut toks = Vec::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        toks.push(match c {
+            c if c == escape => Tok::Char(chars.next().unwrap_or(escape)),
+            '%' => Tok::Any,
+            '_' => Tok::One,
+            c => Tok::Char(c),
+        });
+    }
+    let v: Vec<char> = value.chars().collect();
+    // Dynamic programming over (token, character) positions.
+    let mut reach = vec![false; v.len() + 1];
+    reach[0] = true;
+    for tok in toks {
+        let mut next = vec![false; v.len() + 1];
+        for i in 0..=v.len() {
+            if !reach[i] {
+                continue;
+            }
+            match tok {
+                Tok::Any => {
+                    for slot in next.iter_mut().skip(i) {
+                        *slot = true;
+                    }
+                }
+                Tok::One if i < v.len() => next[i + 1] = true,
+                Tok::Char(c) if i < v.len() && v[i] == c => next[i + 1] = true,
+                _ => {}
+            }
+        }
+        reach = next;
+    }
+    reach[v.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_order_by_each_engines_rules() {
+        let neg_nan = -f64::NAN;
+        let cases = [
+            (Semantics::SparkDuckDb, neg_nan, 5.0, Ordering::Greater),
+            (Semantics::DataFusion, neg_nan, 5.0, Ordering::Less),
+            (
+                Semantics::DataFusion,
+                neg_nan,
+                f64::NEG_INFINITY,
+                Ordering::Less,
+            ),
+            (
+                Semantics::DataFusion,
+                f64::NAN,
+                f64::INFINITY,
+                Ordering::Greater,
+            ),
+            (Semantics::SparkDuckDb, neg_nan, f64::NAN, Ordering::Equal),
+            (Semantics::SparkDuckDb, -0.0, 0.0, Ordering::Equal),
+            (Semantics::DataFusion, -0.0, 0.0, Ordering::Equal),
+        ];
+        for (s, a, b, expected) in cases {
+            assert_eq!(s.cmp_f64(a, b), expected, "{s:?}: {a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn like_matches_as_sql_does() {
+        for (v, p, expected) in [
+            ("abc", "a%", true),
+            ("abc", "a_c", true),
+            ("abc", "%b", false),
+            ("a%c", "a\\%c", true),
+            ("abc", "a\\%c", false),
+            ("", "%", true),
+            ("ab", "_", false),
+        ] {
+            assert_eq!(like(v, p, '\\'), expected, "`{v}` LIKE `{p}`");
+        }
+    }
+
+    #[test]
+    fn exact_numbers_compare_without_rounding() {
+        assert_eq!(
+            cmp_exact((1_000_000_000_000_000_001, 18), (1, 0)),
+            Ordering::Greater
+        );
+        assert_eq!(cmp_exact((10, 1), (1, 0)), Ordering::Equal);
+        assert_eq!(cmp_exact((1, -1), (10, 0)), Ordering::Equal, "1e1 is ten");
+    }
+}
