@@ -23,5 +23,6 @@ pub mod planning;
 pub mod pruning;
 pub mod read;
 pub mod report;
+pub mod respell;
 
 pub use error::OracleError;

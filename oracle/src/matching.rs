@@ -192,9 +192,10 @@ impl LoadedTable {
         let df_schema = DFSchema::try_from(self.logical.as_ref().clone())
             .map_err(|e| OracleError::Predicate(e.to_string()))?;
         // Parsed only: no coercion, no simplification; the interpreter reads the literals.
+        let fields: Vec<String> = self.logical.fields().iter().map(|f| f.name().clone()).collect();
         let expr = self
             .ctx
-            .parse_sql_expr(predicate, &df_schema)
+            .parse_sql_expr(&crate::respell::respell(predicate, &fields)?, &df_schema)
             .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
         let mut out = vec![0u64; self.snapshot.files.len()];
         for batch in &self.batches {
@@ -252,8 +253,9 @@ pub fn parse_predicate(
     }
     let df_schema = DFSchema::try_from(schema.as_ref().clone())
         .map_err(|e| OracleError::Predicate(e.to_string()))?;
+    let fields: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     let expr = ctx
-        .parse_sql_expr(predicate, &df_schema)
+        .parse_sql_expr(&crate::respell::respell(predicate, &fields)?, &df_schema)
         .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
     let expr = decimal_literals_as_floats_beside_floats(expr, &df_schema)?;
     use datafusion::logical_expr::ExprSchemable;

@@ -1,0 +1,143 @@
+//! The predicate as the explainer's SQL means it, spelled so DataFusion's parser reads it the
+//! same way. The oracle accepts every predicate the explainer accepts:
+//!
+//! | written | respelled | why |
+//! |---|---|---|
+//! | a column in another case (`FARE_AMOUNT`) | the schema's spelling, quoted | the explainer resolves a unique case-insensitive match; DataFusion (identifier normalization off) is case-sensitive |
+//! | `TIMESTAMP_NTZ '..'` | `TIMESTAMP '..'` | DataFusion knows no such keyword; its `TIMESTAMP` has no time zone, which is what NTZ means |
+//! | `s LIKE 'a!%' ESCAPE '!'` | `s LIKE 'a\%'` | DataFusion escapes with a backslash only |
+//! | a number whose exponent puts it beyond a 256-bit decimal (`1e300`, `1e-300`) | `CAST('1e300' AS DOUBLE)` | DataFusion parses numbers with a point or an exponent as decimals (exactness), which cannot hold it; as a double it still orders against every column |
+
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{
+    self, CastKind, DataType as SqlType, Expr, Ident, TimezoneInfo, Value, ValueWithSpan,
+    visit_expressions_mut,
+};
+use datafusion::sql::sqlparser::dialect::GenericDialect;
+use datafusion::sql::sqlparser::parser::Parser;
+
+use crate::error::{OracleError, one_line};
+
+/// The largest decimal scale (either sign) a parsed number may need.
+const MAX_DECIMAL_SCALE: i64 = 76;
+
+/// Respells `predicate` over a table whose top-level columns are `fields`.
+pub fn respell(predicate: &str, fields: &[String]) -> Result<String, OracleError> {
+    let mut expr = Parser::new(&GenericDialect {})
+        .try_with_sql(predicate)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    let _ = visit_expressions_mut(&mut expr, |e: &mut Expr| {
+        match e {
+            Expr::Identifier(ident) => column(ident, fields),
+            Expr::CompoundIdentifier(idents) => {
+                if let Some(first) = idents.first_mut() {
+                    column(first, fields);
+                }
+            }
+            Expr::TypedString(typed) if is_timestamp_ntz(&typed.data_type) => {
+                typed.data_type = SqlType::Timestamp(None, TimezoneInfo::None);
+            }
+            Expr::Like { pattern, escape_char, .. } | Expr::ILike { pattern, escape_char, .. } => {
+                escape_with_backslash(pattern, escape_char);
+            }
+            Expr::Value(ValueWithSpan { value: Value::Number(text, _), .. }) if beyond_decimal(text) => {
+                let text = text.clone();
+                *e = Expr::Cast {
+                    kind: CastKind::Cast,
+                    expr: Box::new(Expr::Value(Value::SingleQuotedString(text).into())),
+                    data_type: SqlType::Double(ast::ExactNumberInfo::None),
+                    array: false,
+                    format: None,
+                };
+            }
+            _ => {}
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Ok(expr.to_string())
+}
+
+/// A column named in another case takes the schema's spelling, when exactly one matches.
+fn column(ident: &mut Ident, fields: &[String]) {
+    if fields.iter().any(|f| *f == ident.value) {
+        return;
+    }
+    let matches: Vec<&String> = fields.iter().filter(|f| f.eq_ignore_ascii_case(&ident.value)).collect();
+    if let [only] = matches.as_slice() {
+        *ident = Ident::with_quote('"', only.as_str());
+    }
+}
+
+fn is_timestamp_ntz(t: &SqlType) -> bool {
+    match t {
+        SqlType::Custom(name, _) => name.to_string().eq_ignore_ascii_case("timestamp_ntz"),
+        other => other.to_string().eq_ignore_ascii_case("timestamp_ntz"),
+    }
+}
+
+/// Rewrites a literal pattern escaped by another character into the backslash form.
+fn escape_with_backslash(pattern: &mut Expr, escape_char: &mut Option<ValueWithSpan>) {
+    let Some(ValueWithSpan { value: Value::SingleQuotedString(esc), .. }) = escape_char.as_ref() else { return };
+    let mut chars = esc.chars();
+    let (Some(escape), None) = (chars.next(), chars.next()) else { return };
+    if escape == '\\' {
+        *escape_char = None;
+        return;
+    }
+    let Expr::Value(ValueWithSpan { value: Value::SingleQuotedString(p), .. }) = pattern else { return };
+    let mut out = String::new();
+    let mut it = p.chars();
+    while let Some(c) = it.next() {
+        if c == escape {
+            match it.next() {
+                Some(n @ ('%' | '_' | '\\')) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                Some(n) => out.push(n),
+                None => out.push(c),
+            }
+        } else if c == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    *p = out;
+    *escape_char = None;
+}
+
+/// Whether a number token needs a decimal scale beyond what DataFusion's decimals hold.
+fn beyond_decimal(text: &str) -> bool {
+    let t = text.trim_start_matches(['-', '+']);
+    let Some(i) = t.find(['e', 'E']) else { return false };
+    let Ok(exponent) = t[i + 1..].parse::<i64>() else { return false };
+    let frac = t[..i].split_once('.').map_or(0, |(_, f)| f.len() as i64);
+    let scale = frac - exponent;
+    !(-MAX_DECIMAL_SCALE..=MAX_DECIMAL_SCALE).contains(&scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, expected: &str) {
+        let fields = ["fare_amount".to_string(), "Mixed".to_string(), "ts".to_string(), "s".to_string()];
+        assert_eq!(respell(input, &fields).unwrap(), expected, "respelled `{input}`");
+    }
+
+    #[test]
+    fn respells_what_datafusion_reads_otherwise() {
+        check("FARE_AMOUNT > 5", "\"fare_amount\" > 5");
+        check("mixed = 1", "\"Mixed\" = 1");
+        check("fare_amount > 5", "fare_amount > 5");
+        check("ts > TIMESTAMP_NTZ '2021-01-01 00:00:00'", "ts > TIMESTAMP '2021-01-01 00:00:00'");
+        check("s LIKE 'a!%b' ESCAPE '!'", "s LIKE 'a\\%b'");
+        check("s LIKE 'a\\b!_' ESCAPE '!'", "s LIKE 'a\\\\b\\_'");
+        check("fare_amount > 1e300", "fare_amount > CAST('1e300' AS DOUBLE)");
+        check("fare_amount > 1e-300", "fare_amount > CAST('1e-300' AS DOUBLE)");
+        check("fare_amount > 1e30", "fare_amount > 1e30");
+    }
+}
