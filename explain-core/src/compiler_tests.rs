@@ -1126,3 +1126,20 @@ fn comparisons_across_types_run_as_engines_run_them() {
         check_retype(sql, expected, *disagree);
     }
 }
+
+#[test]
+fn a_float_against_a_number_beyond_its_range_compares_with_infinity() {
+    check_retype("ratio > 1e300", "ratio >= 'Infinity'", true);
+    check_retype("ratio < -1e300", "ratio <= '-Infinity'", true);
+    check_retype("ratio = 1e300", "ratio = 'Infinity'", true);
+}
+
+#[test]
+fn an_in_list_mixing_numbers_and_special_values_is_retyped_item_by_item() {
+    check_retype(
+        "ratio IN (0.1, 'NaN')",
+        "ratio IN (0.10000000149011612, 'NaN')",
+        true,
+    );
+    check_retype("vendor IN (1.5, '7')", "vendor = 7", false);
+}

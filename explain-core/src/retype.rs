@@ -168,13 +168,22 @@ fn place(literal: &Literal, domain: &Domain) -> Option<Place> {
             } else {
                 (narrowed.next_down(), narrowed)
             };
-            let f =
-                |x: f32| (x.is_finite()).then(|| Literal::Number(format!("{:?}", f64::from(x))));
+            // Infinities are floats too: `x > 1e300` on a float column is `x >= Infinity`.
             Some(Place::Between {
-                floor: f(down),
-                ceil: f(up),
+                floor: Some(float_literal(down)),
+                ceil: Some(float_literal(up)),
             })
         }
+    }
+}
+
+/// A float as a literal: a number, or the quoted infinity a number beyond the float range
+/// narrows to.
+fn float_literal(v: f32) -> Literal {
+    match v {
+        f32::INFINITY => Literal::String("Infinity".into()),
+        f32::NEG_INFINITY => Literal::String("-Infinity".into()),
+        v => Literal::Number(format!("{:?}", f64::from(v))),
     }
 }
 
@@ -209,7 +218,7 @@ fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
                 // DuckDB reads a float column against the nearest float to the literal.
                 let nearest = || {
                     let v: f64 = numeric_text(literal)?.parse().ok()?;
-                    Some(Literal::Number(format!("{:?}", f64::from(v as f32))))
+                    Some(float_literal(v as f32))
                 };
                 let bound = |l: Option<Literal>, op: CmpOp, beyond: bool| match l {
                     Some(l) => cmp(column, op, l),
@@ -250,10 +259,16 @@ fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
             list,
             negated,
         } => {
+            // An item that is no number (`'NaN'` on a float column) stays as written.
             let placed: Vec<(Place, &Literal)> = list
                 .iter()
-                .map(|l| Some((place(l, &domain)?, l)))
-                .collect::<Option<_>>()?;
+                .map(|l| {
+                    (
+                        place(l, &domain).unwrap_or_else(|| Place::Member(l.clone())),
+                        l,
+                    )
+                })
+                .collect();
             if placed
                 .iter()
                 .all(|(p, l)| matches!(p, Place::Member(m) if m == *l))
@@ -271,7 +286,7 @@ fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
                         disagree = true;
                         if !negated {
                             let v: f64 = numeric_text(l)?.parse().ok()?;
-                            members.push(Literal::Number(format!("{:?}", f64::from(v as f32))));
+                            members.push(float_literal(v as f32));
                         }
                     }
                     Place::Between { .. } => {}

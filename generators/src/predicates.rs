@@ -192,7 +192,70 @@ fn pool(kind: Kind, cells: &[Cell], sample: usize) -> Vec<Literal> {
             }
         }
     }
+    for l in edge_literals(kind, &out) {
+        if !out.contains(&l) {
+            out.push(l);
+        }
+    }
     out
+}
+
+/// Spellings and values readers get wrong (pitfalls 22, 24-26): the same numbers in exponent
+/// notation, literals beyond a type's range or precision, both zeros and NaN on float columns,
+/// strings with a supplementary character or U+FFFD where a truncated max would cut them.
+fn edge_literals(kind: Kind, pool: &[Literal]) -> Vec<Literal> {
+    let number = |t: &str| Literal::Number(t.to_string());
+    let mut out: Vec<Literal> = pool
+        .iter()
+        .filter_map(|l| match l {
+            Literal::Number(t) => exponent_spelling(t).map(Literal::Number),
+            _ => None,
+        })
+        .take(2)
+        .collect();
+    match kind {
+        Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => {
+            out.extend(["1e30", "-1e30", "2.5", "-0.5"].map(number));
+        }
+        Kind::Decimal | Kind::WideDecimal => {
+            // One digit past the scale, and beyond the precision.
+            out.extend(["0.0000000000000000001", "-1.0000000000000000005", "1e40"].map(number));
+        }
+        Kind::Float32 | Kind::Float64 => {
+            out.extend(["-0.0", "0.0", "0", "1e300", "-1e-300", "0.1"].map(number));
+            out.push(Literal::String("NaN".into()));
+        }
+        Kind::String => {
+            let base = pool.iter().find_map(|l| {
+                if let Literal::String(s) = l {
+                    Some(s.clone())
+                } else {
+                    None
+                }
+            });
+            if let Some(base) = base {
+                let cut = base.char_indices().nth(3).map_or(base.len(), |(i, _)| i);
+                let (head, tail) = base.split_at(cut);
+                out.push(Literal::String(format!("{head}\u{1F33C}{tail}")));
+                out.push(Literal::String(format!("{head}\u{FFFD}")));
+            }
+        }
+        Kind::Boolean | Kind::Date | Kind::Timestamp | Kind::TimestampNtz | Kind::Struct => {}
+    }
+    out
+}
+
+/// The same number in exponent notation: `12.5` -> `125e-1`, `40` -> `40e0`.
+fn exponent_spelling(text: &str) -> Option<String> {
+    let (sign, body) = text.strip_prefix('-').map_or(("", text), |b| ("-", b));
+    if body.contains(['e', 'E']) {
+        return None;
+    }
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits = format!("{int}{frac}");
+    let trimmed = digits.trim_start_matches('0');
+    let digits = if trimmed.is_empty() { "0" } else { trimmed };
+    Some(format!("{sign}{digits}e-{}", frac.len()))
 }
 
 impl Pools {

@@ -154,6 +154,12 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
                 other => return unsupported(format!("{}({other:?})", f.name())),
             }
         }
+        Expr::Negative(inner) => match exact(&eval(inner, batch, row, s)?) {
+            V::Null => V::Null,
+            V::Exact(m, e) => V::Exact(-m, e),
+            V::Float(f) => V::Float(-f),
+            other => return unsupported(format!("-{other:?}")),
+        },
         Expr::Not(inner) => of_truth(truth(&eval(inner, batch, row, s)?)?.map(|b| !b)),
         Expr::IsNull(inner) => V::Bool(eval(inner, batch, row, s)? == V::Null),
         Expr::IsNotNull(inner) => V::Bool(eval(inner, batch, row, s)? != V::Null),
@@ -358,6 +364,10 @@ fn cast(v: V, to: &DataType) -> R<V> {
         (v @ V::Date(_), DataType::Date32) => v,
         (v @ V::Ts(_), DataType::Timestamp(..)) => v,
         (V::Str(t), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => V::Str(t),
+        (V::Str(t), DataType::Float64 | DataType::Float32) => {
+            t.trim().parse::<f64>().map_or(V::Null, V::Float)
+        }
+        (v @ V::Float(_), DataType::Float64) => v,
         (V::Exact(m, s), DataType::Float64 | DataType::Float32) => V::Float(exact_to_f64(m, s)),
         (V::Int(m), DataType::Float64 | DataType::Float32) => V::Float(m as f64),
         (v, to) => return unsupported(format!("CAST({v:?} AS {to})")),

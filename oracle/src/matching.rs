@@ -192,7 +192,12 @@ impl LoadedTable {
         let df_schema = DFSchema::try_from(self.logical.as_ref().clone())
             .map_err(|e| OracleError::Predicate(e.to_string()))?;
         // Parsed only: no coercion, no simplification; the interpreter reads the literals.
-        let fields: Vec<String> = self.logical.fields().iter().map(|f| f.name().clone()).collect();
+        let fields: Vec<String> = self
+            .logical
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
         let expr = self
             .ctx
             .parse_sql_expr(&crate::respell::respell(predicate, &fields)?, &df_schema)
@@ -296,6 +301,58 @@ fn decimal_literals_as_floats_beside_floats(
         }
     };
     let floaty = |other: &Expr| !is_decimal(other) && !matches!(other, Expr::Literal(..));
+    // A number beyond a decimal column's range (`w >= 1e40` on decimal(38, 18)): DataFusion
+    // would cast it to the column's type and fail; as doubles the comparison decides the same.
+    let beyond_decimal_column = |literal: &Expr, column: &Expr| -> bool {
+        let Ok(DataType::Decimal128(p, s) | DataType::Decimal256(p, s)) = column.get_type(schema)
+        else {
+            return false;
+        };
+        if matches!(column, Expr::Literal(..)) {
+            return false;
+        }
+        let integer_digits = i32::from(p) - i32::from(s);
+        match literal {
+            // Doubles reach here only from numbers too large for a 128-bit decimal.
+            Expr::Literal(ScalarValue::Float64(Some(v)), _) => {
+                v.abs() >= 2.0 * 10f64.powi(integer_digits)
+            }
+            other => literal_decimal_text(other).is_some_and(|t| {
+                // Exactly: the digits before the point (an exponent form is plain for scale <= 0).
+                let t = t.trim_start_matches('-');
+                let (int, exponent) = match t.split_once('e') {
+                    Some((m, e)) => (m.to_string(), e.parse::<usize>().unwrap_or(0)),
+                    None => (t.split_once('.').map_or(t, |(i, _)| i).to_string(), 0),
+                };
+                let int = int.trim_start_matches('0');
+                let digits = if int.is_empty() {
+                    0
+                } else {
+                    int.len() + exponent
+                };
+                i32::try_from(digits).unwrap_or(i32::MAX) > integer_digits
+            }),
+        }
+    };
+    let is_integer = |e: &Expr| {
+        matches!(
+            e.get_type(schema),
+            Ok(DataType::Int8
+                | DataType::Int16
+                | DataType::Int32
+                | DataType::Int64
+                | DataType::UInt8
+                | DataType::UInt16
+                | DataType::UInt32
+                | DataType::UInt64)
+        )
+    };
+    let as_float = |e: Expr| {
+        Expr::Cast(datafusion::logical_expr::Cast::new(
+            Box::new(e),
+            DataType::Float64,
+        ))
+    };
     let expr = whole_exponent_literals(expr)?;
     expr.transform_down(|e| {
         Ok(match e {
@@ -305,6 +362,10 @@ fn decimal_literals_as_floats_beside_floats(
                     (l.clone(), to_float(r))
                 } else if floaty(&r) {
                     (to_float(l), r.clone())
+                } else if beyond_decimal_column(&r, &l) {
+                    (as_float(l), to_float(r))
+                } else if beyond_decimal_column(&l, &r) {
+                    (to_float(l), as_float(r))
                 } else {
                     (l, r)
                 };
@@ -319,12 +380,83 @@ fn decimal_literals_as_floats_beside_floats(
                 negated,
                 low,
                 high,
-            }) if floaty(&expr) => Transformed::yes(Expr::Between(Between {
+            }) => {
+                // SQL's definition, so each comparison coerces its own two sides (the arm for
+                // comparisons above then takes floats and bounds beyond a decimal's range):
+                // DataFusion coerces `x BETWEEN -0.5 AND 9223372036854775806` on a 64-bit
+                // integer to doubles, where distinct integers compare equal.
+                let (x, low, high) = (*expr, *low, *high);
+                Transformed::yes(if negated {
+                    x.clone().lt(low).or(x.gt(high))
+                } else {
+                    x.clone().gt_eq(low).and(x.lt_eq(high))
+                })
+            }
+            Expr::InList(InList {
                 expr,
+                list,
                 negated,
-                low: Box::new(to_float(*low)),
-                high: Box::new(to_float(*high)),
-            })),
+            }) if is_integer(&expr)
+                && list.iter().any(|l| {
+                    matches!(
+                        l,
+                        Expr::Literal(ScalarValue::Decimal128(..) | ScalarValue::Decimal256(..), _)
+                    )
+                }) =>
+            {
+                // DataFusion coerces an integer column and a list mixing integers and decimals
+                // to doubles, where distinct 64-bit integers compare equal. A decimal item that
+                // is an integer becomes one; any other equals no integer and leaves the list.
+                let items: Vec<Expr> = list
+                    .into_iter()
+                    .filter_map(|l| match literal_decimal_text(&l) {
+                        None => Some(l),
+                        Some(text) => integral_i64(&text)
+                            .map(|v| datafusion::logical_expr::lit(ScalarValue::Int64(Some(v)))),
+                    })
+                    .collect();
+                let x = *expr;
+                Transformed::yes(if items.is_empty() {
+                    // `x IN ()` is FALSE where x is set and NULL where it is NULL; dually NOT IN.
+                    if negated {
+                        x.clone().eq(x)
+                    } else {
+                        x.clone().not_eq(x)
+                    }
+                } else {
+                    Expr::InList(InList {
+                        expr: Box::new(x),
+                        list: items,
+                        negated,
+                    })
+                })
+            }
+            Expr::InList(InList {
+                expr,
+                list,
+                negated,
+            }) if list.iter().any(|l| beyond_decimal_column(l, &expr)) => {
+                // No value of the column equals a number beyond its range: such items leave
+                // the list (exact); a list of nothing else is decided as doubles.
+                let inside: Vec<Expr> = list
+                    .iter()
+                    .filter(|l| !beyond_decimal_column(l, &expr))
+                    .cloned()
+                    .collect();
+                Transformed::yes(if inside.is_empty() {
+                    Expr::InList(InList {
+                        expr: Box::new(as_float(*expr)),
+                        list: list.into_iter().map(to_float).collect(),
+                        negated,
+                    })
+                } else {
+                    Expr::InList(InList {
+                        expr,
+                        list: inside,
+                        negated,
+                    })
+                })
+            }
             Expr::InList(InList {
                 expr,
                 list,
@@ -403,4 +535,21 @@ fn whole_exponent_literals(expr: Expr) -> Result<Expr, OracleError> {
     })
     .map(|t| t.data)
     .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))
+}
+
+/// The 64-bit integer a decimal literal's exact text (from [`literal_decimal_text`]) denotes,
+/// `None` when it has a fraction or does not fit.
+fn integral_i64(text: &str) -> Option<i64> {
+    if let Some((mantissa, exponent)) = text.split_once('e') {
+        let shift = u32::try_from(exponent.parse::<i64>().ok()?).ok()?;
+        return mantissa
+            .parse::<i64>()
+            .ok()?
+            .checked_mul(10i64.checked_pow(shift)?);
+    }
+    match text.split_once('.') {
+        Some((int, frac)) if frac.bytes().all(|b| b == b'0') => int.parse().ok(),
+        Some(_) => None,
+        None => text.parse().ok(),
+    }
 }

@@ -39,10 +39,22 @@ pub fn respell(predicate: &str, fields: &[String]) -> Result<String, OracleError
             Expr::TypedString(typed) if is_timestamp_ntz(&typed.data_type) => {
                 typed.data_type = SqlType::Timestamp(None, TimezoneInfo::None);
             }
-            Expr::Like { pattern, escape_char, .. } | Expr::ILike { pattern, escape_char, .. } => {
+            Expr::Like {
+                pattern,
+                escape_char,
+                ..
+            }
+            | Expr::ILike {
+                pattern,
+                escape_char,
+                ..
+            } => {
                 escape_with_backslash(pattern, escape_char);
             }
-            Expr::Value(ValueWithSpan { value: Value::Number(text, _), .. }) if beyond_decimal(text) => {
+            Expr::Value(ValueWithSpan {
+                value: Value::Number(text, _),
+                ..
+            }) if beyond_decimal(text) => {
                 let text = text.clone();
                 *e = Expr::Cast {
                     kind: CastKind::Cast,
@@ -64,7 +76,10 @@ fn column(ident: &mut Ident, fields: &[String]) {
     if fields.iter().any(|f| *f == ident.value) {
         return;
     }
-    let matches: Vec<&String> = fields.iter().filter(|f| f.eq_ignore_ascii_case(&ident.value)).collect();
+    let matches: Vec<&String> = fields
+        .iter()
+        .filter(|f| f.eq_ignore_ascii_case(&ident.value))
+        .collect();
     if let [only] = matches.as_slice() {
         *ident = Ident::with_quote('"', only.as_str());
     }
@@ -79,14 +94,28 @@ fn is_timestamp_ntz(t: &SqlType) -> bool {
 
 /// Rewrites a literal pattern escaped by another character into the backslash form.
 fn escape_with_backslash(pattern: &mut Expr, escape_char: &mut Option<ValueWithSpan>) {
-    let Some(ValueWithSpan { value: Value::SingleQuotedString(esc), .. }) = escape_char.as_ref() else { return };
+    let Some(ValueWithSpan {
+        value: Value::SingleQuotedString(esc),
+        ..
+    }) = escape_char.as_ref()
+    else {
+        return;
+    };
     let mut chars = esc.chars();
-    let (Some(escape), None) = (chars.next(), chars.next()) else { return };
+    let (Some(escape), None) = (chars.next(), chars.next()) else {
+        return;
+    };
     if escape == '\\' {
         *escape_char = None;
         return;
     }
-    let Expr::Value(ValueWithSpan { value: Value::SingleQuotedString(p), .. }) = pattern else { return };
+    let Expr::Value(ValueWithSpan {
+        value: Value::SingleQuotedString(p),
+        ..
+    }) = pattern
+    else {
+        return;
+    };
     let mut out = String::new();
     let mut it = p.chars();
     while let Some(c) = it.next() {
@@ -112,8 +141,12 @@ fn escape_with_backslash(pattern: &mut Expr, escape_char: &mut Option<ValueWithS
 /// Whether a number token needs a decimal scale beyond what DataFusion's decimals hold.
 fn beyond_decimal(text: &str) -> bool {
     let t = text.trim_start_matches(['-', '+']);
-    let Some(i) = t.find(['e', 'E']) else { return false };
-    let Ok(exponent) = t[i + 1..].parse::<i64>() else { return false };
+    let Some(i) = t.find(['e', 'E']) else {
+        return false;
+    };
+    let Ok(exponent) = t[i + 1..].parse::<i64>() else {
+        return false;
+    };
     let frac = t[..i].split_once('.').map_or(0, |(_, f)| f.len() as i64);
     let scale = frac - exponent;
     !(-MAX_DECIMAL_SCALE..=MAX_DECIMAL_SCALE).contains(&scale)
@@ -124,8 +157,17 @@ mod tests {
     use super::*;
 
     fn check(input: &str, expected: &str) {
-        let fields = ["fare_amount".to_string(), "Mixed".to_string(), "ts".to_string(), "s".to_string()];
-        assert_eq!(respell(input, &fields).unwrap(), expected, "respelled `{input}`");
+        let fields = [
+            "fare_amount".to_string(),
+            "Mixed".to_string(),
+            "ts".to_string(),
+            "s".to_string(),
+        ];
+        assert_eq!(
+            respell(input, &fields).unwrap(),
+            expected,
+            "respelled `{input}`"
+        );
     }
 
     #[test]
@@ -133,11 +175,20 @@ mod tests {
         check("FARE_AMOUNT > 5", "\"fare_amount\" > 5");
         check("mixed = 1", "\"Mixed\" = 1");
         check("fare_amount > 5", "fare_amount > 5");
-        check("ts > TIMESTAMP_NTZ '2021-01-01 00:00:00'", "ts > TIMESTAMP '2021-01-01 00:00:00'");
+        check(
+            "ts > TIMESTAMP_NTZ '2021-01-01 00:00:00'",
+            "ts > TIMESTAMP '2021-01-01 00:00:00'",
+        );
         check("s LIKE 'a!%b' ESCAPE '!'", "s LIKE 'a\\%b'");
         check("s LIKE 'a\\b!_' ESCAPE '!'", "s LIKE 'a\\\\b\\_'");
-        check("fare_amount > 1e300", "fare_amount > CAST('1e300' AS DOUBLE)");
-        check("fare_amount > 1e-300", "fare_amount > CAST('1e-300' AS DOUBLE)");
+        check(
+            "fare_amount > 1e300",
+            "fare_amount > CAST('1e300' AS DOUBLE)",
+        );
+        check(
+            "fare_amount > 1e-300",
+            "fare_amount > CAST('1e-300' AS DOUBLE)",
+        );
         check("fare_amount > 1e30", "fare_amount > 1e30");
     }
 }

@@ -68,17 +68,46 @@ fn exponent_and_long_literals_read_as_the_numbers_they_spell() {
 #[test]
 fn the_oracle_reads_every_spelling_the_explainer_accepts() {
     let table = LoadedTable::load(Snapshot::open(&taxi(), None).unwrap(), &plan(2)).unwrap();
-    let count = |p: &str| -> u64 { table.matching_rows(p).unwrap_or_else(|e| panic!("`{p}`: {e}")).iter().sum() };
+    let count = |p: &str| -> u64 {
+        table
+            .matching_rows(p)
+            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
+            .iter()
+            .sum()
+    };
     for (spelled, plain) in [
         ("FARE_AMOUNT > 5", "fare_amount > 5"),
-        ("tpep_pickup_datetime > TIMESTAMP_NTZ '2024-01-03 00:00:00'", "tpep_pickup_datetime > TIMESTAMP '2024-01-03 00:00:00'"),
-        ("pickup_date LIKE '2024-01-0!%' ESCAPE '!'", "pickup_date LIKE '2024-01-0\\%'"),
-        ("pickup_date LIKE '2024-01-0_' ESCAPE '!'", "pickup_date LIKE '2024-01-0_'"),
-        ("fare_amount < 1e300", "fare_amount IS NOT NULL AND NOT isnan(fare_amount)"),
-        ("fare_amount > -1e-300 AND fare_amount < 1e-300", "fare_amount = 0"),
+        (
+            "tpep_pickup_datetime > TIMESTAMP_NTZ '2024-01-03 00:00:00'",
+            "tpep_pickup_datetime > TIMESTAMP '2024-01-03 00:00:00'",
+        ),
+        (
+            "pickup_date LIKE '2024-01-0!%' ESCAPE '!'",
+            "pickup_date LIKE '2024-01-0\\%'",
+        ),
+        (
+            "pickup_date LIKE '2024-01-0_' ESCAPE '!'",
+            "pickup_date LIKE '2024-01-0_'",
+        ),
+        (
+            "fare_amount < 1e300",
+            "fare_amount IS NOT NULL AND NOT isnan(fare_amount)",
+        ),
+        (
+            "fare_amount > -1e-300 AND fare_amount < 1e-300",
+            "fare_amount = 0",
+        ),
     ] {
-        assert_eq!(count(spelled), count(plain), "`{spelled}` and `{plain}` match the same rows");
+        assert_eq!(
+            count(spelled),
+            count(plain),
+            "`{spelled}` and `{plain}` match the same rows"
+        );
     }
     assert!(count("FARE_AMOUNT > 5") > 0);
-    assert_eq!(count("pickup_date LIKE '2024-01-0!%' ESCAPE '!'"), 0, "the escaped % is a literal %");
+    assert_eq!(
+        count("pickup_date LIKE '2024-01-0!%' ESCAPE '!'"),
+        0,
+        "the escaped % is a literal %"
+    );
 }
