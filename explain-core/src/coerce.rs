@@ -166,6 +166,11 @@ impl LongNumber {
         })
     }
 
+    /// Whether the number is zero (of either sign).
+    pub fn is_zero(&self) -> bool {
+        self.digits.is_empty()
+    }
+
     fn of(n: &ExactNumber) -> Self {
         let text = format!("{}e{}", n.mantissa, -i64::from(n.scale));
         Self::parse(&text).unwrap_or(Self {

@@ -867,6 +867,9 @@ fn guards_rewrite_literals_narrowly() {
             "pz >= -0.0 AND pz <= 0.0",
             zero,
         ),
+        // DataFusion's IN lists tell the zeros apart: a zero in NOT IN excludes neither.
+        ("pz NOT IN (0, 2)", false, "pz != 2", &[]),
+        ("pz NOT IN (-0.0, 0)", false, "pz IS NOT NULL", &[]),
         ("f = 0", false, "f >= -0.0 AND f <= 0.0", zero),
         ("x = 0.5", false, "x = 0.5", &[]),
         // Widened from float: one f32 ulp either way.

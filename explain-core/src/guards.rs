@@ -532,7 +532,8 @@ fn string_tie_breaker(leaf: &Leaf, info: &ColumnInfo, _strict: bool) -> Action {
 /// file holding -0.0). A zero literal stands for both zeros, so each comparison takes the
 /// zero that keeps more, which is exact under the engines' semantics and independent of the
 /// recorded sign: `x > 0` -> `x > +0.0`, `x >= 0` -> `x >= -0.0`, `x < 0` -> `x < -0.0`,
-/// `x <= 0` -> `x <= +0.0`, `x = 0` -> `-0.0 <= x <= +0.0`, `x != 0` -> `x < -0.0 OR x > +0.0`.
+/// `x <= 0` -> `x <= +0.0`, `x = 0` -> `-0.0 <= x <= +0.0`, `x != 0` -> `x < -0.0 OR x > +0.0`;
+/// in a `NOT IN` list a zero excludes no zero (DataFusion's lists compare in total order).
 /// Partition columns too: the kernel's partition pruning compares `-0` with `0` in total order.
 fn signed_zero(leaf: &Leaf, info: &ColumnInfo, _strict: bool) -> Action {
     if !info.is_float() {
@@ -569,10 +570,18 @@ fn signed_zero(leaf: &Leaf, info: &ColumnInfo, _strict: bool) -> Action {
             list,
             negated,
         } if list.iter().any(is_zero) => {
+            // DataFusion's IN lists compare floats in total order (unlike its `=`): there
+            // `-0.0 NOT IN (0)` holds, where Spark and DuckDB say the zeros are equal. A zero
+            // item of a NOT IN list therefore excludes no zero (the union of the readings);
+            // of an IN list it admits both.
             let op = if *negated { CmpOp::NotEq } else { CmpOp::Eq };
             let items = list.iter().map(|l| {
                 if is_zero(l) {
-                    rewrite(column, op)
+                    if *negated {
+                        Nnf::Const(true)
+                    } else {
+                        rewrite(column, op)
+                    }
                 } else {
                     leaf_cmp(column, op, Some(l.clone()))
                 }

@@ -10,6 +10,7 @@
 //! | `x BETWEEN a AND b` | `x >= a AND x <= b` | the SQL definition of BETWEEN |
 //! | `x NOT BETWEEN a AND b` | `x < a OR x > b` | De Morgan of the above |
 //! | `x IN (a)` | `x = a` | one-element IN is equality |
+//! | `f NOT IN (0, a)` on a float column | `f != a` (`f IS NOT NULL` without `a`) | DataFusion's lists tell the zeros apart, so a zero excludes no zero under every engine at once |
 //! | `x IN (a, NULL)` | `x = a` | `x = a OR NULL` is TRUE exactly when `x = a` is |
 //! | `x NOT IN (a, NULL)` | `FALSE` | `x != a AND NULL` is never TRUE |
 //! | `s LIKE 'abc'` | `s = 'abc'` | no wildcard: LIKE is equality |
@@ -83,7 +84,11 @@ fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<N
             column,
             list,
             negated: n,
-        } => in_list(resolve(column)?, list, *n != negated),
+        } => {
+            let info = columns.resolve(column)?;
+            let float = info.is_float();
+            in_list(info.column, float, list, *n != negated)
+        }
         Predicate::Between {
             column,
             low,
@@ -165,7 +170,7 @@ fn compare(column: ColumnRef, op: CmpOp, literal: &Literal) -> Nnf {
     }
 }
 
-fn in_list(column: ColumnRef, list: &[Literal], negated: bool) -> Nnf {
+fn in_list(column: ColumnRef, float: bool, list: &[Literal], negated: bool) -> Nnf {
     let has_null = list.contains(&Literal::Null);
     let mut values: Vec<Literal> = Vec::new();
     for l in list.iter().filter(|l| **l != Literal::Null) {
@@ -176,6 +181,18 @@ fn in_list(column: ColumnRef, list: &[Literal], negated: bool) -> Nnf {
     if negated && has_null {
         // x NOT IN (.., NULL) = (x != ..) AND NULL: never TRUE.
         return Nnf::Const(false);
+    }
+    if negated && float && values.iter().any(is_zero_number) {
+        // On a float column a zero in NOT IN excludes no zero: DataFusion's lists compare in
+        // total order (`-0.0 NOT IN (0)` holds), Spark's and DuckDB's as `=`; the rows any of
+        // them matches are kept. Without other values, every non-NULL row may match.
+        values.retain(|l| !is_zero_number(l));
+        if values.is_empty() {
+            return Nnf::Leaf(Leaf::IsNull {
+                column,
+                negated: true,
+            });
+        }
     }
     let op = if negated { CmpOp::NotEq } else { CmpOp::Eq };
     match values.len() {
@@ -188,6 +205,11 @@ fn in_list(column: ColumnRef, list: &[Literal], negated: bool) -> Nnf {
             negated,
         }),
     }
+}
+
+/// A number literal equal to zero, of either sign.
+fn is_zero_number(l: &Literal) -> bool {
+    matches!(l, Literal::Number(t) if crate::coerce::LongNumber::parse(t).is_some_and(|n| n.is_zero()))
 }
 
 fn like_leaf(

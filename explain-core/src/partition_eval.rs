@@ -159,7 +159,13 @@ fn evaluate_leaf(
         Leaf::In { list, negated, .. } => {
             let mut found = false;
             for l in list {
-                if compare(&value, &coerce(l, &column).ok()?)? == Ordering::Equal {
+                let item = coerce(l, &column).ok()?;
+                if compare(&value, &item)? == Ordering::Equal {
+                    // A zero in a NOT IN list: DataFusion's lists tell the zeros apart, Spark
+                    // and DuckDB do not, so the engines disagree on this value: undecided.
+                    if *negated && is_float_zero(&value) {
+                        return None;
+                    }
                     found = true;
                 }
             }
@@ -185,6 +191,10 @@ fn evaluate_leaf(
         }
         Leaf::IsNull { .. } | Leaf::Unsupported { .. } => return None,
     }))
+}
+
+fn is_float_zero(v: &Scalar) -> bool {
+    matches!(v, Scalar::Double(x) if *x == 0.0) || matches!(v, Scalar::Float(x) if *x == 0.0)
 }
 
 fn apply(op: CmpOp, ord: Ordering) -> bool {

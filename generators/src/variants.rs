@@ -65,6 +65,11 @@ pub fn apply(variant: Variant, p: &Predicate) -> Option<Predicate> {
     }
 }
 
+/// A number literal equal to zero (`0`, `-0`, `0.0`, `0e5`).
+fn is_numeric_zero(l: &explain_core::ast::Literal) -> bool {
+    matches!(l, explain_core::ast::Literal::Number(t) if t.trim_start_matches(['-', '+']).split(['e', 'E']).next().is_some_and(|m| !m.is_empty() && m.chars().all(|c| c == '0' || c == '.')))
+}
+
 fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
     let recurse = |items: &[Predicate], changed: &mut bool| -> Vec<Predicate> {
         items.iter().map(|i| rewrite(i, v, changed)).collect()
@@ -112,7 +117,9 @@ fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
                 list,
                 negated,
             },
-        ) if !list.is_empty() => {
+        ) if !list.is_empty() && !(*negated && list.iter().any(is_numeric_zero)) => {
+            // Not for `NOT IN` with a zero: DataFusion's lists compare floats in total order
+            // (`-0.0 NOT IN (0)` holds) while its `!=` does not, so the forms differ there.
             *changed = true;
             let any = Predicate::Or(list.iter().map(|l| cmp(column, CmpOp::Eq, l)).collect());
             negate_if(any, *negated)

@@ -59,6 +59,9 @@ impl Semantics {
     }
 }
 
+/// Why the interpreter leaves a 64-bit integer overflow to DataFusion alone.
+pub const OVERFLOW: &str = "64-bit integer arithmetic overflows (engines wrap, fail or widen)";
+
 /// A construct the interpreter does not evaluate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsupported(pub String);
@@ -71,6 +74,9 @@ enum V {
     /// A value of an integer type: its arithmetic wraps at 64 bits, as DataFusion's and Spark's
     /// (non-ANSI) do.
     Int(i128),
+    /// A 64-bit integer sum, difference or product that overflowed, wrapped as DataFusion
+    /// wraps it beside another integer; beside anything else engines disagree.
+    Overflowed(i128),
     Exact(i128, i32),
     Float(f64),
     Str(String),
@@ -436,7 +442,13 @@ fn cmp_exact(a: (i128, i32), b: (i128, i32)) -> Ordering {
 /// Compares two values as SQL does after the engines' implicit casts; `None` when either is
 /// NULL (or a string literal does not read as the other side's type, which makes the cast NULL).
 fn compare(a: &V, b: &V, s: Semantics) -> R<Option<Ordering>> {
-    let (a, b) = (&exact(a), &exact(b));
+    let (a, b) = match (a, b) {
+        (V::Overflowed(w), V::Int(_)) => (V::Int(*w), b.clone()),
+        (V::Int(_), V::Overflowed(w)) => (a.clone(), V::Int(*w)),
+        (V::Overflowed(_), _) | (_, V::Overflowed(_)) => return unsupported(OVERFLOW),
+        _ => (a.clone(), b.clone()),
+    };
+    let (a, b) = (&exact(&a), &exact(&b));
     Ok(Some(match (a, b) {
         (V::Null, _) | (_, V::Null) => return Ok(None),
         (V::Bool(x), V::Bool(y)) => x.cmp(y),
@@ -485,12 +497,14 @@ fn read_as(t: &str, like: &V) -> V {
     match like {
         V::Date(_) => parse_date(t).map_or(V::Null, V::Date),
         V::Ts(_) => parse_ts(t).map_or(V::Null, V::Ts),
-        V::Int(_) | V::Exact(..) | V::Float(_) => match t.trim().to_ascii_lowercase().as_str() {
-            "nan" => V::Float(f64::NAN),
-            "infinity" | "inf" => V::Float(f64::INFINITY),
-            "-infinity" | "-inf" => V::Float(f64::NEG_INFINITY),
-            _ => parse_number(t).unwrap_or(V::Null),
-        },
+        V::Int(_) | V::Overflowed(_) | V::Exact(..) | V::Float(_) => {
+            match t.trim().to_ascii_lowercase().as_str() {
+                "nan" => V::Float(f64::NAN),
+                "infinity" | "inf" => V::Float(f64::INFINITY),
+                "-infinity" | "-inf" => V::Float(f64::NEG_INFINITY),
+                _ => parse_number(t).unwrap_or(V::Null),
+            }
+        }
         V::Bool(_) => match t.trim().to_ascii_lowercase().as_str() {
             "true" => V::Bool(true),
             "false" => V::Bool(false),
@@ -506,14 +520,28 @@ fn arithmetic(a: &V, op: Operator, b: &V) -> R<V> {
         Operator::Minus => x - y,
         _ => x * y,
     };
+    if matches!(a, V::Overflowed(_)) || matches!(b, V::Overflowed(_)) {
+        return unsupported(OVERFLOW);
+    }
     if let (V::Int(m), V::Int(n)) = (a, b) {
-        // 64-bit integer arithmetic wraps.
+        let exact = match op {
+            Operator::Plus => m + n,
+            Operator::Minus => m - n,
+            _ => m.checked_mul(*n).unwrap_or(i128::MAX),
+        };
         let (m, n) = (*m as i64, *n as i64);
-        return Ok(V::Int(i128::from(match op {
+        let wrapped = i128::from(match op {
             Operator::Plus => m.wrapping_add(n),
             Operator::Minus => m.wrapping_sub(n),
             _ => m.wrapping_mul(n),
-        })));
+        });
+        // Overflow: Spark (non-ANSI) wraps, DuckDB and ANSI Spark fail, DataFusion wraps or
+        // widens to a decimal depending on what the result meets. No one answer to check.
+        return Ok(if wrapped == exact {
+            V::Int(exact)
+        } else {
+            V::Overflowed(wrapped)
+        });
     }
     let (a, b) = (&exact(a), &exact(b));
     Ok(match (a, b) {
