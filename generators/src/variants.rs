@@ -117,9 +117,10 @@ fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
                 list,
                 negated,
             },
-        ) if !list.is_empty() && !(*negated && list.iter().any(is_numeric_zero)) => {
-            // Not for `NOT IN` with a zero: DataFusion's lists compare floats in total order
-            // (`-0.0 NOT IN (0)` holds) while its `!=` does not, so the forms differ there.
+        ) if !list.is_empty() && !list.iter().any(is_numeric_zero) => {
+            // Not for a list with a zero: DataFusion's lists compare floats in total order
+            // (`-0.0 NOT IN (0)` holds) while its `=` and `!=` do not, so under a NOT (written
+            // or enclosing) the forms differ there.
             *changed = true;
             let any = Predicate::Or(list.iter().map(|l| cmp(column, CmpOp::Eq, l)).collect());
             negate_if(any, *negated)

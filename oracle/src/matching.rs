@@ -358,6 +358,21 @@ fn decimal_literals_as_floats_beside_floats(
         Ok(match e {
             Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
                 let (l, r) = (*left, *right);
+                // An integral decimal literal beside an integer expression becomes a 64-bit
+                // integer: DataFusion otherwise compares the pair as doubles, where distinct
+                // 64-bit integers compare equal.
+                let as_int =
+                    |lit: Expr| match literal_decimal_text(&lit).and_then(|t| integral_i64(&t)) {
+                        Some(v) => datafusion::logical_expr::lit(ScalarValue::Int64(Some(v))),
+                        None => lit,
+                    };
+                let (l, r) = if is_integer(&l) && matches!(r, Expr::Literal(..)) {
+                    (l, as_int(r))
+                } else if is_integer(&r) && matches!(l, Expr::Literal(..)) {
+                    (as_int(l), r)
+                } else {
+                    (l, r)
+                };
                 let (l, r) = if floaty(&l) {
                     (l.clone(), to_float(r))
                 } else if floaty(&r) {
@@ -510,6 +525,29 @@ fn whole_exponent_literals(expr: Expr) -> Result<Expr, OracleError> {
     use datafusion::scalar::ScalarValue;
     expr.transform_up(|e| {
         Ok(match e {
+            // `-9223372036854775808` parses as the negation of a literal one past the 64-bit
+            // range; the negated literal is the number written.
+            Expr::Negative(inner)
+                if matches!(
+                    inner.as_ref(),
+                    Expr::Literal(
+                        ScalarValue::Decimal128(Some(_), _, _) | ScalarValue::Int64(Some(_)),
+                        _
+                    )
+                ) =>
+            {
+                match *inner {
+                    Expr::Literal(ScalarValue::Decimal128(Some(v), p, s), _) => Transformed::yes(
+                        datafusion::logical_expr::lit(ScalarValue::Decimal128(Some(-v), p, s)),
+                    ),
+                    Expr::Literal(ScalarValue::Int64(Some(v)), _) if v != i64::MIN => {
+                        Transformed::yes(datafusion::logical_expr::lit(ScalarValue::Int64(Some(
+                            -v,
+                        ))))
+                    }
+                    other => Transformed::no(Expr::Negative(Box::new(other))),
+                }
+            }
             Expr::Literal(ScalarValue::Decimal128(Some(v), _, scale), _) if scale < 0 => {
                 let shifted = 10i128
                     .checked_pow(u32::from(scale.unsigned_abs()))
