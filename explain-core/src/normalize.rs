@@ -10,6 +10,7 @@
 //! | `x BETWEEN a AND b` | `x >= a AND x <= b` | the SQL definition of BETWEEN |
 //! | `x NOT BETWEEN a AND b` | `x < a OR x > b` | De Morgan of the above |
 //! | `x IN (a)` | `x = a` | one-element IN is equality |
+//! | `x NOT IN (a, b)` | `x != a AND x != b` | its definition (no NULL in the list); it then factors as `!=` conjuncts do |
 //! | `f NOT IN (0, a)` on a float column | `f != a` (`f IS NOT NULL` without `a`) | DataFusion's lists tell the zeros apart, so a zero excludes no zero under every engine at once |
 //! | `x IN (a, NULL)` | `x = a` | `x = a OR NULL` is TRUE exactly when `x = a` is |
 //! | `x NOT IN (a, NULL)` | `FALSE` | `x != a AND NULL` is never TRUE |
@@ -195,6 +196,17 @@ fn in_list(column: ColumnRef, float: bool, list: &[Literal], negated: bool) -> N
         }
     }
     let op = if negated { CmpOp::NotEq } else { CmpOp::Eq };
+    if negated {
+        // x NOT IN (a, b) = x != a AND x != b, exactly (the list holds no NULL here). Spelled
+        // as its conjuncts, so it factors and absorbs as the same predicate written with `!=`
+        // does (`A AND x NOT IN (a, b) OR x != b` is `x != b`).
+        return Nnf::and(
+            values
+                .iter()
+                .map(|v| compare(column.clone(), op, v))
+                .collect::<Vec<_>>(),
+        );
+    }
     match values.len() {
         // x IN (NULL) is NULL.
         0 => Nnf::Const(false),
