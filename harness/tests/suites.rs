@@ -115,7 +115,7 @@ fn skip_budget_holds() -> bool {
             *reasons.entry(reason).or_default() += 1;
         }
         let mut reasons: Vec<_> = reasons.into_iter().collect();
-        reasons.sort_by(|a, b| b.1.cmp(&a.1));
+        reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
         for (reason, n) in reasons.iter().take(5) {
             println!("  {n} x {reason}");
         }

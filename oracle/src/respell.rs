@@ -73,7 +73,7 @@ pub fn respell(predicate: &str, fields: &[String]) -> Result<String, OracleError
 
 /// A column named in another case takes the schema's spelling, when exactly one matches.
 fn column(ident: &mut Ident, fields: &[String]) {
-    if fields.iter().any(|f| *f == ident.value) {
+    if fields.contains(&ident.value) {
         return;
     }
     let matches: Vec<&String> = fields
