@@ -23,17 +23,6 @@ const OPS: [CmpOp; 6] = [
     CmpOp::GtEq,
 ];
 
-fn op_sql(op: CmpOp) -> &'static str {
-    match op {
-        CmpOp::Eq => "=",
-        CmpOp::NotEq => "!=",
-        CmpOp::Lt => "<",
-        CmpOp::LtEq => "<=",
-        CmpOp::Gt => ">",
-        CmpOp::GtEq => ">=",
-    }
-}
-
 /// Files holding matching rows, per kernel file.
 fn matching(subject: &Subject, predicate: &str) -> Vec<bool> {
     let rows = subject
@@ -80,7 +69,7 @@ fn check_table(name: &str, columns: &[&str], extra: &[&str]) -> Tally {
     {
         for literal in &pool.literals {
             for op in OPS {
-                predicates.push(format!("{} {} {literal}", pool.column, op_sql(op)));
+                predicates.push(format!("{} {} {literal}", pool.column, op.sql()));
             }
         }
     }
