@@ -239,9 +239,11 @@ pub fn diagnose(
             out.push(Diagnosis {
                 code: UNSUPPORTED_FRAGMENT,
                 severity: Severity::Warning,
-                message: format!(
-                    "`{leaf}` {why}; it keeps every file, sibling conjuncts still prune"
-                ),
+                message: if matches!(leaf, Leaf::In { negated: false, .. }) {
+                    format!("`{leaf}` {why}; sibling conjuncts still prune")
+                } else {
+                    format!("`{leaf}` {why}; it keeps every file, sibling conjuncts still prune")
+                },
                 suggestion,
             });
         }
