@@ -24,40 +24,7 @@ pub struct ExactNumber {
 impl ExactNumber {
     /// Parses `[+-]digits[.digits][e[+-]digits]`. `None` for anything else or on overflow.
     pub fn parse(text: &str) -> Option<Self> {
-        let text = text.trim();
-        let (negative, rest) = match text.strip_prefix('-') {
-            Some(r) => (true, r),
-            None => (false, text.strip_prefix('+').unwrap_or(text)),
-        };
-        let (body, exponent) = match rest.find(['e', 'E']) {
-            Some(i) => (&rest[..i], rest[i + 1..].parse::<i32>().ok()?),
-            None => (rest, 0),
-        };
-        let (int_part, frac_part) = match body.split_once('.') {
-            Some((i, f)) => (i, f),
-            None => (body, ""),
-        };
-        if int_part.is_empty() && frac_part.is_empty() {
-            return None;
-        }
-        if !int_part
-            .chars()
-            .chain(frac_part.chars())
-            .all(|c| c.is_ascii_digit())
-        {
-            return None;
-        }
-        let mut mantissa: i128 = 0;
-        for c in int_part.chars().chain(frac_part.chars()) {
-            mantissa = mantissa
-                .checked_mul(10)?
-                .checked_add(i128::from(c.to_digit(10)?))?;
-        }
-        if negative {
-            mantissa = -mantissa;
-        }
-        let scale = i32::try_from(frac_part.len()).ok()?.checked_sub(exponent)?;
-        Some(Self { mantissa, scale }.normalized())
+        LongNumber::parse(text)?.to_exact()
     }
 
     fn normalized(mut self) -> Self {
@@ -166,6 +133,25 @@ impl LongNumber {
         })
     }
 
+    /// The same number as an [`ExactNumber`], `None` beyond 38 digits or an i32 scale.
+    fn to_exact(&self) -> Option<ExactNumber> {
+        let mut mantissa: i128 = 0;
+        for d in &self.digits {
+            mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(*d))?;
+        }
+        if self.negative {
+            mantissa = -mantissa;
+        }
+        let scale = i64::try_from(self.digits.len()).ok()? - self.point;
+        Some(
+            ExactNumber {
+                mantissa,
+                scale: i32::try_from(scale).ok()?,
+            }
+            .normalized(),
+        )
+    }
+
     /// Whether the number is zero (of either sign).
     pub fn is_zero(&self) -> bool {
         self.digits.is_empty()
@@ -202,19 +188,7 @@ impl LongNumber {
             (false, false) => (truncated, truncated.checked_add(1)?),
             (false, true) => (truncated.checked_sub(1)?, truncated),
         };
-        let text = |v: i128| {
-            let digits = v.unsigned_abs().to_string();
-            let width = usize::from(scale) + 1;
-            let padded = format!("{digits:0>width$}");
-            let (int, frac) = padded.split_at(padded.len() - usize::from(scale));
-            let sign = if v < 0 { "-" } else { "" };
-            if frac.is_empty() {
-                format!("{sign}{int}")
-            } else {
-                format!("{sign}{int}.{frac}")
-            }
-        };
-        Some((text(floor), text(ceil)))
+        Some((decimal_text(floor, scale), decimal_text(ceil, scale)))
     }
 
     fn magnitude_cmp(&self, other: &Self) -> Ordering {
@@ -278,6 +252,20 @@ impl PartialOrd for LongNumber {
 impl PartialOrd for ExactNumber {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
+    }
+}
+
+/// `unscaled * 10^-scale` as plain decimal text (`12345` at scale 2 is `123.45`).
+pub fn decimal_text(unscaled: i128, scale: u8) -> String {
+    let digits = unscaled.unsigned_abs().to_string();
+    let scale = usize::from(scale);
+    let padded = format!("{digits:0>width$}", width = scale + 1);
+    let (int, frac) = padded.split_at(padded.len() - scale);
+    let sign = if unscaled < 0 { "-" } else { "" };
+    if frac.is_empty() {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{frac}")
     }
 }
 

@@ -25,7 +25,7 @@ use delta_kernel::expressions::Scalar;
 use delta_kernel::schema::PrimitiveType;
 
 use crate::ast::{CmpOp, ColumnRef, Literal};
-use crate::coerce::coerce;
+use crate::coerce::{coerce, decimal_text};
 use crate::nnf::{Leaf, Nnf};
 use crate::schema::{ColumnInfo, TableColumns};
 
@@ -433,23 +433,9 @@ fn decimal_rounded(leaf: &Leaf, info: &ColumnInfo, _strict: bool) -> Action {
         let limit = 10i128.pow(u32::from(precision)) - 1;
         let side = |v: Option<i128>| {
             v.filter(|v| v.abs() <= limit)
-                .map(|v| decimal_text(v, scale))
+                .map(|v| Literal::Number(decimal_text(v, scale)))
         };
         Some((side(bits.checked_sub(w)), side(bits.checked_add(w))))
-    })
-}
-
-/// `bits * 10^-scale` as decimal text.
-fn decimal_text(bits: i128, scale: u8) -> Literal {
-    let digits = bits.unsigned_abs().to_string();
-    let scale = usize::from(scale);
-    let padded = format!("{digits:0>width$}", width = scale + 1);
-    let (int, frac) = padded.split_at(padded.len() - scale);
-    let sign = if bits < 0 { "-" } else { "" };
-    Literal::Number(if frac.is_empty() {
-        format!("{sign}{int}")
-    } else {
-        format!("{sign}{int}.{frac}")
     })
 }
 
@@ -613,11 +599,7 @@ mod tests {
             (7, 0, "7"),
             (0, 2, "0.00"),
         ] {
-            assert_eq!(
-                decimal_text(bits, scale),
-                Literal::Number(text.into()),
-                "{bits} at scale {scale}"
-            );
+            assert_eq!(decimal_text(bits, scale), text, "{bits} at scale {scale}");
         }
     }
 
