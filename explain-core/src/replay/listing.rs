@@ -78,21 +78,60 @@ pub(super) fn replay_log(
     }
     let snapshot = builder.build(engine).map_err(ReplayFailure::Kernel)?;
     let columns = TableColumns::of_snapshot(&snapshot);
-    let predicate = (prefetch.predicate)(&columns);
+    let replayed = replay_with(
+        engine,
+        &snapshot,
+        &columns,
+        StatsOptions::json_only(),
+        observer,
+        prefetch,
+    )?;
+    // A predicate-less scan leaves `stats` null where a checkpoint records a file's
+    // statistics only as `stats_parsed` (the kernel turns the struct into JSON only when its
+    // scan reads statistics), while a scan with a predicate prunes on them. Cached rows
+    // without the JSON would keep files a fresh scan prunes, so a replay that found files
+    // without statistics is run once more asking for the struct statistics too: the kernel
+    // then fills `stats` from `stats_parsed` where the JSON is missing. Tables whose every
+    // file has JSON statistics (nearly all) pay nothing.
+    if replayed.files.iter().all(|f| f.has_stats) {
+        return Ok((snapshot, columns, replayed));
+    }
+    drop(replayed);
+    let replayed = replay_with(
+        engine,
+        &snapshot,
+        &columns,
+        StatsOptions::all(),
+        observer,
+        prefetch,
+    )?;
+    Ok((snapshot, columns, replayed))
+}
+
+/// The base scan of `snapshot` with `stats`: its selected rows kept (without any
+/// `stats_parsed` column: the phase scans read the JSON) and its files listed.
+fn replay_with(
+    engine: &dyn Engine,
+    snapshot: &SnapshotRef,
+    columns: &TableColumns,
+    stats: StatsOptions,
+    observer: &mut dyn FnMut(usize),
+    prefetch: &Prefetch<'_>,
+) -> Result<Replayed, ReplayFailure> {
+    let predicate = (prefetch.predicate)(columns);
     // No row transforms: they are how a reader injects partition values into the data it
     // reads, built per listed file; the explanation reads no data, and listing every file is
     // exactly where that cost would be paid a million times.
     let base = snapshot
         .clone()
         .scan_builder()
-        .with_stats(StatsOptions::json_only())
+        .with_stats(stats)
         .without_row_transforms()
         .build()
         .map_err(ReplayFailure::Kernel)?;
     let (send, receive) =
         std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
     let replayed = std::thread::scope(|scope| {
-        let snapshot = &snapshot;
         let after_files = prefetch.after_files;
         let predicate = predicate.as_ref();
         let keeper = scope.spawn(move || {
@@ -121,10 +160,11 @@ pub(super) fn replay_log(
             for meta in base.scan_metadata(engine).map_err(ReplayFailure::Kernel)? {
                 let (data, selection) =
                     meta.map_err(ReplayFailure::Kernel)?.scan_files.into_parts();
-                let batch = ArrowEngineData::try_from_engine_data(data)
-                    .map_err(ReplayFailure::Kernel)?
-                    .record_batch()
-                    .clone();
+                let batch = without_stats_parsed(
+                    ArrowEngineData::try_from_engine_data(data)
+                        .map_err(ReplayFailure::Kernel)?
+                        .record_batch(),
+                );
                 live += selected_count(&selection, batch.num_rows());
                 if send.send((batch, selection)).is_err() {
                     // The keeper stopped on an error of its own; joining it below reports that.
@@ -143,7 +183,20 @@ pub(super) fn replay_log(
         });
         replayed.and(kept)
     })?;
-    Ok((snapshot, columns, replayed))
+    Ok(replayed)
+}
+
+/// `batch` without its `stats_parsed` column, if it has one: the phase scans are given the
+/// rows in the shape of a JSON-statistics scan, and the struct would only hold memory.
+fn without_stats_parsed(batch: &RecordBatch) -> RecordBatch {
+    match batch.schema().index_of("stats_parsed") {
+        Ok(at) => {
+            let mut batch = batch.clone();
+            batch.remove_column(at);
+            batch
+        }
+        Err(_) => batch.clone(),
+    }
 }
 
 /// A phase scan to run alongside the replay (see [`ReplayedTable::open_prefetching`]).
