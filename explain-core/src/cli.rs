@@ -57,7 +57,8 @@ pub struct Args {
     #[arg(long)]
     pub assert_stats: bool,
     /// Leave out of the scan every fragment NaN rows could satisfy beyond the recorded
-    /// min/max (float `>`, `>=`, `!=`), so the survivor set is sound for any data.
+    /// min/max (float comparisons, in any engine's NaN order), so the survivor set is sound
+    /// under Spark, DuckDB and DataFusion semantics at once.
     #[arg(long, requires = "some_predicate")]
     pub strict: bool,
     /// Diagnose weak pruning: stable codes with a message and a suggestion each.

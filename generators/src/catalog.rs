@@ -74,6 +74,7 @@ pub const NAMES: &[&str] = &[
     "loose-bounds",
     "checkpoint-classic",
     "checkpoint-multipart",
+    "checkpoint-struct-stats",
     "partition-types",
     "nan-negative",
     "signed-zero-partitions",
@@ -175,6 +176,16 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
                 commits: 3,
                 removed_files: vec![2],
                 checkpoint: Checkpoint::MultiPart(3),
+            },
+            ..base
+        },
+        // `checkpoint-classic` with statistics only as `stats_parsed` (Databricks,
+        // `writeStatsAsJson = false`): the same files, the same statistics, read from the struct.
+        "checkpoint-struct-stats" => TableSpec {
+            log: LogShape {
+                commits: 3,
+                removed_files: vec![1, 5],
+                checkpoint: Checkpoint::StructStatsOnly,
             },
             ..base
         },

@@ -159,6 +159,10 @@ pub enum Checkpoint {
     Classic,
     /// A multi-part checkpoint with this many parts at the last version.
     MultiPart(usize),
+    /// A classic checkpoint at the last version that records statistics only as the typed
+    /// `add.stats_parsed` struct, with no JSON `add.stats` column, as Databricks writes with
+    /// `delta.checkpoint.writeStatsAsJson = false`.
+    StructStatsOnly,
 }
 
 /// A whole table.

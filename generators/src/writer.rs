@@ -88,6 +88,10 @@ fn metadata(spec: &TableSpec) -> Value {
             json!(n.to_string()),
         );
     }
+    if spec.log.checkpoint == Checkpoint::StructStatsOnly {
+        configuration.insert("delta.checkpoint.writeStatsAsJson".into(), json!("false"));
+        configuration.insert("delta.checkpoint.writeStatsAsStruct".into(), json!("true"));
+    }
     let partition_columns: Vec<&str> = spec
         .partition_columns()
         .iter()
@@ -254,6 +258,14 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
             &live,
             parts,
         )?,
+        Checkpoint::StructStatsOnly => write_checkpoint_with(
+            &log,
+            version,
+            &[protocol(spec), metadata(spec)],
+            &live,
+            1,
+            &CheckpointStats::StructOnly(stats_struct(spec)),
+        )?,
     }
     Ok(WrittenTable {
         root: root.to_path_buf(),
@@ -277,8 +289,50 @@ fn add_action(root: &Path, f: &WrittenFile) -> Result<Value, String> {
     Ok(json!({ "add": add }))
 }
 
+/// How a checkpoint records each add's statistics.
+pub enum CheckpointStats {
+    /// The JSON string `add.stats`, as most writers do.
+    Json,
+    /// Only the typed struct `add.stats_parsed` of this type; no `add.stats` column.
+    StructOnly(DataType),
+}
+
+/// The type of `add.stats_parsed` for `spec`: `numRecords`, and per data column its bounds in
+/// the column's own type and its null count (a struct column's per field). Booleans carry no
+/// bounds, as in the writers' statistics.
+fn stats_struct(spec: &TableSpec) -> DataType {
+    let data: Vec<_> = spec.columns.iter().filter(|c| !c.partition).collect();
+    let bounds: Vec<Field> = data
+        .iter()
+        .filter(|c| c.kind != Kind::Boolean)
+        .map(|c| Field::new(&c.name, arrow_type(c.kind), true))
+        .collect();
+    let null_counts: Vec<Field> = data
+        .iter()
+        .map(|c| match arrow_type(c.kind) {
+            DataType::Struct(fields) => Field::new(
+                &c.name,
+                DataType::Struct(
+                    fields
+                        .iter()
+                        .map(|f| Field::new(f.name(), DataType::Int64, true))
+                        .collect(),
+                ),
+                true,
+            ),
+            _ => Field::new(&c.name, DataType::Int64, true),
+        })
+        .collect();
+    DataType::Struct(Fields::from(vec![
+        Field::new("numRecords", DataType::Int64, true),
+        Field::new("minValues", DataType::Struct(bounds.clone().into()), true),
+        Field::new("maxValues", DataType::Struct(bounds.into()), true),
+        Field::new("nullCount", DataType::Struct(null_counts.into()), true),
+    ]))
+}
+
 /// The checkpoint schema the generator writes: the actions replay needs.
-fn checkpoint_schema() -> SchemaRef {
+fn checkpoint_schema(stats: &CheckpointStats) -> SchemaRef {
     let string_map = || {
         DataType::Map(
             Arc::new(Field::new(
@@ -300,7 +354,12 @@ fn checkpoint_schema() -> SchemaRef {
             Field::new("size", DataType::Int64, true),
             Field::new("modificationTime", DataType::Int64, true),
             Field::new("dataChange", DataType::Boolean, true),
-            Field::new("stats", DataType::Utf8, true),
+            match stats {
+                CheckpointStats::Json => Field::new("stats", DataType::Utf8, true),
+                CheckpointStats::StructOnly(parsed) => {
+                    Field::new("stats_parsed", parsed.clone(), true)
+                }
+            },
         ])),
         true,
     );
@@ -404,11 +463,14 @@ fn adds_batch(schema: &SchemaRef, adds: &[AddRow]) -> Result<RecordBatch, String
         Arc::new(Int64Array::from_iter_values(adds.iter().map(|a| a.size))),
         Arc::new(Int64Array::from_iter_values(adds.iter().map(|_| 0))),
         Arc::new(BooleanArray::from(vec![true; adds.len()])),
-        Arc::new(
-            adds.iter()
-                .map(|a| a.stats.as_deref())
-                .collect::<StringArray>(),
-        ),
+        match add_fields[5].data_type() {
+            DataType::Utf8 => Arc::new(
+                adds.iter()
+                    .map(|a| a.stats.as_deref())
+                    .collect::<StringArray>(),
+            ),
+            parsed => parsed_stats(parsed, adds)?,
+        },
     ];
     let add = StructArray::try_new(add_fields.clone(), columns, None).map_err(|e| e.to_string())?;
     RecordBatch::try_new(
@@ -422,6 +484,35 @@ fn adds_batch(schema: &SchemaRef, adds: &[AddRow]) -> Result<RecordBatch, String
     .map_err(|e| e.to_string())
 }
 
+/// The adds' JSON statistics read into the struct `parsed` (`stats_parsed`): a file without
+/// statistics gets a null struct.
+fn parsed_stats(parsed: &DataType, adds: &[AddRow]) -> Result<arrow::array::ArrayRef, String> {
+    use arrow::array::{Array, StructArray};
+    use arrow::buffer::NullBuffer;
+    let DataType::Struct(fields) = parsed else {
+        return Err("stats_parsed is a struct".into());
+    };
+    let text: String = adds
+        .iter()
+        .map(|a| a.stats.as_deref().unwrap_or("{}").to_string() + "\n")
+        .collect();
+    let reader = ReaderBuilder::new(Arc::new(Schema::new(fields.clone())))
+        .with_batch_size(adds.len().max(1))
+        .build(Cursor::new(text.into_bytes()))
+        .map_err(|e| e.to_string())?;
+    let mut batches = Vec::new();
+    for batch in reader {
+        batches.push(batch.map_err(|e| format!("statistics as stats_parsed: {e}"))?);
+    }
+    let schema = Arc::new(Schema::new(fields.clone()));
+    let all = arrow::compute::concat_batches(&schema, &batches).map_err(|e| e.to_string())?;
+    let present = NullBuffer::from(adds.iter().map(|a| a.stats.is_some()).collect::<Vec<_>>());
+    let array = StructArray::try_new(fields.clone(), all.columns().to_vec(), Some(present))
+        .map_err(|e| e.to_string())?;
+    debug_assert_eq!(array.len(), adds.len());
+    Ok(Arc::new(array))
+}
+
 /// Writes a checkpoint of `head` (protocol, metadata) and `adds` at `version`, in `parts`
 /// Parquet files (a classic checkpoint when 1), and `_last_checkpoint`.
 pub fn write_checkpoint(
@@ -431,7 +522,19 @@ pub fn write_checkpoint(
     adds: &[AddRow],
     parts: usize,
 ) -> Result<(), String> {
-    let schema = checkpoint_schema();
+    write_checkpoint_with(log, version, head, adds, parts, &CheckpointStats::Json)
+}
+
+/// [`write_checkpoint`], with the statistics recorded as `stats` says.
+pub fn write_checkpoint_with(
+    log: &Path,
+    version: u64,
+    head: &[Value],
+    adds: &[AddRow],
+    parts: usize,
+    stats: &CheckpointStats,
+) -> Result<(), String> {
+    let schema = checkpoint_schema(stats);
     let parts = parts.clamp(1, adds.len().max(1));
     let per_part = adds.len().div_ceil(parts).max(1);
     let chunks: Vec<&[AddRow]> = if adds.is_empty() {

@@ -10,6 +10,7 @@ use explain_core::guards::{Effect, Guard};
 use explain_core::lower::{kernel_can_evaluate, to_kernel};
 use generators::catalog::named;
 use generators::predicates::Pools;
+use generators::spec::Kind;
 use generators::writer::write_table;
 use harness::subject::Subject;
 
@@ -189,4 +190,76 @@ fn legacy_tie_breaker_string_max_is_cut_before_the_supplementary_character() {
         "the knob reproduces the class: a U+FFFD max below the real max drops a match"
     );
     assert_eq!(t.announced, 0);
+}
+
+/// A checkpoint that records statistics only as `stats_parsed` (`checkpoint-struct-stats`)
+/// prunes exactly as its twin with JSON statistics (`checkpoint-classic`, the same seed, the
+/// same files and bounds): the replay reads the struct, so no file is left without
+/// statistics and every phase scan over the cached rows sees them.
+#[test]
+fn struct_only_checkpoint_statistics_prune_as_json_ones() {
+    let load = |name: &str, dir: &tempfile::TempDir| {
+        let spec = generators::catalog::named_with_seed(name, 20261130).unwrap();
+        let written = write_table(&spec, dir.path()).unwrap();
+        let location = dir.path().to_string_lossy().into_owned();
+        let subject = Subject::load(&format!("gen/{name}"), &location).unwrap();
+        (spec, written, subject)
+    };
+    let (json_dir, struct_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (spec, written, json) = load("checkpoint-classic", &json_dir);
+    let (_, _, parsed) = load("checkpoint-struct-stats", &struct_dir);
+    let paths = |s: &Subject| -> Vec<String> { s.kernel.paths().map(str::to_string).collect() };
+    assert_eq!(
+        paths(&json),
+        paths(&parsed),
+        "the twins hold the same files"
+    );
+    for file in 0..parsed.kernel.files().len() {
+        assert!(
+            parsed.kernel.files()[file].has_stats && parsed.kernel.stats_json(file).is_some(),
+            "{}: statistics read from stats_parsed",
+            parsed.kernel.path(file)
+        );
+    }
+    let pools = Pools::from_table(&spec, &written);
+    let (mut predicates, mut pruning) = (0usize, 0usize);
+    for pool in &pools.columns {
+        for literal in &pool.literals {
+            for op in OPS {
+                let predicate = format!("{} {} {literal}", pool.column, op.sql());
+                let Ok(compiled) = CompiledPredicate::compile(&predicate, &json.kernel) else {
+                    continue;
+                };
+                let (evaluable, _) = compiled.normalized.weaken(&kernel_can_evaluate);
+                let Ok(kernel) = to_kernel(&evaluable, json.kernel.columns()) else {
+                    continue;
+                };
+                let from_json = json.kernel.survivors(kernel.clone()).unwrap();
+                let from_struct = parsed.kernel.survivors(kernel).unwrap();
+                // The kernel writes a timestamp of the struct as JSON in milliseconds (both
+                // bounds cut down, the max then widened by the kernel as for any JSON
+                // timestamp), so there the struct side may keep more, never less.
+                if matches!(pool.kind, Kind::Timestamp | Kind::TimestampNtz) {
+                    for (file, (s, j)) in from_struct.iter().zip(&from_json).enumerate() {
+                        assert!(
+                            *s || !*j,
+                            "`{predicate}`: file {file} pruned from the struct only"
+                        );
+                    }
+                } else {
+                    assert_eq!(from_struct, from_json, "`{predicate}`");
+                }
+                let matches = matching(&parsed, &predicate);
+                for (file, (kept, holds)) in from_struct.iter().zip(&matches).enumerate() {
+                    assert!(*kept || !*holds, "`{predicate}`: file {file} holds a match");
+                }
+                predicates += 1;
+                pruning += usize::from(from_json.iter().any(|kept| !kept));
+            }
+        }
+    }
+    assert!(
+        predicates > 50 && pruning > 10,
+        "{predicates} predicates, {pruning} pruning"
+    );
 }
