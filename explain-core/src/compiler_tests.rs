@@ -287,6 +287,26 @@ fn normalization_rules() {
             "(vendor = 1 AND name = 'x') OR (vendor = 2 AND name = 'y')",
             "vendor = 1 AND name = 'x' OR vendor = 2 AND name = 'y'",
         ),
+        // A sibling of an AND is TRUE inside the other items, of an OR FALSE: a mixed OR that
+        // repeats a conjunct splits as its factored spelling does.
+        (
+            "trip_distance IS NOT NULL AND (trip_distance IS NOT NULL AND region = 'a' OR bucket > 3)",
+            "trip_distance IS NOT NULL AND (region = 'a' OR bucket > 3)",
+        ),
+        (
+            "vendor = 1 OR (name = 'x' AND (vendor = 1 OR price > 2))",
+            "vendor = 1 OR name = 'x' AND price > 2",
+        ),
+        ("vendor = 1 AND (vendor = 1 OR price > 2)", "vendor = 1"),
+        ("vendor = 1 OR (vendor = 1 AND price > 2)", "vendor = 1"),
+        (
+            "vendor = 1 AND (vendor != 1 OR price > 2)",
+            "vendor = 1 AND (vendor != 1 OR price > 2)",
+        ),
+        (
+            "(vendor = 1 OR price > 2) AND (name = 'x' OR (vendor = 1 OR price > 2) AND region = 'a')",
+            "(vendor = 1 OR price > 2) AND (name = 'x' OR region = 'a')",
+        ),
         // IS NULL on a struct column has no statistics the kernel can test: unsupported.
         ("payload IS NULL", "payload IS NULL"),
         // Column names resolve to the schema's spelling.

@@ -20,6 +20,8 @@
 //! | `x = NULL` | `FALSE` | NULL folds to FALSE in a negation-free tree (see [`crate::nnf`]) |
 //! | `(a AND b) OR (a AND c)` | `a AND (b OR c)` | distributivity holds in Kleene logic |
 //! | `a OR (a AND b)` | `a` | absorption holds in Kleene logic |
+//! | `a AND (a AND b OR c)` | `a AND (b OR c)` | inside an AND, a sibling is TRUE on every row the AND keeps (see [`absorb_siblings`]) |
+//! | `a OR (NOT-free f(a))` | `a OR f(FALSE)` | inside an OR, a sibling matters only where `a` is not TRUE; Kleene monotonicity makes NULL and FALSE alike there |
 //!
 //! No CNF or DNF expansion: the tree never grows beyond the input's size plus the BETWEEN and
 //! LIKE ranges.
@@ -34,7 +36,72 @@ use crate::schema::TableColumns;
 /// columns, where the LIKE rewrites apply, from the others).
 pub fn normalize(pred: &Predicate, columns: &TableColumns) -> Result<Nnf, ExplainError> {
     let pushed = push_not(pred, false, columns)?;
-    Ok(factor(pushed))
+    Ok(factor(absorb_siblings(pushed)))
+}
+
+/// Replaces, inside each item of an AND, every proper part equal to a sibling item by TRUE,
+/// and inside each item of an OR, every proper part equal to a sibling by FALSE, bottom-up:
+/// `a AND (a AND b OR c)` -> `a AND (b OR c)`, `a OR (b AND (a OR c))` -> `a OR (b AND c)`.
+/// This is what lets a mixed OR that repeats a conjunct of its own AND split as the factored
+/// form of the same predicate does, so two spellings of one predicate prune alike.
+///
+/// Why the rows for which the junction is TRUE stay the same (the tree is negation-free, so
+/// every part is monotone in both the truth order FALSE < NULL < TRUE and Kleene's
+/// information order, where NULL refines to FALSE or TRUE). A substituted sibling is always
+/// strictly smaller than the item it is substituted into (only proper parts are replaced), so
+/// induction on item size applies:
+/// - AND: on a row where every old item is TRUE, each replaced part is TRUE, so each new item
+///   equals the old one. On a row where every new item is TRUE, the smallest items had nothing
+///   replaced, so they are TRUE; by induction each replaced part of a larger item is TRUE,
+///   so the old item equals the new one.
+/// - OR: if some old item is TRUE, take the smallest such: every sibling replaced in it is
+///   smaller, so not TRUE, i.e. FALSE (unchanged) or NULL (refined to FALSE: a TRUE result
+///   stays TRUE). If some new item is TRUE and no sibling replaced in it is TRUE, the old item
+///   had NULL or FALSE where FALSE now stands, which is no lower in the truth order: TRUE.
+fn absorb_siblings(pred: Nnf) -> Nnf {
+    match pred {
+        Nnf::And(items) => {
+            let items: Vec<Nnf> = items.into_iter().map(absorb_siblings).collect();
+            Nnf::and(replace_siblings(items, true))
+        }
+        Nnf::Or(items) => {
+            let items: Vec<Nnf> = items.into_iter().map(absorb_siblings).collect();
+            Nnf::or(replace_siblings(items, false))
+        }
+        other => other,
+    }
+}
+
+/// Each item with its proper parts that equal another item replaced by `value`.
+fn replace_siblings(items: Vec<Nnf>, value: bool) -> Vec<Nnf> {
+    // Only junction items have proper parts; a junction of leaves alone changes nothing.
+    if items
+        .iter()
+        .all(|i| matches!(i, Nnf::Leaf(_) | Nnf::Const(_)))
+    {
+        return items;
+    }
+    let known: std::collections::HashSet<Nnf> = items.iter().cloned().collect();
+    items
+        .into_iter()
+        .map(|item| match item {
+            Nnf::And(parts) => Nnf::and(parts.into_iter().map(|p| replace(p, &known, value))),
+            Nnf::Or(parts) => Nnf::or(parts.into_iter().map(|p| replace(p, &known, value))),
+            other => other,
+        })
+        .collect()
+}
+
+/// `pred` with every part equal to one of `known` (itself included) replaced by `value`.
+fn replace(pred: Nnf, known: &std::collections::HashSet<Nnf>, value: bool) -> Nnf {
+    if known.contains(&pred) {
+        return Nnf::Const(value);
+    }
+    match pred {
+        Nnf::And(parts) => Nnf::and(parts.into_iter().map(|p| replace(p, known, value))),
+        Nnf::Or(parts) => Nnf::or(parts.into_iter().map(|p| replace(p, known, value))),
+        other => other,
+    }
 }
 
 /// Pushes negation to the leaves: `negated` says whether an odd number of NOTs encloses
