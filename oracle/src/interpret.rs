@@ -388,6 +388,12 @@ fn parse_date(t: &str) -> Option<i32> {
 }
 
 /// `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]]` (read as UTC) as nanoseconds since the epoch.
+/// A timestamp text (date and time, or a date) read as UTC, in nanoseconds since the epoch at
+/// any year: the engines read a string compared with a timestamp so.
+pub(crate) fn parse_timestamp(t: &str) -> Option<i128> {
+    parse_ts(t)
+}
+
 fn parse_ts(t: &str) -> Option<i128> {
     let t = t.trim().trim_end_matches('Z');
     for fmt in [

@@ -24,5 +24,6 @@ pub mod pruning;
 pub mod read;
 pub mod report;
 pub mod respell;
+pub mod timestamps;
 
 pub use error::OracleError;

@@ -263,6 +263,7 @@ pub fn parse_predicate(
         .parse_sql_expr(&crate::respell::respell(predicate, &fields)?, &df_schema)
         .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
     let expr = decimal_literals_as_floats_beside_floats(expr, &df_schema)?;
+    let expr = crate::timestamps::far_timestamps_in_column_units(expr, &df_schema)?;
     use datafusion::logical_expr::ExprSchemable;
     let data_type = expr
         .get_type(&df_schema)

@@ -111,3 +111,69 @@ fn the_oracle_reads_every_spelling_the_explainer_accepts() {
         "the escaped % is a literal %"
     );
 }
+
+/// A timestamp literal outside DataFusion's nanosecond range (years before 1677 or after
+/// 2262) compares in the column's microseconds (timestamps.rs), under both evaluators: as
+/// the bound of every row on its side, never an error.
+#[test]
+fn timestamps_beyond_the_nanosecond_range_compare_in_microseconds() {
+    use oracle::interpret::Semantics;
+    let table = LoadedTable::load(Snapshot::open(&taxi(), None).unwrap(), &plan(2)).unwrap();
+    let count = |p: &str| -> u64 {
+        table
+            .matching_rows(p)
+            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
+            .iter()
+            .sum()
+    };
+    let interpreted = |p: &str| -> u64 {
+        table
+            .matching_rows_under(p, Semantics::DataFusion)
+            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
+            .unwrap_or_else(|e| panic!("`{p}`: interpreter: {e:?}"))
+            .iter()
+            .sum()
+    };
+    let present = count("tpep_pickup_datetime IS NOT NULL");
+    assert!(present > 0);
+    for (predicate, expected) in [
+        ("tpep_pickup_datetime < '9999-12-31'", present),
+        ("tpep_pickup_datetime > '0001-01-01'", present),
+        (
+            "'9999-12-31 23:59:59.999999' > tpep_pickup_datetime",
+            present,
+        ),
+        (
+            "tpep_pickup_datetime >= TIMESTAMP '0001-01-01 00:00:00'",
+            present,
+        ),
+        (
+            "tpep_pickup_datetime < TIMESTAMP_NTZ '1000-01-01 00:00:00'",
+            0,
+        ),
+        ("tpep_pickup_datetime = '9999-12-31 23:59:59.999999'", 0),
+        (
+            "tpep_pickup_datetime BETWEEN '0001-01-01' AND '9999-12-31'",
+            present,
+        ),
+        (
+            "tpep_pickup_datetime NOT BETWEEN '0001-01-01' AND '9999-12-31'",
+            0,
+        ),
+        ("tpep_pickup_datetime IN ('9999-12-31', '0001-01-01')", 0),
+        (
+            "tpep_pickup_datetime NOT IN ('9999-12-31', '0001-01-01')",
+            present,
+        ),
+    ] {
+        assert_eq!(count(predicate), expected, "`{predicate}`");
+        assert_eq!(
+            interpreted(predicate),
+            expected,
+            "`{predicate}`: interpreter"
+        );
+    }
+    // A bound inside the range still splits the rows as before.
+    let early = count("tpep_pickup_datetime BETWEEN '0001-01-01' AND '2024-01-03'");
+    assert!(early > 0 && early < present, "{early} of {present}");
+}
