@@ -15,7 +15,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::checks::{
-    Invariant, Outcome, accepted, degradation, equivalence, soundness, stats_difference,
+    EVALUATORS_DISAGREE, Invariant, Outcome, accepted, degradation, equivalence, soundness,
+    stats_difference,
 };
 use crate::corpus::{Regression, RegressionTable};
 use crate::shrink::minimize;
@@ -39,6 +40,22 @@ pub struct Counts {
     pub announced: u64,
     pub skipped: u64,
     pub fail: u64,
+}
+
+/// Soundness cases under one engine's semantics.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SemanticsCounts {
+    /// Cases whose matching files under these semantics were known.
+    pub checked: u64,
+    /// Cases the interpreter could not decide under these semantics (a construct it does not
+    /// evaluate); DataFusion's own answer still held them for its semantics.
+    pub unknown: u64,
+    pub unknown_reasons: BTreeMap<String, u64>,
+    /// Default-mode drops of a file matching under these semantics (announced ones, or
+    /// failures counted under the soundness invariant).
+    pub default_dropped: u64,
+    /// `--strict` drops (each one a failure).
+    pub strict_dropped: u64,
 }
 
 impl Counts {
@@ -95,6 +112,16 @@ pub struct CampaignReport {
     /// The same sums by the constructs the predicates use.
     #[serde(default)]
     pub tightness_per_construct: BTreeMap<String, TableTightness>,
+    /// Soundness cases by engine semantics (`spark-duckdb`, `datafusion`).
+    #[serde(default)]
+    pub per_semantics: BTreeMap<String, SemanticsCounts>,
+    /// Skipped cases of every invariant, by reason (the reason's first clause).
+    #[serde(default)]
+    pub skipped_reasons: BTreeMap<String, u64>,
+    /// Cases where the oracle's DataFusion evaluation and its row-wise interpreter disagree
+    /// (invariant 6; each is also a soundness failure).
+    #[serde(default)]
+    pub evaluator_disagreements: u64,
     /// Default-mode violations announced by NAN_UNGUARDED_BOUNDS (pitfall 2), with one example.
     pub nan_announced: u64,
     pub nan_example: Option<String>,
@@ -116,6 +143,13 @@ pub fn constructs(p: &Predicate) -> Vec<&'static str> {
     }
     walk(p, &mut out);
     out
+}
+
+/// A skip reason without its particulars: the text up to the first colon or backtick, so
+/// reasons of one kind count together.
+fn reason_class(reason: &str) -> String {
+    let end = reason.find([':', '`']).unwrap_or(reason.len());
+    reason[..end].trim().to_string()
 }
 
 /// Runs one round: a table of `name` with `seed`, `n` predicates, every invariant.
@@ -141,7 +175,7 @@ fn round(
     for p in &predicates {
         let sql = p.to_string();
         let mut outcomes: Vec<(Invariant, Option<&'static str>, Outcome)> = Vec::new();
-        let (sound, tight) = soundness(&subject, &sql);
+        let (sound, tight, verdicts) = soundness(&subject, &sql);
         let diff = stats_difference(&subject, &sql);
         outcomes.push((Invariant::Soundness, None, sound.clone()));
         outcomes.push((Invariant::Accepted, None, accepted(&subject, &sql)));
@@ -188,11 +222,31 @@ fn round(
                 r.nan_example = Some(format!("{name} (seed {seed}): `{sql}`: {message}"));
             }
         }
+        for v in &verdicts {
+            let c = r.per_semantics.entry(v.semantics.to_string()).or_default();
+            match &v.unknown {
+                None => c.checked += 1,
+                Some(reason) => {
+                    c.unknown += 1;
+                    *c.unknown_reasons.entry(reason_class(reason)).or_default() += 1;
+                }
+            }
+            c.default_dropped += u64::from(v.default_dropped);
+            c.strict_dropped += u64::from(v.strict_dropped);
+        }
+        if let Outcome::Fail { message } = &sound
+            && message.starts_with(EVALUATORS_DISAGREE)
+        {
+            r.evaluator_disagreements += 1;
+        }
         for (invariant, _, outcome) in &outcomes {
             r.per_invariant
                 .entry(invariant.name().to_string())
                 .or_default()
                 .add(outcome);
+            if let Outcome::Skipped { reason } = outcome {
+                *r.skipped_reasons.entry(reason_class(reason)).or_default() += 1;
+            }
         }
         drop(r);
         for (invariant, variant, outcome) in outcomes {

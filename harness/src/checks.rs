@@ -95,37 +95,79 @@ fn by_kernel_file(subject: &Subject, rows: &[u64]) -> Vec<u64> {
 }
 
 /// Per kernel file, the rows that match under every engine's semantics at once (the union
-/// the strict mode must keep), after checking the oracle's two evaluators against each other
-/// (invariant 6): DataFusion's answer and the row-wise interpreter's under DataFusion's
-/// semantics must agree on every file. `Ok(None)` from the interpreter means it does not
-/// evaluate a construct of the predicate: then only DataFusion's answer is used.
+/// the strict mode must keep), with each semantics' own rows where they are known, after
+/// checking the oracle's two evaluators against each other (invariant 6): DataFusion's answer
+/// and the row-wise interpreter's under DataFusion's semantics must agree on every file.
+/// Where the interpreter does not evaluate a construct of the predicate, a semantics it alone
+/// decides is unknown (`None`): the union then holds DataFusion's answer and what is known.
 fn matching_every_engine(
     subject: &Subject,
     predicate: &str,
     datafusion: &[u64],
-) -> Result<Vec<u64>, String> {
+) -> Result<EngineRows, String> {
     use oracle::interpret::Semantics;
     let mut union = datafusion.to_vec();
+    let mut per_semantics = Vec::new();
     for semantics in Semantics::ALL {
         let rows = match subject.oracle.matching_rows_under(predicate, semantics) {
             Ok(Ok(rows)) => by_kernel_file(subject, &rows),
-            Ok(Err(_)) | Err(_) => return Ok(union),
+            Ok(Err(unsupported)) => {
+                // DataFusion itself answered for its own semantics.
+                let known = if semantics == Semantics::DataFusion {
+                    Ok(datafusion.to_vec())
+                } else {
+                    Err(unsupported.0)
+                };
+                per_semantics.push((semantics, known));
+                continue;
+            }
+            Err(e) => {
+                per_semantics.push((semantics, Err(e.to_string())));
+                continue;
+            }
         };
         if semantics == Semantics::DataFusion
             && let Some(i) = (0..rows.len()).find(|&i| rows[i] != datafusion[i])
         {
             return Err(format!(
-                "the oracle's evaluators disagree on {}: DataFusion matches {} row(s), the interpreter {}",
+                "{EVALUATORS_DISAGREE} on {}: DataFusion matches {} row(s), the interpreter {}",
                 describe(subject, i),
                 datafusion[i],
                 rows[i]
             ));
         }
-        for (u, r) in union.iter_mut().zip(rows) {
-            *u = (*u).max(r);
+        for (u, r) in union.iter_mut().zip(&rows) {
+            *u = (*u).max(*r);
         }
+        per_semantics.push((semantics, Ok(rows)));
     }
-    Ok(union)
+    Ok(EngineRows {
+        union,
+        per_semantics,
+    })
+}
+
+/// The opening of a failure where the oracle's two evaluators disagree (invariant 6); the
+/// campaign counts these apart.
+pub const EVALUATORS_DISAGREE: &str = "the oracle's evaluators disagree";
+
+struct EngineRows {
+    union: Vec<u64>,
+    /// Each semantics' matching rows, or why they are unknown.
+    per_semantics: Vec<(oracle::interpret::Semantics, Result<Vec<u64>, String>)>,
+}
+
+/// What one soundness case showed under one engine's semantics.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SemanticsVerdict {
+    pub semantics: &'static str,
+    /// Why the matching files under these semantics are unknown (the interpreter does not
+    /// evaluate a construct of the predicate), or `None` where they were checked.
+    pub unknown: Option<String>,
+    /// The default mode dropped a file holding a row that matches under these semantics.
+    pub default_dropped: bool,
+    /// `--strict` did (always a failure).
+    pub strict_dropped: bool,
 }
 
 /// Describes a file for a failure message: its path, partition values and raw statistics.
@@ -145,46 +187,51 @@ fn describe(subject: &Subject, i: usize) -> String {
     )
 }
 
-/// Invariant 1, in default and strict mode.
-pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
+/// Invariant 1, in default and strict mode: the outcome, the tightness of the default mode,
+/// and what each engine's semantics saw (empty where no explanation was compared).
+pub fn soundness(
+    subject: &Subject,
+    predicate: &str,
+) -> (Outcome, Tightness, Vec<SemanticsVerdict>) {
+    let skipped = |reason: String| {
+        (
+            Outcome::Skipped { reason },
+            Tightness::default(),
+            Vec::new(),
+        )
+    };
     let datafusion = match matching(subject, predicate) {
         Ok(r) => r,
-        Err(e) => {
-            return (
-                Outcome::Skipped {
-                    reason: format!("the oracle refuses it: {e}"),
-                },
-                Tightness::default(),
-            );
-        }
+        Err(e) => return skipped(format!("the oracle refuses it: {e}")),
     };
     // Matching under any engine: DataFusion's, and Spark's and DuckDB's (every NaN above all
     // numbers), decided by the interpreter.
-    let rows = match matching_every_engine(subject, predicate, &datafusion) {
+    let engines = match matching_every_engine(subject, predicate, &datafusion) {
         Ok(r) => r,
-        Err(e) => return (Outcome::Fail { message: e }, Tightness::default()),
-    };
-    let default = match explained(subject, predicate, false) {
-        Ok(e) => e,
         Err(e) => {
             return (
-                Outcome::Skipped {
-                    reason: format!("explain-core refuses it: {e}"),
-                },
+                Outcome::Fail { message: e },
                 Tightness::default(),
+                Vec::new(),
             );
         }
+    };
+    let rows = &engines.union;
+    let default = match explained(subject, predicate, false) {
+        Ok(e) => e,
+        Err(e) => return skipped(format!("explain-core refuses it: {e}")),
     };
     let tightness = Tightness {
         total: rows.len(),
         kept: default.final_files(),
         matching: rows.iter().filter(|n| **n > 0).count(),
     };
-    let dropped = |ex: &Explanation| -> Vec<usize> {
+    let dropped_of = |rows: &[u64], ex: &Explanation| -> Vec<usize> {
         (0..rows.len())
             .filter(|&i| rows[i] > 0 && !ex.kept[i])
             .collect()
     };
+    let dropped = |ex: &Explanation| dropped_of(rows, ex);
     let strict = match explained(subject, predicate, true) {
         Ok(e) => e,
         Err(e) => {
@@ -193,9 +240,24 @@ pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
                     message: format!("--strict refuses what the default mode explains: {e}"),
                 },
                 tightness,
+                Vec::new(),
             );
         }
     };
+    let verdicts: Vec<SemanticsVerdict> = engines
+        .per_semantics
+        .iter()
+        .map(|(semantics, known)| SemanticsVerdict {
+            semantics: semantics.name(),
+            unknown: known.as_ref().err().cloned(),
+            default_dropped: known
+                .as_deref()
+                .is_ok_and(|r| !dropped_of(r, &default).is_empty()),
+            strict_dropped: known
+                .as_deref()
+                .is_ok_and(|r| !dropped_of(r, &strict).is_empty()),
+        })
+        .collect();
     let lost = dropped(&strict);
     if let Some(&i) = lost.first() {
         return (
@@ -209,11 +271,12 @@ pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
                 ),
             },
             tightness,
+            verdicts,
         );
     }
     let lost = dropped(&default);
     let Some(&i) = lost.first() else {
-        return (Outcome::Pass, tightness);
+        return (Outcome::Pass, tightness, verdicts);
     };
     let message = format!(
         "dropped {} file(s) holding matching rows; first: {} with {} matching row(s), pruned by {:?}",
@@ -229,13 +292,14 @@ pub fn soundness(subject: &Subject, predicate: &str) -> (Outcome, Tightness) {
         .iter()
         .any(|h| h.guard == Guard::NanBounds && h.effect == Effect::Announced)
     {
-        (Outcome::Announced { message }, tightness)
+        (Outcome::Announced { message }, tightness, verdicts)
     } else {
         (
             Outcome::Fail {
                 message: format!("unannounced: {message}"),
             },
             tightness,
+            verdicts,
         )
     }
 }

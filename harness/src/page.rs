@@ -160,6 +160,48 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
             c.pass, c.announced, c.skipped, c.fail
         );
     }
+    let skipped: u64 = report.skipped_reasons.values().sum();
+    let all: u64 = report
+        .per_invariant
+        .values()
+        .map(|c| c.pass + c.announced + c.skipped + c.fail)
+        .sum();
+    let _ = writeln!(
+        md,
+        "\n## Skipped cases\n\n{skipped} of {all} case(s) skipped ({:.3}%), by reason:\n",
+        if all > 0 {
+            100.0 * skipped as f64 / all as f64
+        } else {
+            0.0
+        }
+    );
+    if report.skipped_reasons.is_empty() {
+        let _ = writeln!(md, "None.");
+    }
+    for (reason, n) in &report.skipped_reasons {
+        let _ = writeln!(md, "- {n}: {}", reason.replace('|', "\\|"));
+    }
+    let _ = writeln!(
+        md,
+        "\n## Soundness per engine semantics\n\nEach soundness case is checked under every engine's semantics: DataFusion's matching files come from DataFusion itself and are checked row by row against the oracle's interpreter (invariant 6); Spark's and DuckDB's come from the interpreter alone. `unknown`: the interpreter does not evaluate a construct of the predicate. A default-mode drop is announced (or a soundness failure); a `--strict` drop is always a failure.\n\n{} case(s) where the oracle's two evaluators disagree.\n\n| semantics | checked | unknown | default-mode drops | strict drops |\n|---|---|---|---|---|",
+        report.evaluator_disagreements
+    );
+    for (k, c) in &report.per_semantics {
+        let _ = writeln!(
+            md,
+            "| {k} | {} | {} | {} | {} |",
+            c.checked, c.unknown, c.default_dropped, c.strict_dropped
+        );
+    }
+    for (k, c) in &report.per_semantics {
+        for (reason, n) in &c.unknown_reasons {
+            let _ = writeln!(
+                md,
+                "\n- {k}, unknown in {n} case(s): {}",
+                reason.replace('|', "\\|")
+            );
+        }
+    }
     let _ = writeln!(
         md,
         "\n## Soundness cases per construct\n\n![](constructs.svg)\n\n| construct | pass | announced | skipped | fail |\n|---|---|---|---|---|"
