@@ -172,12 +172,11 @@ pub fn kernel_scans(
             .iter_mut()
             .find(|x| x.guard == h.guard && x.effect == h.effect)
         {
-            Some(x) => x.leaves.extend(
-                h.leaves
-                    .into_iter()
-                    .filter(|l| !x.leaves.contains(l))
-                    .collect::<Vec<_>>(),
-            ),
+            Some(x) => {
+                let known: std::collections::HashSet<Leaf> = x.leaves.iter().cloned().collect();
+                x.leaves
+                    .extend(h.leaves.into_iter().filter(|l| !known.contains(l)));
+            }
             None => hazards.push(h),
         }
     }
@@ -355,17 +354,21 @@ pub fn explain_with(
         .collect();
     let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
     if credited != Nnf::Const(true) {
+        let credited_leaves: std::collections::HashSet<&Leaf> =
+            credited.leaves().into_iter().collect();
         let nan_excluded: Vec<Leaf> = hazards
             .iter()
             .filter(|h| h.guard == Guard::NanBounds && h.effect == Effect::Excluded)
             .flat_map(|h| h.leaves.iter().cloned())
-            .filter(|l| credited.leaves().contains(&l))
+            .filter(|l| credited_leaves.contains(l))
             .collect();
+        let excluded: std::collections::HashSet<&Leaf> = nan_excluded.iter().collect();
+        let unscanned: std::collections::HashSet<&Leaf> = unscanned.iter().collect();
         let (honoured, stripped) =
-            credited.weaken(&|l: &Leaf| !unscanned.contains(l) && !nan_excluded.contains(l));
+            credited.weaken(&|l: &Leaf| !unscanned.contains(l) && !excluded.contains(l));
         let stripped: Vec<Leaf> = stripped
             .into_iter()
-            .filter(|l| !nan_excluded.contains(l))
+            .filter(|l| !excluded.contains(l))
             .collect();
         // Confidence says how precisely the drop is explained, never whether a hazard applies
         // (hazards have a field of their own): only a mixed OR or a stripped leaf lowers it.

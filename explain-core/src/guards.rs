@@ -191,17 +191,24 @@ pub struct Guarded {
 /// leaves are TRUE already). `strict` leaves NaN-exposed comparisons out instead of announcing.
 pub fn guard(pred: &Nnf, columns: &TableColumns, strict: bool) -> Guarded {
     let mut hazards: Vec<Hazard> = Vec::new();
-    let mut record = |guard: Guard, effect: Effect, leaf: &Leaf| match hazards
-        .iter_mut()
-        .find(|h| h.guard == guard && h.effect == effect)
-    {
-        Some(h) if h.leaves.contains(leaf) => {}
-        Some(h) => h.leaves.push(leaf.clone()),
-        None => hazards.push(Hazard {
-            guard,
-            effect,
-            leaves: vec![leaf.clone()],
-        }),
+    // The (guard, effect, leaf) triples recorded so far: a predicate of thousands of leaves is
+    // guarded in linear time.
+    let mut recorded: std::collections::HashSet<(Guard, Effect, Leaf)> = Default::default();
+    let mut record = |guard: Guard, effect: Effect, leaf: &Leaf| {
+        if !recorded.insert((guard, effect, leaf.clone())) {
+            return;
+        }
+        match hazards
+            .iter_mut()
+            .find(|h| h.guard == guard && h.effect == effect)
+        {
+            Some(h) => h.leaves.push(leaf.clone()),
+            None => hazards.push(Hazard {
+                guard,
+                effect,
+                leaves: vec![leaf.clone()],
+            }),
+        }
     };
     let predicate = pred.map_leaves(&mut |original: &Leaf| {
         let Some(info) = original.column().and_then(|c| columns.resolve(c).ok()) else {

@@ -104,9 +104,16 @@ impl Nnf {
     /// the absorbing constant decides the whole junction, a nested junction of the same kind
     /// is flattened, a repeated item kept once; no item left is the identity itself.
     fn junction(items: impl IntoIterator<Item = Nnf>, is_and: bool) -> Nnf {
+        use std::hash::{BuildHasher, RandomState};
         let mut out: Vec<Nnf> = Vec::new();
-        let push = |item: Nnf, out: &mut Vec<Nnf>| {
-            if !out.contains(&item) {
+        // Items kept so far by hash, so a junction of thousands of items is built in linear
+        // time (a conjunction taken from a generated query can have thousands of conjuncts).
+        let hasher = RandomState::new();
+        let mut seen: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+        let mut push = |item: Nnf, out: &mut Vec<Nnf>| {
+            let same_hash = seen.entry(hasher.hash_one(&item)).or_default();
+            if !same_hash.iter().any(|&i| out[i] == item) {
+                same_hash.push(out.len());
                 out.push(item);
             }
         };
@@ -154,9 +161,10 @@ impl Nnf {
     /// Every column referenced, without duplicates.
     pub fn columns(&self) -> Vec<ColumnRef> {
         let mut out: Vec<ColumnRef> = Vec::new();
+        let mut seen: std::collections::HashSet<ColumnRef> = Default::default();
         for leaf in self.leaves() {
             for c in leaf.columns() {
-                if !out.contains(&c) {
+                if seen.insert(c.clone()) {
                     out.push(c);
                 }
             }

@@ -241,8 +241,9 @@ fn compare(column: ColumnRef, op: CmpOp, literal: &Literal) -> Nnf {
 fn in_list(column: ColumnRef, float: bool, list: &[Literal], negated: bool) -> Nnf {
     let has_null = list.contains(&Literal::Null);
     let mut values: Vec<Literal> = Vec::new();
+    let mut seen: std::collections::HashSet<&Literal> = Default::default();
     for l in list.iter().filter(|l| **l != Literal::Null) {
-        if !values.contains(l) {
+        if seen.insert(l) {
             values.push(l.clone());
         }
     }

@@ -9,17 +9,30 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{self as sql, BinaryOperator, Expr, UnaryOperator, Value};
 use sqlparser::dialect::GenericDialect;
-use sqlparser::parser::Parser;
-use sqlparser::tokenizer::Token;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 use crate::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate, TypedLiteralKind};
 use crate::error::ExplainError;
 
-/// The deepest predicate accepted, in parser recursion levels. Deeper input is rejected as a
-/// usage error: every later stage recurses over the tree, and this keeps them all bounded.
-pub const MAX_PREDICATE_DEPTH: usize = 200;
+/// The deepest nesting accepted: parentheses and `NOT`s open at one point of the predicate
+/// (`NOT (NOT (a = 1))` nests 4 deep). Deeper input is a usage error, found by one pass over
+/// the tokens before the parser runs: every later stage recurses over the tree, and this keeps
+/// them all bounded. Hand-written and generated predicates stay far below it.
+pub const MAX_PREDICATE_DEPTH: usize = 100;
+
+/// The parser's own recursion limit: above what [`MAX_PREDICATE_DEPTH`] lets through (about
+/// one parser level per nesting level, two for `NOT (`), so that an accepted predicate never
+/// reaches it. Reaching it would make the parser back off to another reading of the text (a
+/// function named `NOT`), which is why the nesting is checked first.
+const PARSER_RECURSION_LIMIT: usize = 4 * MAX_PREDICATE_DEPTH;
 
 /// Parses a SQL WHERE predicate into the owned AST.
+///
+/// The work is linear in the text: the tokens are read once to check that parentheses balance
+/// and nest at most [`MAX_PREDICATE_DEPTH`] deep, then parsed by sqlparser (0.64 caches failed
+/// speculative parses, which made nested `NOT (` exponential before).
 pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
     if text.trim().is_empty() {
         return Err(ExplainError::InvalidPredicate(
@@ -27,21 +40,88 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
         ));
     }
     let dialect = GenericDialect {};
+    let tokens = Tokenizer::new(&dialect, text)
+        .tokenize_with_location()
+        .map_err(|e| ExplainError::InvalidPredicate(format!("malformed SQL: {e}")))?;
+    check_nesting(&tokens)?;
     let mut parser = Parser::new(&dialect)
-        .with_recursion_limit(MAX_PREDICATE_DEPTH)
-        .try_with_sql(text)
-        .map_err(|e| ExplainError::InvalidPredicate(format!("malformed SQL: {e}")))?;
-    let expr = parser
-        .parse_expr()
-        .map_err(|e| ExplainError::InvalidPredicate(format!("malformed SQL: {e}")))?;
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
+        .with_tokens_with_locations(tokens);
+    let expr = parser.parse_expr().map_err(|e| {
+        ExplainError::InvalidPredicate(match e {
+            ParserError::RecursionLimitExceeded => format!(
+                "the predicate nests too deeply to parse; at most {MAX_PREDICATE_DEPTH} levels of parentheses and NOT are accepted"
+            ),
+            other => format!("malformed SQL: {other}"),
+        })
+    })?;
     let next = parser.peek_token();
     if next.token != Token::EOF {
         return Err(ExplainError::InvalidPredicate(format!(
             "malformed SQL: unexpected `{}` after the predicate at {}",
-            next.token, next.span.start
+            next.token,
+            place(next.span.start)
         )));
     }
     convert_predicate(&expr)
+}
+
+/// A place in the predicate's text, for an error message.
+fn place(at: sqlparser::tokenizer::Location) -> String {
+    format!("line {}, column {}", at.line, at.column)
+}
+
+/// One pass over the tokens: every `)` closes an open `(`, every `(` is closed, and no point
+/// is nested deeper than [`MAX_PREDICATE_DEPTH`] (open parentheses plus the `NOT`s applied
+/// to what follows). Errors name the place, so a predicate taken from a log can be fixed.
+fn check_nesting(tokens: &[TokenWithSpan]) -> Result<(), ExplainError> {
+    let invalid = |m: String| Err(ExplainError::InvalidPredicate(m));
+    // Per open parenthesis: where it opens, and the NOTs pending just before it.
+    let mut open: Vec<(sqlparser::tokenizer::Location, usize)> = Vec::new();
+    // NOTs applied to what follows, at this parenthesis level: `NOT NOT (` counts 2 there.
+    let mut nots = 0usize;
+    let depth = |open: &[(sqlparser::tokenizer::Location, usize)], nots: usize| {
+        open.iter().map(|(_, n)| n + 1).sum::<usize>() + nots
+    };
+    for t in tokens {
+        match &t.token {
+            Token::LParen => {
+                open.push((t.span.start, nots));
+                nots = 0;
+            }
+            Token::RParen => match open.pop() {
+                Some(_) => nots = 0,
+                None => {
+                    return invalid(format!(
+                        "malformed SQL: `)` at {} closes no `(`",
+                        place(t.span.start)
+                    ));
+                }
+            },
+            Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::NOT => {
+                nots += 1;
+            }
+            Token::Whitespace(_) => {}
+            // An operand or an operator ends the run of NOTs that applied to it; `a NOT IN`,
+            // `NOT LIKE` and `IS NOT NULL` start a new one that the next operand ends.
+            _ => nots = 0,
+        }
+        let d = depth(&open, nots);
+        if d > MAX_PREDICATE_DEPTH {
+            return invalid(format!(
+                "the predicate nests more than {MAX_PREDICATE_DEPTH} levels of parentheses and NOT deep at {}; simplify it or split it",
+                place(t.span.start)
+            ));
+        }
+    }
+    if let Some((first, _)) = open.first() {
+        return invalid(format!(
+            "malformed SQL: {} `(` never closed; the first opens at {}",
+            open.len(),
+            place(*first)
+        ));
+    }
+    Ok(())
 }
 
 fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
@@ -91,10 +171,11 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
             },
             None => unsupported(expr),
         },
-        Expr::InList {
+        Expr::In {
             expr: target,
-            list,
+            target: sql::InTarget::List(list),
             negated,
+            global: false,
         } => {
             let literals: Option<Vec<Literal>> = list
                 .iter()
@@ -134,7 +215,7 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
         } => {
             let escape = match escape_char {
                 None => Ok(None),
-                Some(v) => match string_value(&v.value) {
+                Some(v) => match escape_text(v) {
                     Some(s) if s.chars().count() == 1 => Ok(s.chars().next()),
                     _ => Err(ExplainError::InvalidPredicate(format!(
                         "the ESCAPE of `{expr}` must be a single character"
@@ -169,6 +250,18 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
             }
             None => unsupported(expr),
         },
+        // The parser reads `NOT (..)` as a call of a function named NOT only after failing to
+        // read it as the operator; taking that reading would explain a different predicate.
+        Expr::Function(f)
+            if f.name.0.len() == 1
+                && f.name.0[0].as_ident().is_some_and(|i| {
+                    i.quote_style.is_none() && i.value.eq_ignore_ascii_case("not")
+                }) =>
+        {
+            return Err(ExplainError::InvalidPredicate(format!(
+                "malformed SQL: `{expr}` reads as a function named NOT; check the parentheses around it"
+            )));
+        }
         _ => unsupported(expr),
     })
 }
@@ -232,6 +325,14 @@ fn string_value(value: &Value) -> Option<String> {
         | Value::UnicodeStringLiteral(s)
         | Value::NationalStringLiteral(s)
         | Value::TripleSingleQuotedString(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// The text of an `ESCAPE` clause: a string literal.
+fn escape_text(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Value(v) => string_value(&v.value),
         _ => None,
     }
 }

@@ -17,6 +17,7 @@ use crate::layers::Layers;
 use crate::nnf::Leaf;
 use crate::replay::ReplayedTable;
 
+mod abbreviate;
 mod text;
 
 /// The version of the JSON document's shape.
@@ -339,7 +340,7 @@ impl Report {
             } else {
                 format!(" {}", notes.join(","))
             },
-            self.predicate.as_deref().unwrap_or("-")
+            abbreviate::abbreviate(self.predicate.as_deref().unwrap_or("-"))
         )
     }
 
@@ -347,6 +348,9 @@ impl Report {
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = text::write(self, &mut out);
-        out
+        // Long lists shortened line by line; the JSON keeps them whole.
+        out.split_inclusive('\n')
+            .map(abbreviate::abbreviate)
+            .collect()
     }
 }

@@ -8,6 +8,9 @@ use super::{PhaseReport, Report};
 use crate::gates::{Assertion, Outcome};
 use crate::layers::{Layers, TreeNode};
 
+/// Diagnoses of one code shown on the page before the rest are counted.
+const DIAGNOSES_SHOWN_PER_CODE: usize = 10;
+
 pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
     writeln!(out, "Delta table: {}", report.table)?;
     writeln!(out, "Version:     {}", report.version)?;
@@ -153,13 +156,30 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
                 "  nothing to improve: every fragment prunes through a phase"
             )?;
         }
+        // A predicate of thousands of conjuncts can have a diagnosis each: the page shows the
+        // first few of each code and counts the rest (the JSON has them all).
+        let mut shown: BTreeMap<&str, usize> = BTreeMap::new();
         for d in diagnoses {
+            let n = shown.entry(d.code).or_default();
+            *n += 1;
+            if *n > DIAGNOSES_SHOWN_PER_CODE {
+                continue;
+            }
             let severity = match d.severity {
                 crate::diagnose::Severity::Info => "info",
                 crate::diagnose::Severity::Warning => "warning",
             };
             writeln!(out, "  [{severity}] {}: {}", d.code, d.message)?;
             writeln!(out, "      suggestion: {}", d.suggestion)?;
+        }
+        for (code, n) in &shown {
+            if *n > DIAGNOSES_SHOWN_PER_CODE {
+                writeln!(
+                    out,
+                    "  ... {} more {code} diagnoses (every one is in the JSON report)",
+                    n - DIAGNOSES_SHOWN_PER_CODE
+                )?;
+            }
         }
     }
     if !report.assertions.is_empty() {
@@ -296,7 +316,7 @@ fn write_layers(layers: &Layers, out: &mut String) -> std::fmt::Result {
     writeln!(out, "  2. Normalized: {}", layers.normalized.sql)?;
     write_tree(&layers.normalized.tree, "     ", "", out)?;
     writeln!(out, "  3. Classification:")?;
-    for f in &layers.classification {
+    for f in layers.classification.iter().take(TREE_CHILDREN_SHOWN) {
         let bucket = serde_json::to_value(f.bucket)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
@@ -306,6 +326,13 @@ fn write_layers(layers: &Layers, out: &mut String) -> std::fmt::Result {
             "     {bucket:<16} {}  [{}]",
             f.fragment,
             f.columns.join(", ")
+        )?;
+    }
+    if layers.classification.len() > TREE_CHILDREN_SHOWN {
+        writeln!(
+            out,
+            "     ... {} more fragments",
+            layers.classification.len() - TREE_CHILDREN_SHOWN
         )?;
     }
     writeln!(out, "  4. Kernel predicates:")?;
@@ -364,12 +391,21 @@ fn write_tree(node: &TreeNode, indent: &str, branch: &str, out: &mut String) -> 
             _ => "│  ",
         }
     );
-    for (i, child) in node.children.iter().enumerate() {
-        let last = i + 1 == node.children.len();
+    // A junction of thousands of items shows the first few and counts the rest.
+    let shown = node.children.len().min(TREE_CHILDREN_SHOWN);
+    let hidden = node.children.len() - shown;
+    for (i, child) in node.children.iter().take(shown).enumerate() {
+        let last = i + 1 == shown && hidden == 0;
         write_tree(child, &child_indent, if last { "└─ " } else { "├─ " }, out)?;
+    }
+    if hidden > 0 {
+        writeln!(out, "{child_indent}└─ ... {hidden} more")?;
     }
     Ok(())
 }
+
+/// Children of one tree node shown in `--layers` before the rest are counted.
+const TREE_CHILDREN_SHOWN: usize = 12;
 
 fn outcome_label(o: Outcome) -> &'static str {
     match o {

@@ -42,7 +42,7 @@ fn invalid_input_exits_2() {
             "not a timestamp",
         ),
         (&[&t, "-w", "passenger_count"], "not boolean"),
-        (&[&t, "-w", &deep], "malformed SQL"),
+        (&[&t, "-w", &deep], "nests more than 100 levels"),
         (&[&t, "--format", "yaml"], "invalid value 'yaml'"),
         (&[&t, "--bogus"], "unexpected argument"),
         (&[&t, "--at-version", "-1"], "unexpected argument"),

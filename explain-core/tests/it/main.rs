@@ -4,6 +4,7 @@ mod diagnoses;
 mod errors;
 mod features;
 mod fixtures_sweep;
+mod front_end_bounds;
 mod layers;
 mod pitfalls;
 mod predicates_file;
