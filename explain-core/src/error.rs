@@ -6,27 +6,53 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum ExplainError {
     /// Malformed SQL, an over-deep predicate, a constant that is not boolean.
-    #[error("invalid predicate: {0}")]
+    #[error("invalid predicate: {}", line(.0))]
     InvalidPredicate(String),
     /// A column the table does not have.
-    #[error("unknown column `{column}`; the table has: {available}")]
+    #[error(
+        "unknown column `{}`; the table has: {}",
+        line(column),
+        line(available)
+    )]
     UnknownColumn { column: String, available: String },
     /// A literal that cannot be converted to its column's type without loss.
-    #[error("invalid literal for column `{column}` ({column_type}): {reason}")]
+    #[error(
+        "invalid literal for column `{}` ({column_type}): {}",
+        line(column),
+        line(reason)
+    )]
     InvalidLiteral {
         column: String,
         column_type: String,
         reason: String,
     },
     /// Flags that make no sense together, or a bad flag value.
-    #[error("{0}")]
+    #[error("{}", line(.0))]
     Usage(String),
     /// The table is missing, unreadable, or its log is corrupt.
-    #[error("cannot read table {table}: {reason}")]
+    #[error("cannot read table {}: {}", line(table), line(reason))]
     Table { table: String, reason: String },
     /// Writing the report failed.
-    #[error("cannot write the report: {0}")]
+    #[error("cannot write the report: {}", line(.0))]
     Output(String),
+}
+
+/// `text` on one line: line breaks and other control characters in what the user wrote (a
+/// predicate, a path) are shown escaped (`\n`), so every error stays the one line the
+/// contract promises.
+fn line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 impl ExplainError {

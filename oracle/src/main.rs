@@ -65,7 +65,24 @@ fn main() -> ExitCode {
             Format::Json => report.to_json() + "\n",
         })
     };
-    match run() {
+    // DataFusion recurses over the predicate in places its stack protection does not reach
+    // (displaying an expression's name): a predicate nested as deep as the explainer accepts
+    // runs on a thread with room for it.
+    let result = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("delta-oracle".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, run)
+            .map_err(|e| oracle::OracleError::log(format!("cannot start a thread: {e}")))
+            .and_then(|handle| {
+                handle.join().unwrap_or_else(|_| {
+                    Err(oracle::OracleError::log(
+                        "the oracle's thread stopped".to_string(),
+                    ))
+                })
+            })
+    });
+    match result {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
             let _ = stdout
@@ -79,6 +96,9 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// The stack of the thread that does the work (address space, touched only as used).
+const STACK_BYTES: usize = 512 << 20;
 
 fn num_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -64,6 +64,12 @@ pub fn session(target_partitions: usize) -> SessionContext {
     // `1.23` is the exact decimal, as in SQL, not the nearest double: compared with a decimal
     // column it must not pick up a binary rounding error.
     config.options_mut().sql_parser.parse_float_as_decimal = true;
+    // The respelled predicate nests as the user's did; see `respell::PARSER_RECURSION_LIMIT`.
+    if let Ok(limit) = datafusion::common::config::ConfigNonZeroUsize::try_new(
+        crate::respell::PARSER_RECURSION_LIMIT,
+    ) {
+        config.options_mut().sql_parser.recursion_limit = limit;
+    }
     // No logical optimizer: its expression simplifier folds without SQL's NULL semantics
     // (`a IN (x) AND a NOT IN (x, x)` to FALSE, so `NOT (..)` matches the rows where `a` is
     // NULL). The analyzer (type coercion) still runs; the predicate is evaluated as written.

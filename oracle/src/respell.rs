@@ -22,9 +22,42 @@ use crate::error::{OracleError, one_line};
 /// The largest decimal scale (either sign) a parsed number may need.
 const MAX_DECIMAL_SCALE: i64 = 76;
 
+/// How deep a predicate may nest, in parser recursion levels. Both parsers get this limit (and
+/// DataFusion's session the same, see `matching::session`), far above what a real predicate
+/// needs: with a limit too low for a valid predicate, sqlparser 0.62 backs off level by level
+/// into other readings, and its time doubles with each.
+pub const PARSER_RECURSION_LIMIT: usize = 400;
+
+/// Checks `predicate` with sqlparser 0.64 before sqlparser 0.62 (DataFusion's) reads it: 0.64
+/// parses in time linear in the text, so malformed input (an unclosed `NOT (` chain, an error
+/// at the bottom of a deep nest) is refused at once; what passes is valid SQL, which 0.62
+/// parses without backtracking.
+fn gate(predicate: &str) -> Result<(), OracleError> {
+    use sqlparser_gate::dialect::GenericDialect;
+    use sqlparser_gate::parser::Parser;
+    use sqlparser_gate::tokenizer::Token;
+    let dialect = GenericDialect {};
+    let invalid = |e: String| OracleError::Predicate(one_line(&e));
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
+        .try_with_sql(predicate)
+        .map_err(|e| invalid(e.to_string()))?;
+    parser.parse_expr().map_err(|e| invalid(e.to_string()))?;
+    let next = parser.peek_token();
+    if next.token != Token::EOF {
+        return Err(invalid(format!(
+            "unexpected `{}` after the predicate",
+            next.token
+        )));
+    }
+    Ok(())
+}
+
 /// Respells `predicate` over a table whose top-level columns are `fields`.
 pub fn respell(predicate: &str, fields: &[String]) -> Result<String, OracleError> {
+    gate(predicate)?;
     let mut expr = Parser::new(&GenericDialect {})
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
         .try_with_sql(predicate)
         .and_then(|mut p| p.parse_expr())
         .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;

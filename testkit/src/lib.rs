@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod damage;
+
 /// The workspace root, found at run time: cargo runs every test binary with
 /// `CARGO_MANIFEST_DIR` set to the tested member's folder, one level below the root. The
 /// compile-time path is only a fallback: cargo reuses a build across checkouts of the same
@@ -107,6 +109,48 @@ pub fn run_binary(path: &str, args: &[&str]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// Runs `path` with `args`, killed after `limit`: `None` when it had to be (a hang).
+pub fn run_binary_within(path: &str, args: &[&str], limit: std::time::Duration) -> Option<Run> {
+    use std::io::Read;
+    let mut child = std::process::Command::new(path)
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{path} runs: {e}"));
+    // Drained on threads of their own, so a full pipe never stalls the child.
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stdout.read_to_end(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stderr.read_to_end(&mut s);
+        s
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    Some(Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned(),
+        stderr: String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned(),
+    })
 }
 
 /// The error contract: exit `code`, empty stdout, one stderr line mentioning `fragment`, no

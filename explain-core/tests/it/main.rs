@@ -1,10 +1,12 @@
 //! Integration tests: the `delta-explain` binary on real Delta tables.
 
+mod damaged_logs;
 mod diagnoses;
 mod errors;
 mod features;
 mod fixtures_sweep;
 mod front_end_bounds;
+mod fuzz;
 mod layers;
 mod pitfalls;
 mod predicates_file;

@@ -2,6 +2,8 @@
 
 mod cli;
 mod column_mapping;
+mod damaged_logs;
+mod fuzz;
 mod literals;
 mod rows;
 mod support;

@@ -1,0 +1,231 @@
+//! Bounded fuzzing of the explainer's input readers, as property tests: the SQL front end
+//! (parse, normalize, classify, lower) over token soup and raw text, and the statistics JSON
+//! reader over damaged statistics. No input panics; every refusal is exit 2; each input is
+//! answered within a second. `FUZZ_CASES` scales the run (the default keeps `cargo test` to a
+//! few seconds here); `docs/campaign.md` says how to run it for an hour.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
+use explain_core::file_stats::FileStats;
+use explain_core::schema::TableColumns;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+use crate::support::taxi;
+
+fn cases(default: u32) -> u32 {
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn columns() -> &'static TableColumns {
+    static COLUMNS: OnceLock<TableColumns> = OnceLock::new();
+    COLUMNS.get_or_init(|| {
+        explain_core::replay::ReplayedTable::open(&taxi(), None)
+            .unwrap()
+            .columns()
+            .clone()
+    })
+}
+
+/// The pieces predicates are made of, the taxi table's columns among them, plus pieces that
+/// stress the parser (quotes, escapes, keywords used as names, deep openers).
+const TOKENS: &[&str] = &[
+    "fare_amount",
+    "trip_distance",
+    "pickup_date",
+    "PULocationID",
+    "passenger_count",
+    "tpep_pickup_datetime",
+    "FARE_AMOUNT",
+    "`fare_amount`",
+    "\"pickup_date\"",
+    "nosuch",
+    "AND",
+    "OR",
+    "NOT",
+    "NOT (",
+    "(",
+    ")",
+    "((",
+    "))",
+    ",",
+    "IN (",
+    "NOT IN (",
+    "BETWEEN",
+    "LIKE",
+    "ESCAPE",
+    "'!'",
+    "IS NULL",
+    "IS NOT NULL",
+    "=",
+    "!=",
+    "<>",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "0",
+    "1",
+    "-0.0",
+    "1e300",
+    "1e-400",
+    "2.5",
+    "NaN",
+    "'NaN'",
+    "99999999999999999999999999999999999999999",
+    "'2024-01-03'",
+    "'2024-01-0%'",
+    "'a\\%'",
+    "''",
+    "'it''s'",
+    "'\u{1F600}'",
+    "'\u{FFFD}'",
+    "DATE '2024-01-03'",
+    "TIMESTAMP '9999-12-31'",
+    "TIMESTAMP_NTZ '0001-01-01 00:00:00'",
+    "NULL",
+    "TRUE",
+    "FALSE",
+    "CAST(",
+    "AS",
+    "INT",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "abs(",
+    "upper(",
+    "EXISTS (SELECT 1)",
+    "'",
+    "\"",
+    "`",
+    ";",
+    "--",
+    "/*",
+    "*/",
+    "\\",
+    "\u{0}",
+    "\n",
+];
+
+fn token_soup() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (prop::sample::select(TOKENS), prop::bool::weighted(0.85)),
+        1..120,
+    )
+    .prop_map(|parts| {
+        parts
+            .into_iter()
+            .map(|(t, space)| {
+                if space {
+                    format!("{t} ")
+                } else {
+                    t.to_string()
+                }
+            })
+            .collect()
+    })
+}
+
+/// The front end on one input: Ok, or a refusal with exit 2; within a second.
+fn front_end_answers(text: &str) -> Result<(), TestCaseError> {
+    let started = Instant::now();
+    let outcome = CompiledPredicate::compile_against(text, columns()).and_then(|compiled| {
+        kernel_scans(&compiled, columns(), ExplainOptions::default()).map(|_| ())
+    });
+    let took = started.elapsed();
+    prop_assert!(took < Duration::from_secs(1), "{took:?} on {text:?}");
+    if let Err(e) = outcome {
+        prop_assert_eq!(e.exit_code(), 2, "{} on {:?}", e, text);
+        prop_assert!(!e.to_string().contains('\n'), "one line: {}", e);
+    }
+    Ok(())
+}
+
+#[test]
+fn the_sql_front_end_answers_every_input() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(4000),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&token_soup(), |text| front_end_answers(&text))
+        .unwrap();
+    let mut runner = TestRunner::new(Config {
+        cases: cases(1000),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&any::<String>(), |text| front_end_answers(&text))
+        .unwrap();
+}
+
+/// A real statistics string, damaged: bytes cut, replaced or inserted at random.
+fn damaged_stats() -> impl Strategy<Value = String> {
+    const STATS: &str = r#"{"numRecords":50,"minValues":{"fare_amount":-5.5,"pickup_date":"2024-01-03","tpep_pickup_datetime":"2024-01-03T00:00:00.000Z","nested":{"a":1}},"maxValues":{"fare_amount":1e308,"pickup_date":"2024-01-03\ud83d","tpep_pickup_datetime":"2024-01-03T23:59:59.999Z","nested":{"a":[1,2]}},"nullCount":{"fare_amount":0,"pickup_date":-1,"nested":{"a":"x"}},"tightBounds":true}"#;
+    let edits = prop::collection::vec(
+        (
+            0..STATS.len(),
+            prop::sample::select(vec![
+                "", "{", "}", "[", "\"", ":", ",", "null", "1e999", "\\u0000", "-",
+            ]),
+            0usize..4,
+        ),
+        0..6,
+    );
+    edits.prop_map(|edits| {
+        let mut s = STATS.to_string();
+        for (at, insert, cut) in edits {
+            let mut at = at.min(s.len());
+            while !s.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + cut).min(s.len());
+            while !s.is_char_boundary(end) {
+                end += 1;
+            }
+            s.replace_range(at..end, insert);
+        }
+        s
+    })
+}
+
+#[test]
+fn the_statistics_reader_reads_or_ignores_every_input() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(4000),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let path = |s: &str| vec![s.to_string()];
+    runner
+        .run(&damaged_stats(), |text| {
+            if let Some(stats) = FileStats::parse(Some(&text)) {
+                for column in [
+                    "fare_amount",
+                    "pickup_date",
+                    "tpep_pickup_datetime",
+                    "nested",
+                ] {
+                    let _ = stats.min(&path(column));
+                    let _ = stats.max(&path(column));
+                    let _ = stats.nulls(&path(column));
+                    let _ = stats.covers(&path(column));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}

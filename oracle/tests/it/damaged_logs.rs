@@ -1,0 +1,66 @@
+//! Damaged logs, seeded: a truncation, flipped bits, a deleted line or an emptied file in one
+//! commit, checkpoint part, `_last_checkpoint` or deletion vector of a real table
+//! (`testkit::damage`). `delta-oracle` answers (the damage left a readable table) or exits 3
+//! with one line naming what is wrong (it also reads the deletion vectors); it never panics, hangs, or exits any
+//! other way. Every case prints its seed, so a failure replays.
+
+use std::time::Duration;
+
+use testkit::damage::damaged_copy;
+
+use testkit::fixtures;
+
+const TABLES: &[&str] = &[
+    "taxi-nyc",
+    "real/basic-with-checkpoint",
+    "real/multi-part-checkpoint",
+    "real/dv-partitioned-with-checkpoint",
+    "real/delta-1.2.1-only-struct-stats",
+    "real/table-with-columnmapping-mode-name",
+];
+
+/// Damages per table in `cargo test`; `DAMAGE_CASES` raises it for a longer run.
+fn cases_per_table() -> u64 {
+    std::env::var("DAMAGE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12)
+}
+
+#[test]
+fn a_damaged_log_is_answered_or_refused_with_exit_3() {
+    let (mut answered, mut refused) = (0usize, 0usize);
+    for table in TABLES {
+        for seed in 0..cases_per_table() {
+            let d = damaged_copy(&fixtures().join(table), seed);
+            let location = d.table.to_string_lossy().into_owned();
+            let case = format!("{table} seed {seed}: {} {}", d.file, d.what);
+            let run = testkit::run_binary_within(
+                env!("CARGO_BIN_EXE_delta-oracle"),
+                &[&location, "-w", "true"],
+                Duration::from_secs(60),
+            )
+            .unwrap_or_else(|| panic!("{case}: still running after 60 s"));
+            match run.code {
+                0 => {
+                    assert!(run.stdout.contains("Live files:"), "{case}: {}", run.stdout);
+                    answered += 1;
+                }
+                3 => {
+                    assert!(run.stdout.is_empty(), "{case}: stdout on error");
+                    let line = run.stderr.trim_end();
+                    assert!(!line.contains('\n'), "{case}: one line: {}", run.stderr);
+                    assert!(line.starts_with("delta-oracle: "), "{case}: {line}");
+                    assert!(!line.contains("panicked"), "{case}: {line}");
+                    refused += 1;
+                }
+                other => panic!("{case}: exit {other}: {}", run.stderr),
+            }
+        }
+    }
+    eprintln!("damaged logs: {answered} answered, {refused} refused with exit 3");
+    assert!(
+        refused > 0,
+        "no damage was refused: the damage does not reach the reader"
+    );
+}
