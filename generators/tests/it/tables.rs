@@ -133,11 +133,14 @@ fn check_stats_against_data(spec: &TableSpec, location: &str) {
                     (spec.stats.decimal_bounds_f64, v)
                 {
                     // Bounds through a double: the rounding is monotone, so the rounded value
-                    // lies within the rounded bounds.
+                    // lies within the rounded bounds. A bound is the double the writer
+                    // printed, read back as a decimal: its text gives that double again
+                    // (scaling the integer would round a second time).
                     let as_f64 = |s: &ScalarValue| match s {
-                        ScalarValue::Decimal128(Some(b), _, sc) => {
-                            *b as f64 / 10f64.powi(i32::from(*sc))
-                        }
+                        ScalarValue::Decimal128(Some(_), _, _) => s
+                            .to_string()
+                            .parse::<f64>()
+                            .unwrap_or_else(|e| panic!("{ctx}: decimal bound {s}: {e}")),
                         other => panic!("{ctx}: decimal bound {other}"),
                     };
                     let x = *x as f64 / 10f64.powi(i32::from(*scale));
