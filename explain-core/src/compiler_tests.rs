@@ -307,6 +307,27 @@ fn normalization_rules() {
             "(vendor = 1 OR price > 2) AND (name = 'x' OR (vendor = 1 OR price > 2) AND region = 'a')",
             "(vendor = 1 OR price > 2) AND (name = 'x' OR region = 'a')",
         ),
+        // A leaf sibling decides a part it implies (AND) or that implies it (OR).
+        (
+            "region IN ('a', 'b') OR region = 'b' AND price > 2",
+            "region IN ('a', 'b')",
+        ),
+        (
+            "region = 'b' AND (region IN ('a', 'b') OR price > 2)",
+            "region = 'b'",
+        ),
+        (
+            "region IN ('a', 'b') OR (region IN ('b', 'a') AND price > 2) OR vendor = 1",
+            "region IN ('a', 'b') OR vendor = 1",
+        ),
+        (
+            "region IN ('a', 'b') OR region = 'c' AND price > 2",
+            "region IN ('a', 'b') OR region = 'c' AND price > 2",
+        ),
+        (
+            "region != 'b' AND (region IN ('a', 'b') OR price > 2)",
+            "region != 'b' AND (region IN ('a', 'b') OR price > 2)",
+        ),
         // IS NULL on a struct column has no statistics the kernel can test: unsupported.
         ("payload IS NULL", "payload IS NULL"),
         // Column names resolve to the schema's spelling.

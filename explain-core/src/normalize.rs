@@ -36,7 +36,11 @@ use crate::schema::TableColumns;
 /// columns, where the LIKE rewrites apply, from the others).
 pub fn normalize(pred: &Predicate, columns: &TableColumns) -> Result<Nnf, ExplainError> {
     let pushed = push_not(pred, false, columns)?;
-    Ok(factor(absorb_siblings(pushed)))
+    // Factoring first keeps a conjunct common to every branch of an OR whole (absorbing
+    // first would read it TRUE in one branch and FALSE in another, leaving a mixed OR where
+    // the factored spelling has a partition conjunct); factoring again takes out what the
+    // absorption made common.
+    Ok(factor(absorb_siblings(factor(pushed))))
 }
 
 /// Replaces, inside each item of an AND, every proper part equal to a sibling item by TRUE,
@@ -72,7 +76,13 @@ fn absorb_siblings(pred: Nnf) -> Nnf {
     }
 }
 
-/// Each item with its proper parts that equal another item replaced by `value`.
+/// Each item with its proper parts that equal another item replaced by `value`; a leaf part
+/// is also replaced where a sibling leaf decides it: inside an AND, a part a sibling implies
+/// (`p = 18 AND (p IN (4, 18) OR x)`), inside an OR, a part that implies a sibling
+/// (`p IN (4, 18) OR (p = 18 AND x)`). The proof above holds as written with "implies" for
+/// "equals": what it uses of a replaced part is that it is TRUE wherever the sibling is
+/// (AND), or TRUE only where the sibling is (OR); a leaf sibling is smaller than any item
+/// with a proper part.
 fn replace_siblings(items: Vec<Nnf>, value: bool) -> Vec<Nnf> {
     // Only junction items have proper parts; a junction of leaves alone changes nothing.
     if items
@@ -82,25 +92,102 @@ fn replace_siblings(items: Vec<Nnf>, value: bool) -> Vec<Nnf> {
         return items;
     }
     let known: std::collections::HashSet<Nnf> = items.iter().cloned().collect();
+    let mut leaves: std::collections::HashMap<ColumnRef, Vec<Leaf>> = Default::default();
+    for item in &items {
+        if let Nnf::Leaf(l @ (Leaf::Cmp { column, .. } | Leaf::In { column, .. })) = item {
+            leaves.entry(column.clone()).or_default().push(l.clone());
+        }
+    }
+    let siblings = Siblings {
+        known,
+        leaves,
+        value,
+    };
     items
         .into_iter()
         .map(|item| match item {
-            Nnf::And(parts) => Nnf::and(parts.into_iter().map(|p| replace(p, &known, value))),
-            Nnf::Or(parts) => Nnf::or(parts.into_iter().map(|p| replace(p, &known, value))),
+            Nnf::And(parts) => Nnf::and(parts.into_iter().map(|p| siblings.replace(p))),
+            Nnf::Or(parts) => Nnf::or(parts.into_iter().map(|p| siblings.replace(p))),
             other => other,
         })
         .collect()
 }
 
-/// `pred` with every part equal to one of `known` (itself included) replaced by `value`.
-fn replace(pred: Nnf, known: &std::collections::HashSet<Nnf>, value: bool) -> Nnf {
-    if known.contains(&pred) {
-        return Nnf::Const(value);
+/// The items of one junction, as known inside each of them.
+struct Siblings {
+    known: std::collections::HashSet<Nnf>,
+    /// The comparison and IN-list leaves among the items, by column.
+    leaves: std::collections::HashMap<ColumnRef, Vec<Leaf>>,
+    /// What a part decided by a sibling becomes: TRUE inside an AND, FALSE inside an OR.
+    value: bool,
+}
+
+impl Siblings {
+    /// `pred` with every part equal to an item, or decided by a leaf item, replaced.
+    fn replace(&self, pred: Nnf) -> Nnf {
+        if self.known.contains(&pred) || self.decides(&pred) {
+            return Nnf::Const(self.value);
+        }
+        match pred {
+            Nnf::And(parts) => Nnf::and(parts.into_iter().map(|p| self.replace(p))),
+            Nnf::Or(parts) => Nnf::or(parts.into_iter().map(|p| self.replace(p))),
+            other => other,
+        }
     }
-    match pred {
-        Nnf::And(parts) => Nnf::and(parts.into_iter().map(|p| replace(p, known, value))),
-        Nnf::Or(parts) => Nnf::or(parts.into_iter().map(|p| replace(p, known, value))),
-        other => other,
+
+    /// Whether a leaf item decides the leaf `pred`: implies it (AND), or is implied by it (OR).
+    fn decides(&self, pred: &Nnf) -> bool {
+        let Nnf::Leaf(part) = pred else {
+            return false;
+        };
+        let Some(same_column) = part.column().and_then(|c| self.leaves.get(c)) else {
+            return false;
+        };
+        same_column.iter().any(|sibling| {
+            if self.value {
+                leaf_implies(sibling, part)
+            } else {
+                leaf_implies(part, sibling)
+            }
+        })
+    }
+}
+
+/// Whether `a` TRUE on a row makes `b` TRUE there, read from the literals as written (two
+/// spellings of one value are not matched, which only leaves a part in place): an equality
+/// implies an IN list holding its literal, an IN list a list holding every value of its own.
+fn leaf_implies(a: &Leaf, b: &Leaf) -> bool {
+    if a == b {
+        return true;
+    }
+    let Leaf::In {
+        column: b_column,
+        list: b_list,
+        negated: false,
+    } = b
+    else {
+        return false;
+    };
+    match a {
+        Leaf::Cmp {
+            column,
+            op: CmpOp::Eq,
+            literal,
+        } => column == b_column && b_list.contains(literal),
+        Leaf::In {
+            column,
+            list,
+            negated: false,
+        } => column == b_column && list.iter().all(|v| b_list.contains(v)),
+        // Anything else implies an IN list only by being it (checked above): a `!=`, a range,
+        // a negated list, a NULL test, a LIKE, a boolean or an unsupported leaf can hold on a
+        // row whose value is outside the list.
+        Leaf::Cmp { .. }
+        | Leaf::In { .. }
+        | Leaf::IsNull { .. }
+        | Leaf::Like { .. }
+        | Leaf::Bool { .. }
+        | Leaf::Unsupported { .. } => false,
     }
 }
 
