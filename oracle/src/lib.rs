@@ -15,6 +15,7 @@
 pub mod delta_schema;
 pub mod dv;
 pub mod error;
+pub mod guarded;
 pub mod interpret;
 pub mod log;
 pub mod matching;

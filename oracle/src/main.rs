@@ -35,6 +35,10 @@ struct Args {
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
+        // A damaged file's panic inside a guarded read becomes that read's error.
+        if oracle::guarded::catching() {
+            return;
+        }
         eprintln!(
             "delta-oracle: internal error: {}",
             one_line(&info.to_string())
@@ -74,14 +78,14 @@ fn main() -> ExitCode {
             .stack_size(STACK_BYTES)
             .spawn_scoped(scope, run)
             .map_err(|e| oracle::OracleError::log(format!("cannot start a thread: {e}")))
-            .and_then(|handle| {
-                handle.join().unwrap_or_else(|_| {
-                    Err(oracle::OracleError::log(
-                        "the oracle's thread stopped".to_string(),
-                    ))
-                })
-            })
+            .map(|handle| handle.join())
     });
+    // A panic outside a guarded read is a bug: the hook has said so on its one line.
+    let result = match result {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => return ExitCode::from(101),
+        Err(e) => Err(e),
+    };
     match result {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();

@@ -63,6 +63,18 @@ pub fn read_file(
 ) -> Result<FileRows, OracleError> {
     let path = snapshot.file_path(&file.path)?;
     let shown = path.display().to_string();
+    crate::guarded::guarded(&shown, || read_rows(snapshot, file, range, &path, &shown))
+}
+
+/// [`read_file`] of the file at `path`.
+fn read_rows(
+    snapshot: &Snapshot,
+    file: &LiveFile,
+    range: Option<Range<u64>>,
+    path: &std::path::Path,
+    shown: &str,
+) -> Result<FileRows, OracleError> {
+    let shown = shown.to_string();
     let handle = File::open(&path).map_err(|e| OracleError::file(&shown, e))?;
     let options = ArrowReaderOptions::new()
         .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Skip);

@@ -69,3 +69,24 @@ fn a_damaged_log_is_answered_or_refused_with_exit_3() {
         "no damage was refused: the damage does not reach the reader"
     );
 }
+
+/// The checkpoint part whose flipped bits made the oracle's Parquet reader panic: the kernel
+/// reads only the columns it needs, past the damaged page, or reports the damage.
+#[test]
+fn a_checkpoint_with_flipped_bits_is_read_or_refused() {
+    let d = damaged_copy(&fixtures().join("real/multi-part-checkpoint"), 198);
+    let location = d.table.to_string_lossy().into_owned();
+    for args in [
+        vec![location.as_str(), "-w", "true"],
+        vec![location.as_str(), "-v"],
+    ] {
+        let run = crate::support::run(&args);
+        assert!(
+            matches!(run.code, 0 | 3),
+            "{args:?}: exit {}: {}",
+            run.code,
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked") && !run.stderr.contains("internal error"));
+    }
+}

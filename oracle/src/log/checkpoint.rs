@@ -18,6 +18,12 @@ pub fn read_checkpoint_file(path: &Path) -> Result<Vec<Action>, OracleError> {
     if path.extension().is_some_and(|e| e == "json") {
         return read_json_actions(path);
     }
+    crate::guarded::guarded(&shown, || read_parquet_actions(path, &shown))
+}
+
+/// The actions of a Parquet checkpoint file.
+fn read_parquet_actions(path: &Path, shown: &str) -> Result<Vec<Action>, OracleError> {
+    let shown = shown.to_string();
     let file = File::open(path).map_err(|e| OracleError::file(&shown, e))?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| OracleError::file(&shown, format!("not a readable Parquet checkpoint: {e}")))?

@@ -64,3 +64,26 @@ fn a_damaged_log_is_answered_or_refused_with_exit_3() {
         "no damage was refused: the damage does not reach the reader"
     );
 }
+
+/// Found by a longer run: flipped bits in a checkpoint part made the Parquet reader panic (a
+/// dictionary index out of range); the read is guarded and the damage reported.
+#[test]
+fn a_checkpoint_that_panics_the_parquet_reader_exits_3_naming_it() {
+    let d = damaged_copy(&fixtures().join("real/multi-part-checkpoint"), 198);
+    assert_eq!(
+        d.file,
+        "_delta_log/00000000000000000001.checkpoint.0000000002.0000000002.parquet"
+    );
+    let location = d.table.to_string_lossy().into_owned();
+    let run = testkit::run_binary(
+        env!("CARGO_BIN_EXE_delta-oracle"),
+        &[&location, "-w", "true"],
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let line = run.stderr.trim_end();
+    assert!(!line.contains('\n') && !line.contains("panicked"), "{line}");
+    assert!(
+        line.contains("00000000000000000001.checkpoint.0000000002.0000000002.parquet"),
+        "{line}"
+    );
+}
