@@ -490,7 +490,8 @@ fn partition_evaluator() {
         ("col-region", Some("")),
         ("day", None),
     ];
-    let cases: &[(&str, &[(&str, Option<&str>)], Truths)] = &[
+    type Case<'a> = (&'a str, &'a [(&'a str, Option<&'a str>)], Truths);
+    let cases: &[Case] = &[
         ("pickup_date = '2024-01-03'", &d3, Truths::TRUE),
         ("pickup_date = '2024-01-04'", &d3, Truths::FALSE),
         ("pickup_date LIKE '%01-03%'", &d3, Truths::TRUE),
@@ -1017,7 +1018,8 @@ fn check_accepted(sql: &str, column: &str, expected: Option<&[Option<&str>]>) {
 
 #[test]
 fn accepted_partition_values_are_decided_per_present_value() {
-    let cases: &[(&str, &str, Option<&[Option<&str>]>)] = &[
+    type Case<'a> = (&'a str, &'a str, Option<&'a [Option<&'a str>]>);
+    let cases: &[Case] = &[
         // Equality, IN, IS NULL, as a simple extractor would find them.
         (
             "pickup_date = '2024-01-02' AND trip_distance > 5",

@@ -186,10 +186,10 @@ fn pool(kind: Kind, cells: &[Cell], sample: usize) -> Vec<Literal> {
     picked.extend(boundaries(kind, cells));
     let mut out: Vec<Literal> = Vec::new();
     for c in &picked {
-        if let Some(l) = literal_of(kind, c) {
-            if !out.contains(&l) {
-                out.push(l);
-            }
+        if let Some(l) = literal_of(kind, c)
+            && !out.contains(&l)
+        {
+            out.push(l);
         }
     }
     for l in edge_literals(kind, &out) {

@@ -79,7 +79,7 @@ pub enum Layout {
 }
 
 /// How a file's statistics are recorded.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StatsPolicy {
     /// Columns recorded with no min/max/nullCount at all.
     #[serde(default)]
@@ -121,21 +121,6 @@ pub enum StringTruncation {
     /// there) leaves the recorded max below the real one in UTF-8 order (pitfall 24). When the
     /// tie-breaker does not win, no max is written.
     LegacyTieBreaker(usize),
-}
-
-impl Default for StatsPolicy {
-    fn default() -> Self {
-        StatsPolicy {
-            missing_columns: Vec::new(),
-            files_without_stats: Vec::new(),
-            num_indexed_cols: None,
-            string_prefix: None,
-            nan_excluded_bounds: false,
-            truncate_timestamp_max: false,
-            loose_bounds: false,
-            decimal_bounds_f64: false,
-        }
-    }
 }
 
 /// The shape of the log.

@@ -281,7 +281,7 @@ fn round(
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push(Regression {
-                    table: RegressionTable::Generated(spec.clone()),
+                    table: RegressionTable::Generated(Box::new(spec.clone())),
                     predicate: minimized,
                     invariant: invariant.name().to_string(),
                     variant: variant.map(str::to_string),

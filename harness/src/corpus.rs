@@ -35,7 +35,7 @@ pub enum RegressionTable {
     /// A shared fixture, by its path under the fixtures folder.
     Fixture(String),
     /// A generated table, by its full spec.
-    Generated(generators::spec::TableSpec),
+    Generated(Box<generators::spec::TableSpec>),
 }
 
 /// A minimized counterexample, replayed by `cargo test` forever.

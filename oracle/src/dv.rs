@@ -174,7 +174,7 @@ mod tests {
         let rows = [0u64, 3, 7, 1 << 33];
         let mut data = bitmap_bytes(&rows);
         // Z85 needs a multiple of 4 bytes.
-        while data.len() % 4 != 0 {
+        while !data.len().is_multiple_of(4) {
             data.push(0);
         }
         let inline = descriptor("i", &z85::encode(&data), None, data.len() as i32, 4);

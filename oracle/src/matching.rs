@@ -31,7 +31,7 @@ pub const RANGE_BYTES: u64 = 128 * 1024 * 1024;
 pub fn split_ranges(size: u64, max: u64) -> Vec<Range<u64>> {
     let max = max.max(1);
     if size <= max {
-        return vec![0..size.max(1)];
+        return std::iter::once(0..size.max(1)).collect();
     }
     (0..size.div_ceil(max))
         .map(|k| k * max..((k + 1) * max).min(size))
@@ -81,6 +81,9 @@ pub fn session(target_partitions: usize) -> SessionContext {
     SessionContext::new_with_state(state)
 }
 
+/// What one read task leaves: the rows it read and their counts per file, or why not.
+type TaskResult = Result<(Vec<RecordBatch>, FileRowCounts), OracleError>;
+
 impl LoadedTable {
     /// Reads every live file, `plan.partitions` at a time.
     pub fn load(snapshot: Snapshot, plan: &ScanPlan) -> Result<LoadedTable, OracleError> {
@@ -107,7 +110,7 @@ impl LoadedTable {
             })
             .collect();
         let next = Mutex::new(0usize);
-        let results: Mutex<Vec<Option<Result<(Vec<RecordBatch>, FileRowCounts), OracleError>>>> =
+        let results: Mutex<Vec<Option<TaskResult>>> =
             Mutex::new((0..tasks.len()).map(|_| None).collect());
         std::thread::scope(|scope| {
             for _ in 0..plan.partitions.min(tasks.len()).max(1) {

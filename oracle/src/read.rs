@@ -75,7 +75,7 @@ fn read_rows(
     shown: &str,
 ) -> Result<FileRows, OracleError> {
     let shown = shown.to_string();
-    let handle = File::open(&path).map_err(|e| OracleError::file(&shown, e))?;
+    let handle = File::open(path).map_err(|e| OracleError::file(&shown, e))?;
     let options = ArrowReaderOptions::new()
         .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Skip);
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(handle, options)
@@ -230,17 +230,17 @@ fn to_logical_batch(
 /// The index of the file field that holds `field`: its Parquet field id under id mapping,
 /// else its physical name, else (no mapping) a case-insensitive name match.
 fn find_child(fields: &Fields, field: &DeltaField, mode: ColumnMapping) -> Option<usize> {
-    if mode == ColumnMapping::Id {
-        if let Some(id) = field.field_id {
-            let by_id = fields.iter().position(|f| {
-                f.metadata()
-                    .get("PARQUET:field_id")
-                    .and_then(|v| v.parse::<i64>().ok())
-                    == Some(id)
-            });
-            if by_id.is_some() {
-                return by_id;
-            }
+    if mode == ColumnMapping::Id
+        && let Some(id) = field.field_id
+    {
+        let by_id = fields.iter().position(|f| {
+            f.metadata()
+                .get("PARQUET:field_id")
+                .and_then(|v| v.parse::<i64>().ok())
+                == Some(id)
+        });
+        if by_id.is_some() {
+            return by_id;
         }
     }
     let name = field.physical(mode);

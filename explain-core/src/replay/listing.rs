@@ -382,9 +382,12 @@ fn selected_rows(
 
 /// The distinct partitions of a replay, in order of first appearance. A null map and an
 /// empty one are told apart: they share nothing.
+/// A file's partition values as a key: a null map (`None`) and an empty one differ.
+type PartitionKey<V> = Option<Vec<(V, Option<V>)>>;
+
 #[derive(Default)]
 pub(super) struct Partitions {
-    ids: HashMap<Option<Vec<(String, Option<String>)>>, usize>,
+    ids: HashMap<PartitionKey<String>, usize>,
     pub(super) values: Vec<Arc<RawPartitionValues>>,
 }
 
@@ -448,7 +451,7 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
         .ok_or_else(|| missing("partitionValues values"))?;
     // Within the batch, a file's entries find their partition as borrowed strings; only the
     // first file of a partition in the batch asks the table-wide list, which owns copies.
-    let mut in_batch: HashMap<Option<Vec<(&str, Option<&str>)>>, usize> = HashMap::new();
+    let mut in_batch: HashMap<PartitionKey<&str>, usize> = HashMap::new();
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
         if paths.is_null(row) {

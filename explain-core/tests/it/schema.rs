@@ -58,7 +58,8 @@ fn the_schema_rejects_drift() {
         "--layers",
     ]);
     assert_valid_report(&valid);
-    let mutations: &[(&str, fn(&mut Value))] = &[
+    type Mutation = (&'static str, fn(&mut Value));
+    let mutations: &[Mutation] = &[
         ("a required field is missing", |d| {
             d.as_object_mut().unwrap().remove("total_files");
         }),

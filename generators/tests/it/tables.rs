@@ -116,10 +116,10 @@ fn check_stats_against_data(spec: &TableSpec, location: &str) {
                 continue;
             };
             let (min, mut max) = (bound(min, &data_type), bound(max, &data_type));
-            if spec.stats.truncate_timestamp_max {
-                if let ScalarValue::TimestampMicrosecond(Some(t), tz) = &max {
-                    max = ScalarValue::TimestampMicrosecond(Some(t + 999), tz.clone());
-                }
+            if spec.stats.truncate_timestamp_max
+                && let ScalarValue::TimestampMicrosecond(Some(t), tz) = &max
+            {
+                max = ScalarValue::TimestampMicrosecond(Some(t + 999), tz.clone());
             }
             for v in values.iter().filter(|v| !v.is_null()) {
                 if is_nan(v) {

@@ -118,17 +118,17 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
     if let Some(hint) = &hint {
         let hinted = hint.get("version").and_then(Value::as_u64);
         let n = hint.get("parts").and_then(Value::as_u64);
-        if let (Some(v), Some(n)) = (hinted, n) {
-            if v <= target {
-                let present = parts.get(&(v, n)).cloned().unwrap_or_default();
-                if let Some(missing) = (1..=n).find(|i| !present.contains_key(i)) {
-                    return Err(OracleError::file(
-                        log_dir.join(part_name(v, missing, n)).display().to_string(),
-                        format!(
-                            "checkpoint part {missing} of {n} named by _last_checkpoint is missing"
-                        ),
-                    ));
-                }
+        if let (Some(v), Some(n)) = (hinted, n)
+            && v <= target
+        {
+            let present = parts.get(&(v, n)).cloned().unwrap_or_default();
+            if let Some(missing) = (1..=n).find(|i| !present.contains_key(i)) {
+                return Err(OracleError::file(
+                    log_dir.join(part_name(v, missing, n)).display().to_string(),
+                    format!(
+                        "checkpoint part {missing} of {n} named by _last_checkpoint is missing"
+                    ),
+                ));
             }
         }
     }

@@ -28,7 +28,7 @@ fn inline_dv(rows: &[u64]) -> serde_json::Value {
     let mut data = 1_681_511_377u32.to_le_bytes().to_vec();
     bitmap.serialize_into(&mut data).unwrap();
     let size = data.len();
-    while data.len() % 4 != 0 {
+    while !data.len().is_multiple_of(4) {
         data.push(0);
     }
     serde_json::json!({"storageType": "i", "pathOrInlineDv": z85::encode(&data), "sizeInBytes": size, "cardinality": rows.len()})
