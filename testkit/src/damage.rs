@@ -118,3 +118,62 @@ pub fn damaged_copy(source: &Path, seed: u64) -> Damaged {
         what,
     }
 }
+
+/// The real tables the damaged-log tests damage, under the fixtures folder.
+pub const DAMAGED_TABLES: &[&str] = &[
+    "taxi-nyc",
+    "real/basic-with-checkpoint",
+    "real/multi-part-checkpoint",
+    "real/dv-partitioned-with-checkpoint",
+    "real/delta-1.2.1-only-struct-stats",
+    "real/table-with-columnmapping-mode-name",
+];
+
+/// Damages per table: `DAMAGE_CASES`, else `default`.
+pub fn cases_per_table(default: u64) -> u64 {
+    std::env::var("DAMAGE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Fuzz cases per target: `FUZZ_CASES`, else `default`.
+pub fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// `original` with each edit `(at, insert, cut)` applied in turn: `cut` characters' worth of
+/// bytes from `at` (moved to character boundaries) replaced by `insert`. The fuzz tests damage
+/// real statistics, actions and schemas with it.
+pub fn edit_text(original: &str, edits: &[(usize, &str, usize)]) -> String {
+    let mut s = original.to_string();
+    for (at, insert, cut) in edits {
+        let mut at = (*at).min(s.len());
+        while !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        let mut end = (at + cut).min(s.len());
+        while !s.is_char_boundary(end) {
+            end += 1;
+        }
+        s.replace_range(at..end, insert);
+    }
+    s
+}
+
+/// Joins fuzz tokens, each followed by a space where `spaced` says so.
+pub fn join_tokens(parts: &[(&str, bool)]) -> String {
+    parts
+        .iter()
+        .map(|(t, space)| {
+            if *space {
+                format!("{t} ")
+            } else {
+                t.to_string()
+            }
+        })
+        .collect()
+}

@@ -6,32 +6,15 @@
 
 use std::time::Duration;
 
-use testkit::damage::damaged_copy;
+use testkit::damage::{DAMAGED_TABLES, cases_per_table, damaged_copy};
 
 use crate::support::fixtures;
-
-const TABLES: &[&str] = &[
-    "taxi-nyc",
-    "real/basic-with-checkpoint",
-    "real/multi-part-checkpoint",
-    "real/dv-partitioned-with-checkpoint",
-    "real/delta-1.2.1-only-struct-stats",
-    "real/table-with-columnmapping-mode-name",
-];
-
-/// Damages per table in `cargo test`; `DAMAGE_CASES` raises it for a longer run.
-fn cases_per_table() -> u64 {
-    std::env::var("DAMAGE_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(12)
-}
 
 #[test]
 fn a_damaged_log_is_answered_or_refused_with_exit_3() {
     let (mut answered, mut refused) = (0usize, 0usize);
-    for table in TABLES {
-        for seed in 0..cases_per_table() {
+    for table in DAMAGED_TABLES {
+        for seed in 0..cases_per_table(12) {
             let d = damaged_copy(&fixtures().join(table), seed);
             let location = d.table.to_string_lossy().into_owned();
             let case = format!("{table} seed {seed}: {} {}", d.file, d.what);

@@ -16,10 +16,7 @@ use proptest::test_runner::{Config, TestRunner};
 use crate::support::taxi;
 
 fn cases(default: u32) -> u32 {
-    std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    testkit::damage::fuzz_cases(default)
 }
 
 fn columns() -> &'static TableColumns {
@@ -123,18 +120,7 @@ fn token_soup() -> impl Strategy<Value = String> {
         (prop::sample::select(TOKENS), prop::bool::weighted(0.85)),
         1..120,
     )
-    .prop_map(|parts| {
-        parts
-            .into_iter()
-            .map(|(t, space)| {
-                if space {
-                    format!("{t} ")
-                } else {
-                    t.to_string()
-                }
-            })
-            .collect()
-    })
+    .prop_map(|parts| testkit::damage::join_tokens(&parts))
 }
 
 /// The front end on one input: Ok, or a refusal with exit 2; within a second.
@@ -185,21 +171,7 @@ fn damaged_stats() -> impl Strategy<Value = String> {
         ),
         0..6,
     );
-    edits.prop_map(|edits| {
-        let mut s = STATS.to_string();
-        for (at, insert, cut) in edits {
-            let mut at = at.min(s.len());
-            while !s.is_char_boundary(at) {
-                at -= 1;
-            }
-            let mut end = (at + cut).min(s.len());
-            while !s.is_char_boundary(end) {
-                end += 1;
-            }
-            s.replace_range(at..end, insert);
-        }
-        s
-    })
+    edits.prop_map(|edits| testkit::damage::edit_text(STATS, &edits))
 }
 
 #[test]

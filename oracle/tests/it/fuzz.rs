@@ -15,10 +15,7 @@ use proptest::test_runner::{Config, TestRunner};
 use testkit::taxi;
 
 fn runner(default: u32) -> TestRunner {
-    let cases = std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default);
+    let cases = testkit::damage::fuzz_cases(default);
     TestRunner::new(Config {
         cases,
         failure_persistence: None,
@@ -90,18 +87,7 @@ fn token_soup() -> impl Strategy<Value = String> {
         (prop::sample::select(TOKENS), prop::bool::weighted(0.85)),
         1..80,
     )
-    .prop_map(|parts| {
-        parts
-            .into_iter()
-            .map(|(t, space)| {
-                if space {
-                    format!("{t} ")
-                } else {
-                    t.to_string()
-                }
-            })
-            .collect()
-    })
+    .prop_map(|parts| testkit::damage::join_tokens(&parts))
 }
 
 #[test]
@@ -171,21 +157,7 @@ fn damaged(original: &'static str) -> impl Strategy<Value = String> {
         ),
         0..6,
     );
-    edits.prop_map(move |edits| {
-        let mut s = original.to_string();
-        for (at, insert, cut) in edits {
-            let mut at = at.min(s.len());
-            while !s.is_char_boundary(at) {
-                at -= 1;
-            }
-            let mut end = (at + cut).min(s.len());
-            while !s.is_char_boundary(end) {
-                end += 1;
-            }
-            s.replace_range(at..end, insert);
-        }
-        s
-    })
+    edits.prop_map(move |edits| testkit::damage::edit_text(original, &edits))
 }
 
 #[test]
