@@ -137,43 +137,68 @@ pub fn cases_per_table(default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// Fuzz cases per target: `FUZZ_CASES`, else `default`.
-pub fn fuzz_cases(default: u32) -> u32 {
-    std::env::var("FUZZ_CASES")
+/// The damage seeds of a run: `cases_per_table(default)` of them, from `DAMAGE_SEED` (else
+/// 0), so a long run can go on where the last one stopped and any case replays alone.
+pub fn damage_seeds(default: u64) -> std::ops::Range<u64> {
+    let first: u64 = std::env::var("DAMAGE_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+        .unwrap_or(0);
+    first..first + cases_per_table(default)
 }
 
-/// `original` with each edit `(at, insert, cut)` applied in turn: `cut` characters' worth of
-/// bytes from `at` (moved to character boundaries) replaced by `insert`. The fuzz tests damage
-/// real statistics, actions and schemas with it.
-pub fn edit_text(original: &str, edits: &[(usize, &str, usize)]) -> String {
-    let mut s = original.to_string();
-    for (at, insert, cut) in edits {
-        let mut at = (*at).min(s.len());
-        while !s.is_char_boundary(at) {
-            at -= 1;
-        }
-        let mut end = (at + cut).min(s.len());
-        while !s.is_char_boundary(end) {
-            end += 1;
-        }
-        s.replace_range(at..end, insert);
-    }
-    s
+/// How a binary is run on a damaged table, and what counts as an answer.
+pub struct DamagedRun<'a> {
+    /// The binary under test (`env!("CARGO_BIN_EXE_...")`).
+    pub binary: &'a str,
+    /// Its arguments after the table location.
+    pub args: &'a [&'a str],
+    /// The start of its one-line error on a damaged table (exit 3).
+    pub error_prefix: &'a str,
+    /// Checks the standard output of an answer (exit 0).
+    pub answer: &'a dyn Fn(&str) -> Result<(), String>,
 }
 
-/// Joins fuzz tokens, each followed by a space where `spaced` says so.
-pub fn join_tokens(parts: &[(&str, bool)]) -> String {
-    parts
-        .iter()
-        .map(|(t, space)| {
-            if *space {
-                format!("{t} ")
-            } else {
-                t.to_string()
+/// Runs `run` on every table of [`DAMAGED_TABLES`] under `fixtures`, once per seed of
+/// [`damage_seeds`]: each run answers (exit 0, checked by `run.answer`) or exits 3 with one line
+/// starting `run.error_prefix` and nothing on stdout, within a minute; never a panic, a hang or
+/// another exit. Returns (answered, refused); panics naming the table, seed and damage on the
+/// first case that does otherwise.
+pub fn run_on_damaged_tables(fixtures: &Path, run: &DamagedRun) -> (usize, usize) {
+    let (mut answered, mut refused) = (0usize, 0usize);
+    for table in DAMAGED_TABLES {
+        for seed in damage_seeds(12) {
+            let d = damaged_copy(&fixtures.join(table), seed);
+            let location = d.table.to_string_lossy().into_owned();
+            let case = format!("{table} seed {seed}: {} {}", d.file, d.what);
+            let mut args = vec![location.as_str()];
+            args.extend_from_slice(run.args);
+            let out =
+                crate::run_binary_within(run.binary, &args, std::time::Duration::from_secs(60))
+                    .unwrap_or_else(|| panic!("{case}: still running after 60 s"));
+            match out.code {
+                0 => {
+                    if let Err(e) = (run.answer)(&out.stdout) {
+                        panic!("{case}: not an answer ({e}): {}", out.stdout);
+                    }
+                    answered += 1;
+                }
+                3 => {
+                    assert!(out.stdout.is_empty(), "{case}: stdout on error");
+                    let line = out.stderr.trim_end();
+                    assert!(!line.contains('\n'), "{case}: one line: {}", out.stderr);
+                    assert!(line.starts_with(run.error_prefix), "{case}: {line}");
+                    assert!(!line.contains("panicked"), "{case}: {line}");
+                    refused += 1;
+                }
+                other => panic!("{case}: exit {other}: {}", out.stderr),
             }
-        })
-        .collect()
+        }
+    }
+    eprintln!("damaged logs: {answered} answered, {refused} refused with exit 3");
+    assert!(
+        refused > 0,
+        "no damage was refused: the damage does not reach the reader"
+    );
+    (answered, refused)
 }

@@ -11,13 +11,9 @@ use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
 use explain_core::file_stats::FileStats;
 use explain_core::schema::TableColumns;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use testkit::fuzz::{runner, token_soup};
 
 use crate::support::taxi;
-
-fn cases(default: u32) -> u32 {
-    testkit::damage::fuzz_cases(default)
-}
 
 fn columns() -> &'static TableColumns {
     static COLUMNS: OnceLock<TableColumns> = OnceLock::new();
@@ -27,100 +23,6 @@ fn columns() -> &'static TableColumns {
             .columns()
             .clone()
     })
-}
-
-/// The pieces predicates are made of, the taxi table's columns among them, plus pieces that
-/// stress the parser (quotes, escapes, keywords used as names, deep openers).
-const TOKENS: &[&str] = &[
-    "fare_amount",
-    "trip_distance",
-    "pickup_date",
-    "PULocationID",
-    "passenger_count",
-    "tpep_pickup_datetime",
-    "FARE_AMOUNT",
-    "`fare_amount`",
-    "\"pickup_date\"",
-    "nosuch",
-    "AND",
-    "OR",
-    "NOT",
-    "NOT (",
-    "(",
-    ")",
-    "((",
-    "))",
-    ",",
-    "IN (",
-    "NOT IN (",
-    "BETWEEN",
-    "LIKE",
-    "ESCAPE",
-    "'!'",
-    "IS NULL",
-    "IS NOT NULL",
-    "=",
-    "!=",
-    "<>",
-    "<",
-    "<=",
-    ">",
-    ">=",
-    "+",
-    "-",
-    "*",
-    "/",
-    "0",
-    "1",
-    "-0.0",
-    "1e300",
-    "1e-400",
-    "2.5",
-    "NaN",
-    "'NaN'",
-    "99999999999999999999999999999999999999999",
-    "'2024-01-03'",
-    "'2024-01-0%'",
-    "'a\\%'",
-    "''",
-    "'it''s'",
-    "'\u{1F600}'",
-    "'\u{FFFD}'",
-    "DATE '2024-01-03'",
-    "TIMESTAMP '9999-12-31'",
-    "TIMESTAMP_NTZ '0001-01-01 00:00:00'",
-    "NULL",
-    "TRUE",
-    "FALSE",
-    "CAST(",
-    "AS",
-    "INT",
-    "CASE",
-    "WHEN",
-    "THEN",
-    "ELSE",
-    "END",
-    "abs(",
-    "upper(",
-    "EXISTS (SELECT 1)",
-    "'",
-    "\"",
-    "`",
-    ";",
-    "--",
-    "/*",
-    "*/",
-    "\\",
-    "\u{0}",
-    "\n",
-];
-
-fn token_soup() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        (prop::sample::select(TOKENS), prop::bool::weighted(0.85)),
-        1..120,
-    )
-    .prop_map(|parts| testkit::damage::join_tokens(&parts))
 }
 
 /// The front end on one input: Ok, or a refusal with exit 2; within a second.
@@ -140,21 +42,11 @@ fn front_end_answers(text: &str) -> Result<(), TestCaseError> {
 
 #[test]
 fn the_sql_front_end_answers_every_input() {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(4000),
-        failure_persistence: None,
-        ..Config::default()
-    });
-    runner
-        .run(&token_soup(), |text| front_end_answers(&text))
+    let mut fuzz = runner(4000);
+    fuzz.run(&token_soup(120), |text| front_end_answers(&text))
         .unwrap();
-    let mut runner = TestRunner::new(Config {
-        cases: cases(1000),
-        failure_persistence: None,
-        ..Config::default()
-    });
-    runner
-        .run(&any::<String>(), |text| front_end_answers(&text))
+    let mut fuzz = runner(1000);
+    fuzz.run(&any::<String>(), |text| front_end_answers(&text))
         .unwrap();
 }
 
@@ -171,33 +63,28 @@ fn damaged_stats() -> impl Strategy<Value = String> {
         ),
         0..6,
     );
-    edits.prop_map(|edits| testkit::damage::edit_text(STATS, &edits))
+    edits.prop_map(|edits| testkit::fuzz::edit_text(STATS, &edits))
 }
 
 #[test]
 fn the_statistics_reader_reads_or_ignores_every_input() {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(4000),
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut fuzz = runner(4000);
     let path = |s: &str| vec![s.to_string()];
-    runner
-        .run(&damaged_stats(), |text| {
-            if let Some(stats) = FileStats::parse(Some(&text)) {
-                for column in [
-                    "fare_amount",
-                    "pickup_date",
-                    "tpep_pickup_datetime",
-                    "nested",
-                ] {
-                    let _ = stats.min(&path(column));
-                    let _ = stats.max(&path(column));
-                    let _ = stats.nulls(&path(column));
-                    let _ = stats.covers(&path(column));
-                }
+    fuzz.run(&damaged_stats(), |text| {
+        if let Some(stats) = FileStats::parse(Some(&text)) {
+            for column in [
+                "fare_amount",
+                "pickup_date",
+                "tpep_pickup_datetime",
+                "nested",
+            ] {
+                let _ = stats.min(&path(column));
+                let _ = stats.max(&path(column));
+                let _ = stats.nulls(&path(column));
+                let _ = stats.covers(&path(column));
             }
-            Ok(())
-        })
-        .unwrap();
+        }
+        Ok(())
+    })
+    .unwrap();
 }

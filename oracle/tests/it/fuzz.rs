@@ -11,84 +11,8 @@ use oracle::log::Snapshot;
 use oracle::log::actions::Action;
 use oracle::matching::{parse_predicate, session};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use testkit::fuzz::{runner, token_soup};
 use testkit::taxi;
-
-fn runner(default: u32) -> TestRunner {
-    let cases = testkit::damage::fuzz_cases(default);
-    TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    })
-}
-
-const TOKENS: &[&str] = &[
-    "fare_amount",
-    "trip_distance",
-    "pickup_date",
-    "PULocationID",
-    "FARE_AMOUNT",
-    "nosuch",
-    "\"pickup_date\"",
-    "AND",
-    "OR",
-    "NOT",
-    "NOT (",
-    "(",
-    ")",
-    ",",
-    "IN (",
-    "NOT IN (",
-    "BETWEEN",
-    "LIKE",
-    "ESCAPE",
-    "'!'",
-    "IS NULL",
-    "IS NOT NULL",
-    "=",
-    "!=",
-    "<",
-    "<=",
-    ">",
-    ">=",
-    "+",
-    "-",
-    "0",
-    "1",
-    "-0.0",
-    "1e300",
-    "1e-400",
-    "2.5",
-    "'NaN'",
-    "99999999999999999999999999999999999999999",
-    "'2024-01-03'",
-    "'2024-01-0%'",
-    "''",
-    "'\u{1F600}'",
-    "DATE '2024-01-03'",
-    "TIMESTAMP '9999-12-31'",
-    "TIMESTAMP_NTZ '0001-01-01 00:00:00'",
-    "NULL",
-    "TRUE",
-    "FALSE",
-    "CAST(",
-    "AS",
-    "INT",
-    "abs(",
-    "'",
-    "\"",
-    ";",
-    "\\",
-];
-
-fn token_soup() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        (prop::sample::select(TOKENS), prop::bool::weighted(0.85)),
-        1..80,
-    )
-    .prop_map(|parts| testkit::damage::join_tokens(&parts))
-}
 
 #[test]
 fn the_predicate_front_end_answers_every_input() {
@@ -96,7 +20,7 @@ fn the_predicate_front_end_answers_every_input() {
     let schema = arrow_schema(&snapshot.fields);
     let ctx = session(1);
     runner(1500)
-        .run(&token_soup(), |text| {
+        .run(&token_soup(80), |text| {
             let started = Instant::now();
             let _ = parse_predicate(&ctx, &schema, &text);
             let took = started.elapsed();
@@ -157,7 +81,7 @@ fn damaged(original: &'static str) -> impl Strategy<Value = String> {
         ),
         0..6,
     );
-    edits.prop_map(move |edits| testkit::damage::edit_text(original, &edits))
+    edits.prop_map(move |edits| testkit::fuzz::edit_text(original, &edits))
 }
 
 #[test]
