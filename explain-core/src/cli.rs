@@ -28,8 +28,19 @@ pub enum Format {
 #[command(group = clap::ArgGroup::new("file_lists").args(["verbose", "layers"]).multiple(true))]
 #[command(group = clap::ArgGroup::new("some_predicate").args(["predicate", "predicates"]))]
 pub struct Args {
-    /// The Delta table: a directory path or a URL (file://, ...).
+    /// The Delta table: a directory path or a URL (file://, s3://, s3a://, az://, abfs[s]://,
+    /// gs://). Credentials come from each cloud's environment variables and files.
     pub table: String,
+    /// A storage option for the table's object store, KEY=VALUE (repeatable): credentials,
+    /// `endpoint`, `profile`, `allow_http`, ... (object_store's names for the store).
+    #[arg(long = "storage-option", visible_alias = "option", value_name = "KEY=VALUE", value_parser = storage::StorageOptions::parse_pair)]
+    pub storage_options: Vec<(String, String)>,
+    /// The S3 region of the table's bucket (over AWS_REGION and the profile's).
+    #[arg(long, value_name = "REGION")]
+    pub region: Option<String>,
+    /// Unsigned requests, for public buckets.
+    #[arg(long)]
+    pub anonymous: bool,
     /// The SQL WHERE predicate to explain.
     #[arg(short = 'w', long = "where", value_name = "PREDICATE")]
     pub predicate: Option<String>,
@@ -68,6 +79,17 @@ pub struct Args {
     /// kernel scan predicates, survivor sets.
     #[arg(long, requires = "some_predicate")]
     pub layers: bool,
+}
+
+impl Args {
+    /// How to reach the table's store.
+    pub fn storage(&self) -> storage::StorageOptions {
+        storage::StorageOptions {
+            options: self.storage_options.clone(),
+            region: self.region.clone(),
+            anonymous: self.anonymous,
+        }
+    }
 }
 
 fn parse_pct(text: &str) -> Result<f64, String> {
@@ -111,6 +133,7 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     };
     let table = ReplayedTable::open_prefetching(
         &args.table,
+        &args.storage(),
         args.at_version,
         &mut |n| progress.files_so_far(n),
         &Prefetch::new(&prefetch),

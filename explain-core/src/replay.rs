@@ -36,7 +36,7 @@ use delta_kernel::scan::StatsOptions;
 use delta_kernel::schema::DataType;
 use delta_kernel::{Engine, PredicateRef, SnapshotRef};
 use delta_kernel_default_engine::DefaultEngineBuilder;
-use delta_kernel_default_engine::storage::store_from_url;
+use storage::StorageOptions;
 use url::Url;
 
 use crate::error::ExplainError;
@@ -98,6 +98,15 @@ impl ReplayedTable {
         Self::open_observed(location, version, &mut |_| {})
     }
 
+    /// [`open`](Self::open) of a table whose store needs options beyond the environment's.
+    pub fn open_with(
+        location: &str,
+        storage: &StorageOptions,
+        version: Option<u64>,
+    ) -> Result<Self, ExplainError> {
+        Self::open_prefetching(location, storage, version, &mut |_| {}, &Prefetch::none())
+    }
+
     /// [`open`](Self::open), telling `observer` how many live files the replay has
     /// reconciled so far after each batch of scan rows: the command line draws its progress
     /// bar from this, the library itself never writes to the terminal.
@@ -106,7 +115,13 @@ impl ReplayedTable {
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
     ) -> Result<Self, ExplainError> {
-        Self::open_prefetching(location, version, observer, &Prefetch::none())
+        Self::open_prefetching(
+            location,
+            &StorageOptions::default(),
+            version,
+            observer,
+            &Prefetch::none(),
+        )
     }
 
     /// [`open_observed`](Self::open_observed), running one phase scan while the log is being
@@ -119,6 +134,7 @@ impl ReplayedTable {
     /// usual, and reports any error.
     pub fn open_prefetching(
         location: &str,
+        storage: &StorageOptions,
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
         prefetch: &Prefetch<'_>,
@@ -127,7 +143,7 @@ impl ReplayedTable {
             table: location.to_string(),
             reason: one_line(&reason),
         };
-        let (url, engine) = open_engine(location)?;
+        let (url, engine) = open_engine_with(location, storage)?;
         let (snapshot, columns, replayed) =
             replay_log(engine.as_ref(), &url, version, observer, prefetch).map_err(
                 |e| match e {
@@ -295,37 +311,39 @@ impl ReplayedTable {
 }
 
 /// The table's URL and a default engine over its object store: what every replay starts from,
-/// the benchmarks' plain kernel scans included.
+/// the benchmarks' plain kernel scans included. The store's credentials come from the
+/// environment.
 pub fn open_engine(location: &str) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
+    open_engine_with(location, &StorageOptions::default())
+}
+
+/// [`open_engine`] with options for the store. A remote table's log is listed once first, so
+/// a missing bucket, refused credentials or a prefix without `_delta_log` are reported as such
+/// rather than as whatever the kernel makes of them.
+pub fn open_engine_with(
+    location: &str,
+    storage: &StorageOptions,
+) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
     let table_err = |reason: String| ExplainError::Table {
         table: location.to_string(),
         reason: one_line(&reason),
     };
-    let url = table_url(location).map_err(table_err)?;
-    let store = store_from_url(&url).map_err(|e| table_err(kernel_message(&e)))?;
-    Ok((url, Arc::new(DefaultEngineBuilder::new(store).build())))
-}
-
-/// A directory path becomes a `file://` URL; anything with a scheme is taken as a URL.
-fn table_url(location: &str) -> Result<Url, String> {
-    if let Ok(url) = Url::parse(location)
-        && url.scheme().len() > 1
-    {
-        let mut url = url;
-        if !url.path().ends_with('/') {
-            url.set_path(&format!("{}/", url.path()));
+    let storage_err = |e: storage::StorageError| match e {
+        storage::StorageError::BadLocation(m) | storage::StorageError::BadOption(m) => {
+            ExplainError::Usage(m)
         }
-        return Ok(url);
+        storage::StorageError::NoTable { reason, .. } => table_err(reason),
+        storage::StorageError::Store(m) => table_err(m),
+    };
+    let table = storage::open(location, storage).map_err(storage_err)?;
+    if storage::Scheme::of(&table.url).is_ok_and(|s| s != storage::Scheme::File) {
+        storage::check_log(&table).map_err(storage_err)?;
     }
-    let path = std::path::Path::new(location);
-    let canonical = path.canonicalize().map_err(|e| format!("{e}"))?;
-    if !canonical.is_dir() {
-        return Err("not a directory".into());
-    }
-    if !canonical.join("_delta_log").is_dir() {
-        return Err("not a Delta table (no _delta_log directory)".into());
-    }
-    Url::from_directory_path(&canonical).map_err(|_| "cannot form a file URL".into())
+    let url = table.url.clone();
+    Ok((
+        url,
+        Arc::new(DefaultEngineBuilder::new(table.store).build()),
+    ))
 }
 
 /// The data columns with min/max statistics under the table's current configuration, read off
@@ -379,7 +397,7 @@ pub fn selected_count(selection: &[bool], rows: usize) -> usize {
 /// A kernel error's message without the backtrace the kernel attaches when
 /// `RUST_BACKTRACE` is set: users get one line, never a stack trace.
 pub(crate) fn kernel_message(e: &delta_kernel::KernelError) -> String {
-    one_line(&e.without_backtrace().to_string())
+    one_line(&storage::redact_queries(&e.without_backtrace().to_string()))
 }
 
 pub(crate) fn one_line(text: &str) -> String {

@@ -228,6 +228,9 @@ pub fn delta_explain(location: &str, predicate: &str) -> Result<String, String> 
 pub fn plain_args(location: &str) -> Args {
     Args {
         table: location.to_string(),
+        storage_options: Vec::new(),
+        region: None,
+        anonymous: false,
         predicate: None,
         predicates: None,
         format: explain_core::cli::Format::Json,

@@ -6,17 +6,20 @@
 //! version byte (1), then at `offset` a 4-byte big-endian size, that many bytes of bitmap, and
 //! a 4-byte big-endian CRC-32 of them.
 
-use std::path::{Path, PathBuf};
-
+use object_store::path::Path as StorePath;
 use roaring::RoaringTreemap;
 
 use crate::error::OracleError;
 use crate::log::actions::DeletionVectorDescriptor;
+use crate::store::TableFiles;
 
 const PORTABLE_MAGIC: u32 = 1_681_511_377;
 
 /// Where an on-disk deletion vector lives.
-pub fn dv_file(root: &Path, dv: &DeletionVectorDescriptor) -> Result<Option<PathBuf>, String> {
+pub fn dv_file(
+    files: &TableFiles,
+    dv: &DeletionVectorDescriptor,
+) -> Result<Option<StorePath>, String> {
     match dv.storage_type.as_str() {
         "i" => Ok(None),
         "u" => {
@@ -32,12 +35,13 @@ pub fn dv_file(root: &Path, dv: &DeletionVectorDescriptor) -> Result<Option<Path
             let uuid = uuid::Uuid::from_slice(&bytes).map_err(|e| e.to_string())?;
             let name = format!("deletion_vector_{uuid}.bin");
             Ok(Some(if prefix.is_empty() {
-                root.join(name)
+                files.under_root(&name)
             } else {
-                root.join(prefix).join(name)
+                files.under_root(&format!("{prefix}/{name}"))
             }))
         }
-        "p" => crate::log::replay::resolve_path(root, &dv.path_or_inline_dv)
+        "p" => files
+            .resolve(&dv.path_or_inline_dv)
             .map(Some)
             .map_err(|e| e.to_string()),
         other => Err(format!("unknown deletion vector storage type `{other}`")),
@@ -46,20 +50,20 @@ pub fn dv_file(root: &Path, dv: &DeletionVectorDescriptor) -> Result<Option<Path
 
 /// The deleted row positions of the file whose add action carries `dv`.
 pub fn read_deletion_vector(
-    root: &Path,
+    files: &TableFiles,
     data_file: &str,
     dv: &DeletionVectorDescriptor,
 ) -> Result<RoaringTreemap, OracleError> {
     let fail = |reason: String| OracleError::file(data_file, format!("deletion vector: {reason}"));
-    let bitmap = match dv_file(root, dv).map_err(fail)? {
+    let bitmap = match dv_file(files, dv).map_err(fail)? {
         None => {
             let bytes = z85::decode(&dv.path_or_inline_dv)
                 .map_err(|e| fail(format!("inline data is not Z85: {e}")))?;
             decode_bitmap(&bytes).map_err(fail)?
         }
         Some(path) => {
-            let shown = path.display().to_string();
-            let bytes = std::fs::read(&path).map_err(|e| OracleError::file(&shown, e))?;
+            let shown = files.shown(&path);
+            let bytes = files.read(&path)?;
             decode_file(&bytes, dv.offset.unwrap_or(1), dv.size_in_bytes)
                 .map_err(|e| OracleError::file(&shown, e))?
         }
@@ -171,6 +175,12 @@ mod tests {
     #[test]
     fn inline_and_on_disk_vectors_decode() {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("_delta_log")).unwrap();
+        let files = TableFiles::open(
+            dir.path().to_str().unwrap(),
+            &storage::StorageOptions::default(),
+        )
+        .unwrap();
         let rows = [0u64, 3, 7, 1 << 33];
         let mut data = bitmap_bytes(&rows);
         // Z85 needs a multiple of 4 bytes.
@@ -178,7 +188,7 @@ mod tests {
             data.push(0);
         }
         let inline = descriptor("i", &z85::encode(&data), None, data.len() as i32, 4);
-        let got = read_deletion_vector(dir.path(), "f.parquet", &inline).unwrap();
+        let got = read_deletion_vector(&files, "f.parquet", &inline).unwrap();
         assert_eq!(got.iter().collect::<Vec<_>>(), rows);
 
         let bitmap = bitmap_bytes(&rows);
@@ -202,7 +212,7 @@ mod tests {
             bitmap.len() as i32,
             4,
         );
-        let got = read_deletion_vector(dir.path(), "f.parquet", &on_disk).unwrap();
+        let got = read_deletion_vector(&files, "f.parquet", &on_disk).unwrap();
         assert_eq!(got.iter().collect::<Vec<_>>(), rows);
 
         // A wrong cardinality, a bad checksum and a missing file are errors naming a file.
@@ -211,7 +221,7 @@ mod tests {
             ..on_disk.clone()
         };
         assert!(
-            read_deletion_vector(dir.path(), "f.parquet", &wrong)
+            read_deletion_vector(&files, "f.parquet", &wrong)
                 .unwrap_err()
                 .to_string()
                 .contains("the log says 5")
@@ -226,14 +236,14 @@ mod tests {
         )
         .unwrap();
         assert!(
-            read_deletion_vector(dir.path(), "f.parquet", &on_disk)
+            read_deletion_vector(&files, "f.parquet", &on_disk)
                 .unwrap_err()
                 .to_string()
                 .contains("checksum")
         );
         std::fs::remove_dir_all(dir.path().join("ab")).unwrap();
         assert!(
-            read_deletion_vector(dir.path(), "f.parquet", &on_disk)
+            read_deletion_vector(&files, "f.parquet", &on_disk)
                 .unwrap_err()
                 .to_string()
                 .contains("deletion_vector_")

@@ -17,6 +17,9 @@ pub enum OracleError {
     /// The predicate does not parse or does not type-check against the table.
     #[error("invalid predicate: {0}")]
     Predicate(String),
+    /// A bad location or storage option.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl OracleError {
@@ -33,7 +36,7 @@ impl OracleError {
 
     pub fn exit_code(&self) -> i32 {
         match self {
-            OracleError::Predicate(_) => 2,
+            OracleError::Predicate(_) | OracleError::Usage(_) => 2,
             _ => 3,
         }
     }

@@ -10,7 +10,9 @@
 //! - [`interpret`]: a second, row-wise evaluator with the engines' float semantics as a parameter;
 //! - [`pruning`]: a second kept set from DataFusion's `PruningPredicate` over the statistics;
 //! - [`planning`]: how many files to read at once (CPU, file descriptors, memory, cgroups);
-//! - [`report`]: what `delta-oracle` prints.
+//! - [`report`]: what `delta-oracle` prints;
+//! - [`store`]: the table's files in its object store (local, S3, Azure, GCS), read through
+//!   one store and one I/O runtime.
 
 pub mod delta_schema;
 pub mod dv;
@@ -25,6 +27,7 @@ pub mod pruning;
 pub mod read;
 pub mod report;
 pub mod respell;
+pub mod store;
 pub mod timestamps;
 
 pub use error::OracleError;

@@ -21,8 +21,18 @@ enum Format {
 #[derive(Debug, Parser)]
 #[command(name = "delta-oracle", version, about)]
 struct Args {
-    /// The Delta table: a local directory or a file:// URL.
+    /// The Delta table: a directory path or a URL (file://, s3://, s3a://, az://, abfs[s]://,
+    /// gs://). Credentials come from each cloud's environment variables and files.
     table: String,
+    /// A storage option for the table's object store, KEY=VALUE (repeatable).
+    #[arg(long = "storage-option", visible_alias = "option", value_name = "KEY=VALUE", value_parser = storage::StorageOptions::parse_pair)]
+    storage_options: Vec<(String, String)>,
+    /// The S3 region of the table's bucket.
+    #[arg(long, value_name = "REGION")]
+    region: Option<String>,
+    /// Unsigned requests, for public buckets.
+    #[arg(long)]
+    anonymous: bool,
     /// The SQL predicate (DataFusion SQL; column names are case-sensitive).
     #[arg(short = 'w', long = "where", value_name = "PREDICATE")]
     predicate: String,
@@ -61,7 +71,12 @@ fn main() -> ExitCode {
         }
     };
     let run = || -> Result<String, oracle::OracleError> {
-        let snapshot = Snapshot::open(&args.table, args.at_version)?;
+        let storage = storage::StorageOptions {
+            options: args.storage_options.clone(),
+            region: args.region.clone(),
+            anonymous: args.anonymous,
+        };
+        let snapshot = Snapshot::open_with(&args.table, &storage, args.at_version)?;
         let loaded = LoadedTable::load(snapshot, &plan(num_cpus()))?;
         let report = OracleReport::build(&args.table, &loaded, &args.predicate)?;
         Ok(match args.format {

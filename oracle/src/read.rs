@@ -8,7 +8,6 @@
 //! table's (type widening); partition columns are added from the log; rows the file's deletion
 //! vector marks are dropped.
 
-use std::fs::File;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -17,7 +16,9 @@ use arrow::array::{
 };
 use arrow::compute::{CastOptions, cast_with_options, filter_record_batch};
 use arrow::datatypes::{DataType, Field, FieldRef, Fields, SchemaRef};
-use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use futures::StreamExt;
+use parquet::arrow::ParquetRecordBatchStreamBuilder;
+use parquet::arrow::arrow_reader::ArrowReaderOptions;
 use parquet::file::metadata::ParquetMetaData;
 use roaring::RoaringTreemap;
 
@@ -62,8 +63,8 @@ pub fn read_file(
     range: Option<Range<u64>>,
 ) -> Result<FileRows, OracleError> {
     let path = snapshot.file_path(&file.path)?;
-    let shown = path.display().to_string();
-    crate::guarded::guarded(&shown, || read_rows(snapshot, file, range, &path, &shown))
+    let shown = snapshot.store.shown(&path);
+    crate::guarded::guarded(&shown, || read_rows(snapshot, file, range, path, &shown))
 }
 
 /// [`read_file`] of the file at `path`.
@@ -71,14 +72,19 @@ fn read_rows(
     snapshot: &Snapshot,
     file: &LiveFile,
     range: Option<Range<u64>>,
-    path: &std::path::Path,
+    path: object_store::path::Path,
     shown: &str,
 ) -> Result<FileRows, OracleError> {
     let shown = shown.to_string();
-    let handle = File::open(path).map_err(|e| OracleError::file(&shown, e))?;
+    let files = &snapshot.store;
+    // The file's own size, asked of the store: the log's `size` is not trusted for reading.
+    let handle = files.parquet(path);
     let options = ArrowReaderOptions::new()
         .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Skip);
-    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(handle, options)
+    let builder = files
+        .block_on(ParquetRecordBatchStreamBuilder::new_with_options(
+            handle, options,
+        ))
         .map_err(|e| OracleError::file(&shown, format!("not a readable Parquet file: {e}")))?;
     let metadata = builder.metadata().clone();
     let selected: Vec<usize> = match &range {
@@ -93,12 +99,12 @@ fn read_rows(
         position += u64::try_from(metadata.row_group(i).num_rows()).unwrap_or(0);
     }
     let file_schema = builder.schema().clone();
-    let reader = builder
+    let mut reader = builder
         .with_row_groups(selected.clone())
         .build()
         .map_err(|e| OracleError::file(&shown, e))?;
     let deleted = match &file.deletion_vector {
-        Some(dv) => Some(read_deletion_vector(&snapshot.root, &shown, dv)?),
+        Some(dv) => Some(read_deletion_vector(files, &shown, dv)?),
         None => None,
     };
     let logical = arrow_schema(&snapshot.fields);
@@ -106,7 +112,7 @@ fn read_rows(
     let mut positions = RowPositions::new(&selected, &starts, &metadata);
     let mut batches = Vec::new();
     let (mut physical_rows, mut live_rows) = (0u64, 0u64);
-    for batch in reader {
+    while let Some(batch) = files.block_on(reader.next()) {
         let batch = batch.map_err(|e| OracleError::file(&shown, format!("cannot decode: {e}")))?;
         let rows = batch.num_rows();
         physical_rows += rows as u64;

@@ -12,6 +12,7 @@ mod pinned;
 mod pitfalls;
 mod predicates_file;
 mod progress;
+mod remote;
 mod schema;
 mod support;
 mod taxi;

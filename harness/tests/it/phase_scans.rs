@@ -127,6 +127,7 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
                             let prefetch = |_: &TableColumns| Some(kernel.clone());
                             let prefetching = ReplayedTable::open_prefetching(
                                 &location,
+                                &Default::default(),
                                 None,
                                 &mut |_| {},
                                 &Prefetch::new(&prefetch).after_files(after_files),
@@ -186,9 +187,14 @@ fn a_table_below_the_prefetch_threshold_scans_its_phase_after_the_replay() {
         .full
         .unwrap();
     let prefetch = |_: &TableColumns| Some(kernel.clone());
-    let small =
-        ReplayedTable::open_prefetching(&location, None, &mut |_| {}, &Prefetch::new(&prefetch))
-            .unwrap();
+    let small = ReplayedTable::open_prefetching(
+        &location,
+        &Default::default(),
+        None,
+        &mut |_| {},
+        &Prefetch::new(&prefetch),
+    )
+    .unwrap();
     assert_eq!(
         small.prefetched(),
         None,

@@ -2,30 +2,32 @@
 //! writer, so checkpoint actions go through the same decoder as commit lines (`actions.rs`):
 //! one decoder, no second reading of the action schema.
 
-use std::fs::File;
-use std::path::Path;
-
 use arrow::json::LineDelimitedWriter;
+use object_store::path::Path as StorePath;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
 
 use crate::error::OracleError;
 use crate::log::actions::Action;
+use crate::store::TableFiles;
 
 /// The actions of one checkpoint file (Parquet, or a V2 checkpoint in JSON).
-pub fn read_checkpoint_file(path: &Path) -> Result<Vec<Action>, OracleError> {
-    let shown = path.display().to_string();
-    if path.extension().is_some_and(|e| e == "json") {
-        return read_json_actions(path);
+pub fn read_checkpoint_file(
+    files: &TableFiles,
+    path: &StorePath,
+) -> Result<Vec<Action>, OracleError> {
+    let shown = files.shown(path);
+    if path.extension() == Some("json") {
+        return read_json_actions(files, path);
     }
-    crate::guarded::guarded(&shown, || read_parquet_actions(path, &shown))
+    let bytes = files.read(path)?;
+    crate::guarded::guarded(&shown, || read_parquet_actions(bytes, &shown))
 }
 
 /// The actions of a Parquet checkpoint file.
-fn read_parquet_actions(path: &Path, shown: &str) -> Result<Vec<Action>, OracleError> {
+fn read_parquet_actions(bytes: bytes::Bytes, shown: &str) -> Result<Vec<Action>, OracleError> {
     let shown = shown.to_string();
-    let file = File::open(path).map_err(|e| OracleError::file(&shown, e))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
         .map_err(|e| OracleError::file(&shown, format!("not a readable Parquet checkpoint: {e}")))?
         .build()
         .map_err(|e| OracleError::file(&shown, e))?;
@@ -50,9 +52,11 @@ fn read_parquet_actions(path: &Path, shown: &str) -> Result<Vec<Action>, OracleE
 }
 
 /// The actions of a JSON log file (a commit, or a V2 checkpoint): one action object per line.
-pub fn read_json_actions(path: &Path) -> Result<Vec<Action>, OracleError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| OracleError::file(&shown, e))?;
+pub fn read_json_actions(files: &TableFiles, path: &StorePath) -> Result<Vec<Action>, OracleError> {
+    let shown = files.shown(path);
+    let bytes = files.read(path)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| OracleError::file(&shown, format!("not UTF-8 text: {e}")))?;
     let mut actions = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

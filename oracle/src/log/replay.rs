@@ -4,7 +4,9 @@
 //! remove that accompanies it.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use storage::StorageOptions;
 
 use serde_json::Value;
 
@@ -12,7 +14,8 @@ use crate::delta_schema::{ColumnMapping, DeltaField, parse_schema};
 use crate::error::OracleError;
 use crate::log::actions::{Action, Add, DeletionVectorDescriptor, Metadata, Protocol};
 use crate::log::checkpoint::{read_checkpoint_file, read_json_actions};
-use crate::log::segment::select;
+use crate::log::segment::{LogListing, select};
+use crate::store::TableFiles;
 
 /// Reader features the oracle implements. Anything else stops the replay: an oracle that
 /// ignored a feature changing how rows are read would not be ground truth.
@@ -48,7 +51,8 @@ impl LiveFile {
 /// A replayed snapshot.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    pub root: PathBuf,
+    /// The table's store: where the log and the data are read from.
+    pub store: Arc<TableFiles>,
     pub version: u64,
     pub protocol: Protocol,
     pub metadata: Metadata,
@@ -59,17 +63,20 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Replays the table at `location` (a directory or a `file://` URL) up to `version`.
+    /// Replays the table at `location` (a directory or a URL; credentials from the
+    /// environment) up to `version`.
     pub fn open(location: &str, version: Option<u64>) -> Result<Snapshot, OracleError> {
-        let root = table_root(location)?;
-        let log_dir = root.join("_delta_log");
-        if !log_dir.is_dir() {
-            return Err(OracleError::Table {
-                table: location.into(),
-                reason: "not a Delta table (no _delta_log directory)".into(),
-            });
-        }
-        let segment = select(&log_dir, version)?;
+        Self::open_with(location, &StorageOptions::default(), version)
+    }
+
+    /// [`open`](Self::open) with options for the table's store.
+    pub fn open_with(
+        location: &str,
+        storage: &StorageOptions,
+        version: Option<u64>,
+    ) -> Result<Snapshot, OracleError> {
+        let store = TableFiles::open(location, storage)?;
+        let segment = select(&LogListing::read(&store)?, version)?;
         let mut protocol = None;
         let mut metadata = None;
         let mut live: HashMap<(String, Option<String>), (usize, Add)> = HashMap::new();
@@ -101,10 +108,10 @@ impl Snapshot {
         };
         if let Some(checkpoint) = &segment.checkpoint {
             for file in &checkpoint.files {
-                for action in read_checkpoint_file(file)? {
+                for action in read_checkpoint_file(&store, &store.log_file(file))? {
                     if let Action::Sidecar(sidecar) = &action {
-                        let path = log_dir.join("_sidecars").join(&sidecar.path);
-                        for inner in read_checkpoint_file(&path)? {
+                        let path = store.log_file(&format!("_sidecars/{}", sidecar.path));
+                        for inner in read_checkpoint_file(&store, &path)? {
                             apply(inner, true);
                         }
                     } else {
@@ -114,7 +121,7 @@ impl Snapshot {
             }
         }
         for (_, commit) in &segment.commits {
-            for action in read_json_actions(commit)? {
+            for action in read_json_actions(&store, &store.log_file(commit))? {
                 apply(action, false);
             }
         }
@@ -166,7 +173,7 @@ impl Snapshot {
             })
             .collect::<Result<Vec<_>, OracleError>>()?;
         Ok(Snapshot {
-            root,
+            store,
             version: segment.version,
             protocol,
             metadata,
@@ -185,93 +192,8 @@ impl Snapshot {
         self.fields.iter().find(|f| f.name == name)
     }
 
-    /// The local path of a file named in the log (relative paths are URL-encoded).
-    pub fn file_path(&self, log_path: &str) -> Result<PathBuf, OracleError> {
-        resolve_path(&self.root, log_path)
-    }
-}
-
-/// The table's root directory.
-pub fn table_root(location: &str) -> Result<PathBuf, OracleError> {
-    let path = if location.contains("://") {
-        let url = url::Url::parse(location).map_err(|e| OracleError::Table {
-            table: location.into(),
-            reason: format!("not a URL: {e}"),
-        })?;
-        if url.scheme() != "file" {
-            return Err(OracleError::Table {
-                table: location.into(),
-                reason: format!(
-                    "the oracle reads local tables only, not `{}://`",
-                    url.scheme()
-                ),
-            });
-        }
-        url.to_file_path().map_err(|_| OracleError::Table {
-            table: location.into(),
-            reason: "not a local file URL".into(),
-        })?
-    } else {
-        PathBuf::from(location)
-    };
-    if !path.is_dir() {
-        return Err(OracleError::Table {
-            table: location.into(),
-            reason: "no such directory".into(),
-        });
-    }
-    Ok(path)
-}
-
-/// A log path (relative and URL-encoded, or an absolute `file://` URL) as a local path.
-pub fn resolve_path(root: &Path, log_path: &str) -> Result<PathBuf, OracleError> {
-    if log_path.contains("://") {
-        let url = url::Url::parse(log_path).map_err(|e| OracleError::file(log_path, e))?;
-        return url
-            .to_file_path()
-            .map_err(|_| OracleError::file(log_path, "not a local file URL"));
-    }
-    let decoded = percent_decode(log_path)
-        .ok_or_else(|| OracleError::file(log_path, "bad percent-encoding"))?;
-    Ok(root.join(decoded))
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn log_paths_are_url_decoded() {
-        let root = Path::new("/t");
-        assert_eq!(
-            resolve_path(
-                root,
-                "tsNtzPartition=2013-07-05%2017%253A01%253A00.123456/part-0.parquet"
-            )
-            .unwrap(),
-            Path::new("/t/tsNtzPartition=2013-07-05 17%3A01%3A00.123456/part-0.parquet")
-        );
-        assert_eq!(
-            resolve_path(root, "file:///x/y.parquet").unwrap(),
-            Path::new("/x/y.parquet")
-        );
-        assert!(resolve_path(root, "bad%zz").is_err());
+    /// The store path of a file named in the log (relative paths are URL-encoded).
+    pub fn file_path(&self, log_path: &str) -> Result<object_store::path::Path, OracleError> {
+        self.store.resolve(log_path)
     }
 }

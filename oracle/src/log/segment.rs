@@ -2,17 +2,17 @@
 //! commit after that checkpoint, contiguous, up to the version.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::error::OracleError;
+use crate::store::TableFiles;
 
-/// A checkpoint: its files (one, or every part of a multi-part checkpoint).
+/// A checkpoint: its files (one, or every part of a multi-part checkpoint), by name in the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checkpoint {
     pub version: u64,
-    pub files: Vec<PathBuf>,
+    pub files: Vec<String>,
 }
 
 /// The files to replay for one version.
@@ -20,8 +20,8 @@ pub struct Checkpoint {
 pub struct LogSegment {
     pub version: u64,
     pub checkpoint: Option<Checkpoint>,
-    /// Commits after the checkpoint, in version order.
-    pub commits: Vec<(u64, PathBuf)>,
+    /// Commits after the checkpoint, in version order, by name in the log.
+    pub commits: Vec<(u64, String)>,
 }
 
 /// A recognized log file name.
@@ -61,34 +61,64 @@ fn part_name(version: u64, part: u64, parts: u64) -> String {
     format!("{version:020}.checkpoint.{part:010}.{parts:010}.parquet")
 }
 
-/// Selects the segment of `log_dir` for `version` (the latest when `None`).
-pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, OracleError> {
-    let entries = std::fs::read_dir(log_dir).map_err(|e| {
-        OracleError::file(
-            log_dir.display().to_string(),
-            format!("cannot list the log: {e}"),
-        )
-    })?;
-    let mut commits: BTreeMap<u64, PathBuf> = BTreeMap::new();
-    let mut singles: BTreeMap<u64, PathBuf> = BTreeMap::new();
-    let mut parts: BTreeMap<(u64, u64), BTreeMap<u64, PathBuf>> = BTreeMap::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| OracleError::file(log_dir.display().to_string(), e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        match classify(&name) {
+/// What the log directory holds: its entries' names, and `_last_checkpoint` if present.
+#[derive(Clone, Debug, Default)]
+pub struct LogListing {
+    pub names: Vec<String>,
+    pub last_checkpoint: Option<Vec<u8>>,
+    /// The log directory as messages name it.
+    pub shown_dir: String,
+}
+
+impl LogListing {
+    /// Lists the log of `files`' table: one listing, and a read of `_last_checkpoint` when
+    /// the listing has one.
+    pub fn read(files: &TableFiles) -> Result<Self, OracleError> {
+        let names = files.list_log()?;
+        let last_checkpoint = if names.iter().any(|n| n == "_last_checkpoint") {
+            files
+                .read_if_present(&files.log_file("_last_checkpoint"))
+                .ok()
+                .flatten()
+                .map(|b| b.to_vec())
+        } else {
+            None
+        };
+        Ok(LogListing {
+            names,
+            last_checkpoint,
+            shown_dir: files.shown(&files.log_file("")),
+        })
+    }
+
+    fn shown(&self, name: &str) -> String {
+        format!("{}/{name}", self.shown_dir.trim_end_matches('/'))
+    }
+}
+
+/// Selects the segment of the listed log for `version` (the latest when `None`).
+pub fn select(log: &LogListing, version: Option<u64>) -> Result<LogSegment, OracleError> {
+    let mut commits: BTreeMap<u64, String> = BTreeMap::new();
+    let mut singles: BTreeMap<u64, String> = BTreeMap::new();
+    let mut parts: BTreeMap<(u64, u64), BTreeMap<u64, String>> = BTreeMap::new();
+    for name in &log.names {
+        match classify(name) {
             Some(LogFile::Commit(v)) => {
-                commits.insert(v, entry.path());
+                commits.insert(v, name.clone());
             }
             Some(LogFile::SingleCheckpoint(v)) => {
                 // Prefer the classic name when both exist; either holds the whole state.
-                singles.entry(v).or_insert_with(|| entry.path());
+                let entry = singles.entry(v).or_insert_with(|| name.clone());
+                if name.ends_with(".checkpoint.parquet") {
+                    *entry = name.clone();
+                }
             }
             Some(LogFile::Part {
                 version: v,
                 part,
                 parts: n,
             }) => {
-                parts.entry((v, n)).or_default().insert(part, entry.path());
+                parts.entry((v, n)).or_default().insert(part, name.clone());
             }
             None => {}
         }
@@ -105,16 +135,17 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
         (None, None) => {
             return Err(OracleError::log(format!(
                 "{} holds no commit or checkpoint",
-                log_dir.display()
+                log.shown_dir
             )));
         }
     };
 
     // A checkpoint `_last_checkpoint` names must be whole: a missing part is an error that
     // names the part, never a silent fallback to a different state.
-    let hint = std::fs::read(log_dir.join("_last_checkpoint"))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+    let hint = log
+        .last_checkpoint
+        .as_ref()
+        .and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok());
     if let Some(hint) = &hint {
         let hinted = hint.get("version").and_then(Value::as_u64);
         let n = hint.get("parts").and_then(Value::as_u64);
@@ -124,7 +155,7 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
             let present = parts.get(&(v, n)).cloned().unwrap_or_default();
             if let Some(missing) = (1..=n).find(|i| !present.contains_key(i)) {
                 return Err(OracleError::file(
-                    log_dir.join(part_name(v, missing, n)).display().to_string(),
+                    log.shown(&part_name(v, missing, n)),
                     format!(
                         "checkpoint part {missing} of {n} named by _last_checkpoint is missing"
                     ),
@@ -162,7 +193,7 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
             None if checkpoint.as_ref().is_some_and(|c| c.version == target) => break,
             None => {
                 return Err(OracleError::file(
-                    log_dir.join(format!("{v:020}.json")).display().to_string(),
+                    log.shown(&format!("{v:020}.json")),
                     if version.is_some() && latest_known.is_some_and(|l| v > l) {
                         format!(
                             "version {v} does not exist (the log ends at {})",
@@ -186,12 +217,12 @@ pub fn select(log_dir: &Path, version: Option<u64>) -> Result<LogSegment, Oracle
 mod tests {
     use super::*;
 
-    fn log_with(names: &[&str]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for name in names {
-            std::fs::write(dir.path().join(name), "").unwrap();
+    fn log_with(names: &[&str]) -> LogListing {
+        LogListing {
+            names: names.iter().map(|n| n.to_string()).collect(),
+            last_checkpoint: None,
+            shown_dir: "/t/_delta_log".into(),
         }
-        dir
     }
 
     fn names(segment: &LogSegment) -> (Option<u64>, Vec<u64>) {
@@ -211,18 +242,9 @@ mod tests {
         let mut all: Vec<&str> = c.iter().map(String::as_str).collect();
         all.extend([p1.as_str(), p2.as_str()]);
         let dir = log_with(&all);
-        assert_eq!(
-            names(&select(dir.path(), None).unwrap()),
-            (Some(2), vec![3, 4])
-        );
-        assert_eq!(
-            names(&select(dir.path(), Some(1)).unwrap()),
-            (None, vec![0, 1])
-        );
-        assert_eq!(
-            names(&select(dir.path(), Some(2)).unwrap()),
-            (Some(2), vec![])
-        );
+        assert_eq!(names(&select(&dir, None).unwrap()), (Some(2), vec![3, 4]));
+        assert_eq!(names(&select(&dir, Some(1)).unwrap()), (None, vec![0, 1]));
+        assert_eq!(names(&select(&dir, Some(2)).unwrap()), (Some(2), vec![]));
     }
 
     #[test]
@@ -231,17 +253,10 @@ mod tests {
         let p1 = part_name(1, 1, 2);
         let mut all: Vec<&str> = c.iter().map(String::as_str).collect();
         all.push(p1.as_str());
-        let dir = log_with(&all);
-        assert_eq!(
-            names(&select(dir.path(), None).unwrap()),
-            (None, vec![0, 1, 2])
-        );
-        std::fs::write(
-            dir.path().join("_last_checkpoint"),
-            r#"{"version":1,"size":3,"parts":2}"#,
-        )
-        .unwrap();
-        let err = select(dir.path(), None).unwrap_err().to_string();
+        let mut dir = log_with(&all);
+        assert_eq!(names(&select(&dir, None).unwrap()), (None, vec![0, 1, 2]));
+        dir.last_checkpoint = Some(br#"{"version":1,"size":3,"parts":2}"#.to_vec());
+        let err = select(&dir, None).unwrap_err().to_string();
         assert!(
             err.contains(&part_name(1, 2, 2)) && err.contains("part 2 of 2"),
             "{err}"
@@ -251,10 +266,10 @@ mod tests {
     #[test]
     fn gaps_and_missing_versions_name_the_commit() {
         let dir = log_with(&[&C(0), &C(2)]);
-        let err = select(dir.path(), None).unwrap_err().to_string();
+        let err = select(&dir, None).unwrap_err().to_string();
         assert!(err.contains(&C(1)) && err.contains("missing"), "{err}");
         let dir = log_with(&[&C(0)]);
-        let err = select(dir.path(), Some(5)).unwrap_err().to_string();
+        let err = select(&dir, Some(5)).unwrap_err().to_string();
         assert!(err.contains("does not exist"), "{err}");
     }
 

@@ -5,6 +5,7 @@ mod column_mapping;
 mod damaged_logs;
 mod fuzz;
 mod literals;
+mod remote;
 mod rows;
 mod support;
 mod v2_checkpoint;

@@ -1,0 +1,334 @@
+//! Where a Delta table lives, opened as an object store.
+//!
+//! Both binaries read tables through this crate: `delta-explain` hands the store to the
+//! kernel's default engine, `delta-oracle` reads the log and the data through it. A location is
+//! a local directory or a URL (`file://`, `s3://`, `s3a://`, `az://`, `azure://`, `abfs://`,
+//! `abfss://`, `gs://`); credentials come the way each cloud's own tools find them:
+//!
+//! | store | from the environment | from files | options (`--storage-option KEY=VALUE`) |
+//! |---|---|---|---|
+//! | S3 and S3-compatible | `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_ENDPOINT_URL`, web identity, container credentials, instance metadata | `~/.aws/credentials` and `~/.aws/config` for `AWS_PROFILE` (or `profile=`) | object_store's `AmazonS3ConfigKey` names |
+//! | Azure | `AZURE_STORAGE_ACCOUNT_NAME`, `AZURE_STORAGE_ACCOUNT_KEY`, `AZURE_STORAGE_SAS_TOKEN`, `AZURE_CLIENT_ID`/`SECRET`/`TENANT_ID`, managed identity | | `AzureConfigKey` names |
+//! | GCS | `GOOGLE_SERVICE_ACCOUNT`, `GOOGLE_APPLICATION_CREDENTIALS`, application default credentials | | `GoogleConfigKey` names |
+//!
+//! Options given on the command line win over the environment, which wins over profile files.
+//! `skip_signature=true` (or [`StorageOptions::anonymous`]) reads public buckets; an
+//! `http://` endpoint is allowed without a further option (asking for it is asking for plain
+//! HTTP). Requests are retried a few times on transient failures, for at most 30 seconds, so an
+//! unreachable endpoint is reported rather than waited on.
+//!
+//! Errors never carry a secret: messages name the location and the kind of failure, and a
+//! value given for an option is never echoed.
+
+mod aws_profile;
+mod error;
+mod location;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use object_store::ObjectStore;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
+use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey};
+use object_store::local::LocalFileSystem;
+use object_store::{BackoffConfig, ClientConfigKey, RetryConfig};
+use url::Url;
+
+pub use error::{StorageError, describe, redact_queries};
+pub use location::{Scheme, table_url};
+pub use object_store;
+
+/// How to reach a table's store: options beyond what the environment says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StorageOptions {
+    /// `KEY=VALUE` pairs, in the order given; a later pair wins.
+    pub options: Vec<(String, String)>,
+    /// The S3 region (`--region`), over `AWS_REGION` and the profile.
+    pub region: Option<String>,
+    /// Unsigned requests: public buckets.
+    pub anonymous: bool,
+}
+
+impl StorageOptions {
+    /// Parses one `KEY=VALUE` option as given on a command line.
+    pub fn parse_pair(text: &str) -> Result<(String, String), String> {
+        match text.split_once('=') {
+            Some((key, value)) if !key.trim().is_empty() => {
+                Ok((key.trim().to_ascii_lowercase(), value.to_string()))
+            }
+            _ => Err(format!(
+                "expected KEY=VALUE, found {:?}",
+                text.split_once('=').map_or(text, |(k, _)| k)
+            )),
+        }
+    }
+
+    fn get(&self, keys: &[&str]) -> Option<&str> {
+        self.options
+            .iter()
+            .rev()
+            .find(|(k, _)| keys.contains(&k.as_str()))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A table's store, and where in it the table is.
+#[derive(Debug, Clone)]
+pub struct TableStore {
+    /// The table's URL, ending in `/`.
+    pub url: Url,
+    /// A store rooted where the URL's scheme and authority point (a bucket, a container, `/`).
+    pub store: Arc<dyn ObjectStore>,
+    /// The table's directory inside `store`.
+    pub prefix: object_store::path::Path,
+}
+
+impl TableStore {
+    /// The store path of `name` (plain names, `/`-separated, relative to the table root).
+    pub fn path(&self, name: &str) -> object_store::path::Path {
+        name.split('/')
+            .filter(|p| !p.is_empty())
+            .fold(self.prefix.clone(), |path, part| path.join(part))
+    }
+
+    /// The store path of a file the log names: a URL-encoded path relative to the table root,
+    /// or an absolute URL in the table's store. Decoded once, as the kernel decodes it, so
+    /// both readers open the same object.
+    pub fn resolve(&self, log_path: &str) -> Result<object_store::path::Path, StorageError> {
+        let bad = |why: &str| StorageError::BadLocation(format!("file path {log_path:?}: {why}"));
+        let url = self.url.join(log_path).map_err(|e| bad(&e.to_string()))?;
+        if url.scheme() != self.url.scheme() || url.authority() != self.url.authority() {
+            return Err(bad("outside the table's store"));
+        }
+        object_store::path::Path::from_url_path(url.path()).map_err(|e| bad(&e.to_string()))
+    }
+
+    /// The path of the log directory.
+    pub fn log_dir(&self) -> object_store::path::Path {
+        self.path("_delta_log")
+    }
+}
+
+/// Opens the store of the table at `location` (a local directory or a URL).
+pub fn open(location: &str, options: &StorageOptions) -> Result<TableStore, StorageError> {
+    let url = table_url(location)?;
+    let scheme = Scheme::of(&url)?;
+    let store: Arc<dyn ObjectStore> = match scheme {
+        Scheme::File => Arc::new(LocalFileSystem::new()),
+        Scheme::S3 => Arc::new(s3(&url, options)?),
+        Scheme::Azure => Arc::new(azure(&url, options)?),
+        Scheme::Gcs => Arc::new(gcs(&url, options)?),
+    };
+    let prefix = object_store::path::Path::from_url_path(url.path())
+        .map_err(|e| StorageError::BadLocation(format!("{url}: {e}")))?;
+    Ok(TableStore { url, store, prefix })
+}
+
+/// Lists the table's log for one entry: a missing bucket, refused credentials, an unreachable
+/// endpoint or a prefix without `_delta_log` is reported here, in the store's terms, before a
+/// reader makes something else of it. One request.
+pub fn check_log(table: &TableStore) -> Result<(), StorageError> {
+    use futures::StreamExt;
+    let runtime = runtime()?;
+    let log = table.log_dir();
+    let first = runtime.block_on(async { table.store.list(Some(&log)).next().await });
+    match first {
+        Some(Ok(_)) => Ok(()),
+        Some(Err(e)) => Err(StorageError::Store(describe(&e))),
+        None => Err(StorageError::NoTable {
+            location: table.url.to_string(),
+            reason: "not a Delta table (no _delta_log under this prefix)".into(),
+        }),
+    }
+}
+
+/// A runtime for a caller without one: object-store clients need tokio's I/O and timers.
+pub fn runtime() -> Result<tokio::runtime::Runtime, StorageError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| StorageError::Store(format!("cannot start an I/O runtime: {e}")))
+}
+
+/// Retries: a few, within 30 seconds, so a dead endpoint is reported rather than waited on.
+fn retry() -> RetryConfig {
+    RetryConfig {
+        backoff: BackoffConfig::default(),
+        max_retries: 3,
+        retry_timeout: Duration::from_secs(30),
+    }
+}
+
+/// Options this crate reads itself rather than passing to a builder.
+const OWN_KEYS: &[&str] = &["profile", "aws_profile"];
+
+fn unknown_key(store: &str, key: &str) -> StorageError {
+    StorageError::BadOption(format!(
+        "unknown {store} storage option '{key}' (see the option names of object_store's {store} configuration)"
+    ))
+}
+
+fn s3(url: &Url, options: &StorageOptions) -> Result<object_store::aws::AmazonS3, StorageError> {
+    let mut builder = AmazonS3Builder::new().with_retry(retry()).with_config(
+        AmazonS3ConfigKey::Client(ClientConfigKey::ConnectTimeout),
+        "5s",
+    );
+    // Profile files first, the environment over them, options over both.
+    let profile = options
+        .get(&["profile", "aws_profile"])
+        .map(str::to_string)
+        .or_else(|| std::env::var("AWS_PROFILE").ok());
+    let env_has_keys = std::env::var_os("AWS_ACCESS_KEY_ID").is_some();
+    for (key, value) in aws_profile::settings(profile.as_deref(), !env_has_keys)? {
+        builder = builder.with_config(key, value);
+    }
+    for (key, value) in std::env::vars() {
+        if key.starts_with("AWS_")
+            && let Ok(k) = key.to_ascii_lowercase().parse::<AmazonS3ConfigKey>()
+        {
+            builder = builder.with_config(k, value);
+        }
+    }
+    if let Some(region) = &options.region {
+        builder = builder.with_region(region);
+    }
+    for (key, value) in &options.options {
+        if OWN_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let k = key
+            .parse::<AmazonS3ConfigKey>()
+            .map_err(|_| unknown_key("S3", key))?;
+        builder = builder.with_config(k, value);
+    }
+    if options.anonymous {
+        builder = builder.with_skip_signature(true);
+    }
+    if builder
+        .get_config_value(&AmazonS3ConfigKey::Endpoint)
+        .is_some_and(|e| e.starts_with("http://"))
+    {
+        builder = builder.with_allow_http(true);
+    }
+    builder
+        .with_url(url.as_str())
+        .build()
+        .map_err(|e| StorageError::Store(describe(&e)))
+}
+
+fn azure(
+    url: &Url,
+    options: &StorageOptions,
+) -> Result<object_store::azure::MicrosoftAzure, StorageError> {
+    let mut builder = MicrosoftAzureBuilder::from_env()
+        .with_retry(retry())
+        .with_config(
+            AzureConfigKey::Client(ClientConfigKey::ConnectTimeout),
+            "5s",
+        );
+    for (key, value) in &options.options {
+        let k = key
+            .parse::<AzureConfigKey>()
+            .map_err(|_| unknown_key("Azure", key))?;
+        builder = builder.with_config(k, value);
+    }
+    if options.anonymous {
+        builder = builder.with_skip_signature(true);
+    }
+    if builder
+        .get_config_value(&AzureConfigKey::Endpoint)
+        .is_some_and(|e| e.starts_with("http://"))
+    {
+        builder = builder.with_allow_http(true);
+    }
+    builder
+        .with_url(url.as_str())
+        .build()
+        .map_err(|e| StorageError::Store(describe(&e)))
+}
+
+fn gcs(
+    url: &Url,
+    options: &StorageOptions,
+) -> Result<object_store::gcp::GoogleCloudStorage, StorageError> {
+    let mut builder = GoogleCloudStorageBuilder::from_env()
+        .with_retry(retry())
+        .with_config(
+            GoogleConfigKey::Client(ClientConfigKey::ConnectTimeout),
+            "5s",
+        );
+    for (key, value) in &options.options {
+        let k = key
+            .parse::<GoogleConfigKey>()
+            .map_err(|_| unknown_key("GCS", key))?;
+        builder = builder.with_config(k, value);
+    }
+    if options.anonymous {
+        builder = builder.with_skip_signature(true);
+    }
+    builder
+        .with_url(url.as_str())
+        .build()
+        .map_err(|e| StorageError::Store(describe(&e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_split_at_the_first_equals_sign() {
+        assert_eq!(
+            StorageOptions::parse_pair("AWS_ENDPOINT_URL=http://x:1/?a=b").unwrap(),
+            ("aws_endpoint_url".into(), "http://x:1/?a=b".into())
+        );
+        assert!(StorageOptions::parse_pair("novalue").is_err());
+        assert!(StorageOptions::parse_pair("=x").is_err());
+    }
+
+    #[test]
+    fn an_unknown_option_is_refused_without_echoing_its_value() {
+        let options = StorageOptions {
+            options: vec![("acess_key_id".into(), "SECRET-VALUE".into())],
+            ..Default::default()
+        };
+        let e = open("s3://bucket/table", &options).unwrap_err();
+        assert!(matches!(e, StorageError::BadOption(_)), "{e}");
+        assert!(e.to_string().contains("acess_key_id"), "{e}");
+        assert!(!e.to_string().contains("SECRET-VALUE"), "{e}");
+    }
+
+    #[test]
+    fn table_paths_join_under_the_prefix() {
+        let t = open(
+            "s3://bucket/some/table",
+            &StorageOptions {
+                region: Some("eu-west-1".into()),
+                anonymous: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(t.url.as_str(), "s3://bucket/some/table/");
+        assert_eq!(t.log_dir().as_ref(), "some/table/_delta_log");
+        assert_eq!(
+            t.path("_delta_log/_last_checkpoint").as_ref(),
+            "some/table/_delta_log/_last_checkpoint"
+        );
+        // Log paths are URL-encoded once; the object's key is the decoded path.
+        assert_eq!(
+            t.resolve("ts=2013-07-05%2017%253A01%253A00/part-0.parquet")
+                .unwrap()
+                .as_ref(),
+            "some/table/ts=2013-07-05 17%3A01%3A00/part-0.parquet"
+        );
+        assert_eq!(
+            t.resolve("s3://bucket/elsewhere/x.parquet")
+                .unwrap()
+                .as_ref(),
+            "elsewhere/x.parquet"
+        );
+        assert!(t.resolve("s3://other/x.parquet").is_err());
+    }
+}
