@@ -21,9 +21,10 @@ use delta_kernel::scan::StatsOptions;
 use delta_kernel::{PredicateRef, Snapshot};
 use explain_core::cli::{Args, run};
 use explain_core::explain::{CompiledPredicate, ExplainOptions, KernelScans, kernel_scans};
-use explain_core::replay::{is_selected, open_engine, selected_count};
+use explain_core::replay::{is_selected, open_engine, open_engine_with, selected_count};
 use explain_core::schema::TableColumns;
 use serde::{Deserialize, Serialize};
+use storage::StorageOptions;
 
 /// The log's layout: commits only, or one checkpoint holding every add.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,8 +134,17 @@ pub fn scan_predicates(location: &str, predicate: &str) -> Result<KernelScans, S
 /// (a) One kernel scan from a fresh engine: snapshot, log replay, skipping with `predicate`.
 /// Returns the surviving files.
 pub fn floor_scan(location: &str, predicate: Option<PredicateRef>) -> Result<usize, String> {
+    floor_scan_with(location, &StorageOptions::default(), predicate)
+}
+
+/// [`floor_scan`] of a table whose store needs options.
+pub fn floor_scan_with(
+    location: &str,
+    storage: &StorageOptions,
+    predicate: Option<PredicateRef>,
+) -> Result<usize, String> {
     let mut survivors = 0;
-    each_scan_batch(location, None, predicate, |batch, selection| {
+    each_scan_batch(location, storage, None, predicate, |batch, selection| {
         survivors += selected_count(selection, batch.num_rows());
         Ok(())
     })?;
@@ -150,18 +160,24 @@ pub fn fresh_scan_paths(
     predicate: Option<PredicateRef>,
 ) -> Result<BTreeSet<String>, String> {
     let mut kept = BTreeSet::new();
-    each_scan_batch(location, version, predicate, |batch, selection| {
-        let paths = batch
-            .column_by_name("path")
-            .and_then(|c| c.as_string_opt::<i32>())
-            .ok_or("scan rows without paths")?;
-        kept.extend(
-            (0..paths.len())
-                .filter(|&row| is_selected(selection, row) && paths.is_valid(row))
-                .map(|row| paths.value(row).to_string()),
-        );
-        Ok(())
-    })?;
+    each_scan_batch(
+        location,
+        &StorageOptions::default(),
+        version,
+        predicate,
+        |batch, selection| {
+            let paths = batch
+                .column_by_name("path")
+                .and_then(|c| c.as_string_opt::<i32>())
+                .ok_or("scan rows without paths")?;
+            kept.extend(
+                (0..paths.len())
+                    .filter(|&row| is_selected(selection, row) && paths.is_valid(row))
+                    .map(|row| paths.value(row).to_string()),
+            );
+            Ok(())
+        },
+    )?;
     Ok(kept)
 }
 
@@ -170,11 +186,12 @@ pub fn fresh_scan_paths(
 /// selection vector.
 fn each_scan_batch(
     location: &str,
+    storage: &StorageOptions,
     version: Option<u64>,
     predicate: Option<PredicateRef>,
     mut visit: impl FnMut(&RecordBatch, &[bool]) -> Result<(), String>,
 ) -> Result<(), String> {
-    let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
+    let (url, engine) = open_engine_with(location, storage).map_err(|e| e.to_string())?;
     let mut builder = Snapshot::builder_for(url.as_str());
     if let Some(v) = version {
         builder = builder.at_version(v);
@@ -210,8 +227,20 @@ pub fn naive_explain(location: &str, scans: &KernelScans) -> Result<[usize; 3], 
 /// (c) The tool in process, as `delta-explain TABLE --where PREDICATE --format json` runs it:
 /// one replay, both phase scans, the report. Returns the JSON report.
 pub fn delta_explain(location: &str, predicate: &str) -> Result<String, String> {
+    delta_explain_with(location, &StorageOptions::default(), predicate)
+}
+
+/// [`delta_explain`] of a table whose store needs options.
+pub fn delta_explain_with(
+    location: &str,
+    storage: &StorageOptions,
+    predicate: &str,
+) -> Result<String, String> {
     let args = Args {
         predicate: Some(predicate.to_string()),
+        storage_options: storage.options.clone(),
+        region: storage.region.clone(),
+        anonymous: storage.anonymous,
         ..plain_args(location)
     };
     let outcome = run(&args).map_err(|e| e.to_string())?;

@@ -222,3 +222,27 @@ fn an_aws_profile_supplies_keys_region_and_endpoint() {
         "{stderr}"
     );
 }
+
+/// Azure's settings come from its environment variables (`AZURE_STORAGE_ACCOUNT_NAME`, the
+/// emulator switch and address): the store is built and asked, and an emulator that is not
+/// running is reported as unreachable, not as a missing account.
+#[test]
+fn azure_reads_its_account_from_the_environment() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_delta-explain"))
+        .args(["az://container/tables/taxi", "-w", "fare_amount > 10"])
+        .env_clear()
+        .env("AZURE_STORAGE_ACCOUNT_NAME", "devstoreaccount1")
+        .env("AZURE_STORAGE_USE_EMULATOR", "true")
+        .env("AZURITE_BLOB_STORAGE_URL", format!("http://{closed}"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("cannot reach the store"), "{stderr}");
+    assert!(!stderr.contains("Account must be specified"), "{stderr}");
+}

@@ -4,6 +4,7 @@ mod fixture_soundness;
 mod oracle_agreement;
 mod oracle_semantics;
 mod phase_scans;
+mod remote_requests;
 mod replay_agreement;
 mod scaling;
 mod tightness;
