@@ -41,6 +41,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Retries after transient store failures are counted, and told under --verbose.
+    let retries = storage::retries::count_retries();
+    let verbose = args.verbose;
     let worker = std::thread::Builder::new()
         .stack_size(explain_core::DEEP_STACK)
         .spawn(move || run(&args))
@@ -63,6 +66,12 @@ fn main() -> ExitCode {
             }
             if !outcome.stderr.is_empty() {
                 eprintln!("delta-explain: {}", outcome.stderr);
+            }
+            let retried = retries.map_or(0, |r| r.load(std::sync::atomic::Ordering::Relaxed));
+            if verbose && retried > 0 {
+                eprintln!(
+                    "delta-explain: the store answered {retried} request(s) only when asked again (transient failures, retried)"
+                );
             }
             ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1))
         }

@@ -23,6 +23,7 @@
 mod aws_profile;
 mod error;
 mod location;
+pub mod retries;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -24,6 +24,7 @@ pub struct S3Server {
     root: tempfile::TempDir,
     requests: Arc<AtomicU64>,
     delay_ms: Arc<AtomicU64>,
+    failures: Arc<AtomicU64>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -34,17 +35,22 @@ impl S3Server {
         let root = tempfile::tempdir().expect("a server root");
         let requests = Arc::new(AtomicU64::new(0));
         let delay_ms = Arc::new(AtomicU64::new(0));
+        let failures = Arc::new(AtomicU64::new(0));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (ready, addr) = std::sync::mpsc::channel();
         let fs = s3s_fs::FileSystem::new(root.path()).expect("s3s-fs over the root");
-        let (counter, delay) = (requests.clone(), delay_ms.clone());
+        let hooks = Hooks {
+            requests: requests.clone(),
+            delay_ms: delay_ms.clone(),
+            failures: failures.clone(),
+        };
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .enable_all()
                 .build()
                 .expect("a server runtime");
-            runtime.block_on(serve(fs, counter, delay, stopped, ready));
+            runtime.block_on(serve(fs, hooks, stopped, ready));
         });
         let addr = addr.recv().expect("the server's address");
         S3Server {
@@ -52,6 +58,7 @@ impl S3Server {
             root,
             requests,
             delay_ms,
+            failures,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -85,6 +92,11 @@ impl S3Server {
             .store(delay.as_millis() as u64, Ordering::SeqCst);
     }
 
+    /// Answers the next `n` requests with `503 Slow Down`, as a throttling store does.
+    pub fn fail_next(&self, n: u64) {
+        self.failures.store(n, Ordering::SeqCst);
+    }
+
     /// Storage options that reach this server with its keys.
     pub fn options(&self) -> Vec<(String, String)> {
         vec![
@@ -115,10 +127,17 @@ impl Drop for S3Server {
     }
 }
 
-async fn serve(
-    fs: s3s_fs::FileSystem,
+/// What the tests can do to the server's answers.
+#[derive(Clone)]
+struct Hooks {
     requests: Arc<AtomicU64>,
     delay_ms: Arc<AtomicU64>,
+    failures: Arc<AtomicU64>,
+}
+
+async fn serve(
+    fs: s3s_fs::FileSystem,
+    hooks: Hooks,
     mut stopped: tokio::sync::oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<SocketAddr>,
 ) {
@@ -140,14 +159,25 @@ async fn serve(
             },
             _ = &mut stopped => break,
         };
-        let (service, requests, delay_ms) = (service.clone(), requests.clone(), delay_ms.clone());
+        let (service, hooks) = (service.clone(), hooks.clone());
         let counted = hyper::service::service_fn(move |request| {
-            requests.fetch_add(1, Ordering::SeqCst);
-            let delay = Duration::from_millis(delay_ms.load(Ordering::SeqCst));
+            hooks.requests.fetch_add(1, Ordering::SeqCst);
+            let delay = Duration::from_millis(hooks.delay_ms.load(Ordering::SeqCst));
+            let fail = hooks
+                .failures
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok();
             let service = service.clone();
             async move {
                 if !delay.is_zero() {
                     tokio::time::sleep(delay).await;
+                }
+                if fail {
+                    let mut busy = s3s::HttpResponse::new(s3s::Body::from(
+                        "<Error><Code>SlowDown</Code></Error>".to_string(),
+                    ));
+                    *busy.status_mut() = hyper::StatusCode::SERVICE_UNAVAILABLE;
+                    return Ok(busy);
                 }
                 hyper::service::Service::call(&service, request).await
             }

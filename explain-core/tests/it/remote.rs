@@ -246,3 +246,37 @@ fn azure_reads_its_account_from_the_environment() {
     assert!(stderr.contains("cannot reach the store"), "{stderr}");
     assert!(!stderr.contains("Account must be specified"), "{stderr}");
 }
+
+/// A throttling store (503 answers) is asked again; the answer is the same, and `--verbose`
+/// says how many requests were retried.
+#[test]
+fn transient_failures_are_retried_and_counted_under_verbose() {
+    let server = S3Server::start();
+    server.create_bucket("lake");
+    server.upload("lake", "taxi", &testkit::fixtures().join("taxi-nyc"));
+    let calm = run_remote(
+        &server,
+        "s3://lake/taxi",
+        &["-w", "fare_amount > 10", "--format", "json", "-v"],
+    );
+    assert_eq!(calm.code, 0, "{}", calm.stderr);
+    assert!(!calm.stderr.contains("retried"), "{}", calm.stderr);
+    server.fail_next(2);
+    let throttled = run_remote(
+        &server,
+        "s3://lake/taxi",
+        &["-w", "fare_amount > 10", "--format", "json", "-v"],
+    );
+    assert_eq!(throttled.code, 0, "{}", throttled.stderr);
+    assert_eq!(
+        located_away(serde_json::from_str(&calm.stdout).unwrap()),
+        located_away(serde_json::from_str(&throttled.stdout).unwrap())
+    );
+    assert!(
+        throttled
+            .stderr
+            .contains("answered 2 request(s) only when asked again"),
+        "{}",
+        throttled.stderr
+    );
+}
