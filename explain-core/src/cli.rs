@@ -291,7 +291,9 @@ pub fn report_for(
         report.layers = Layers::build(table, &explanation, args.limit);
     }
     if args.explain_why {
-        report.diagnoses = Some(diagnose(table, &explanation)?);
+        let diagnoses = diagnose(table, &explanation)?;
+        report.explain = Some(diagnoses.clone());
+        report.diagnoses = Some(diagnoses);
     }
     Ok((report, failures))
 }

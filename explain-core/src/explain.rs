@@ -20,7 +20,7 @@ use crate::sql::parse_predicate;
 use delta_kernel::PredicateRef;
 
 pub const PARTITION_PHASE: &str = "Partition pruning";
-pub const DATA_SKIPPING_PHASE: &str = "Data skipping";
+pub const DATA_SKIPPING_PHASE: &str = "Data skipping (min/max statistics)";
 
 /// A predicate compiled against one table's columns.
 #[derive(Clone, Debug)]

@@ -18,18 +18,24 @@ pub const UNKNOWN_FEATURES: &str = "UNKNOWN_FEATURES";
 #[derive(Clone, Debug, Serialize)]
 pub struct TableFeatures {
     pub deletion_vectors: DeletionVectors,
-    pub column_mapping_mode: String,
+    /// `name` or `id`; null when the table does not map columns (the peer report's type).
+    pub column_mapping_mode: Option<String>,
     pub partition_columns: Vec<String>,
     /// Logical clustering columns (liquid clustering), null when the table is not clustered.
     pub clustering_columns: Option<Vec<String>>,
     /// Whether commits carry in-commit timestamps (`delta.enableInCommitTimestamps`).
     pub in_commit_timestamps: bool,
+    /// Writer features this reader does not know (the peer report's field; the same list as
+    /// `protocol.unknown_writer_features`).
+    pub unrecognized_writer_features: Vec<String>,
     pub protocol: ProtocolFeatures,
     pub notes: Vec<Note>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct DeletionVectors {
+    /// `delta.enableDeletionVectors` in the table properties.
+    pub enabled: bool,
     pub files_with_deletion_vectors: usize,
 }
 
@@ -167,9 +173,11 @@ impl TableFeatures {
 
         TableFeatures {
             deletion_vectors: DeletionVectors {
+                enabled: config.table_properties().enable_deletion_vectors == Some(true),
                 files_with_deletion_vectors: dv_files,
             },
-            column_mapping_mode,
+            column_mapping_mode: (column_mapping_mode != "none").then_some(column_mapping_mode),
+            unrecognized_writer_features: protocol.unknown_writer_features.clone(),
             partition_columns: table.columns().partition_columns().to_vec(),
             clustering_columns,
             in_commit_timestamps,

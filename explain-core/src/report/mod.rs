@@ -20,8 +20,9 @@ use crate::replay::ReplayedTable;
 mod abbreviate;
 mod text;
 
-/// The version of the JSON document's shape.
-pub const SCHEMA_VERSION: &str = "0.6.0";
+/// The version of the JSON document's shape: this project's own series (`dx-` and semver),
+/// never a version of the peer delta-explain report it is a superset of.
+pub const SCHEMA_VERSION: &str = "dx-1.0.0";
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -53,6 +54,9 @@ pub struct Report {
     /// With `--explain-why`: why pruning is weak, and what to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnoses: Option<Vec<Diagnosis>>,
+    /// The same diagnoses under the peer report's name (`explain`), for its consumers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Vec<Diagnosis>>,
     /// With `--layers`: the five forms of the predicate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layers: Option<Layers>,
@@ -78,12 +82,18 @@ pub struct FileReport {
     pub pruned_by: Option<&'static str>,
 }
 
+/// The predicate's classification. The four buckets are the peer report's strings (the
+/// bucket's fragments joined by `AND`, null when empty); `fragments` lists them one by one.
 #[derive(Clone, Debug, Serialize)]
 pub struct Analysis {
-    pub partition_safe: Vec<String>,
-    pub partition_exact: Vec<String>,
-    pub stats_safe: Vec<String>,
-    pub unsplittable: Vec<String>,
+    pub partition_safe: Option<String>,
+    pub partition_exact: Option<String>,
+    pub stats_safe: Option<String>,
+    pub unsplittable: Option<String>,
+    /// The peer report's per-column coverage; null: not computed by this tool (the per-file
+    /// view and `--explain-why`'s `STATS_ABSENT` say which files lack which statistics).
+    pub stats_coverage: Option<Vec<serde_json::Value>>,
+    pub fragments: Fragments,
     pub confidence: Confidence,
     pub notes: Vec<Note>,
     /// The guards that fired (docs/semantics.md, *Hazards and guards*): where an engine could
@@ -93,6 +103,22 @@ pub struct Analysis {
     /// Per partition column, the values present in the snapshot the predicate can accept
     /// (null: the predicate does not constrain the column; `[]`: no present value).
     pub partition_values_accepted: AcceptedValues,
+}
+
+/// The fragments of each bucket, one by one.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fragments {
+    pub partition_safe: Vec<String>,
+    pub partition_exact: Vec<String>,
+    pub stats_safe: Vec<String>,
+    pub unsplittable: Vec<String>,
+}
+
+impl Fragments {
+    /// A bucket as the peer report writes it: its fragments joined by `AND`, null when empty.
+    fn joined(fragments: &[String]) -> Option<String> {
+        (!fragments.is_empty()).then(|| fragments.join(" AND "))
+    }
 }
 
 /// One guard that fired.
@@ -111,6 +137,9 @@ pub struct StatsCoverage {
     /// `exact` (every file has stats), `partial`, or `absent` (none has).
     pub mode: &'static str,
     pub files_with_stats: usize,
+    pub total_files: usize,
+    /// `files_with_stats` in percent of `total_files` (100 for an empty table).
+    pub pct: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -152,11 +181,19 @@ impl Report {
                     .map(|n| n.to_string())
                     .collect()
             };
-            Analysis {
+            let fragments = Fragments {
                 partition_safe: bucket(Bucket::PartitionSafe),
                 partition_exact: bucket(Bucket::PartitionExact),
                 stats_safe: bucket(Bucket::StatsSafe),
                 unsplittable: bucket(Bucket::Unsplittable),
+            };
+            Analysis {
+                partition_safe: Fragments::joined(&fragments.partition_safe),
+                partition_exact: Fragments::joined(&fragments.partition_exact),
+                stats_safe: Fragments::joined(&fragments.stats_safe),
+                unsplittable: Fragments::joined(&fragments.unsplittable),
+                stats_coverage: None,
+                fragments,
                 confidence: explanation.confidence,
                 notes: explanation.notes.clone(),
                 hazards: explanation
@@ -197,6 +234,12 @@ impl Report {
             stats: StatsCoverage {
                 mode,
                 files_with_stats: with_stats,
+                total_files: files.len(),
+                pct: if files.is_empty() {
+                    100.0
+                } else {
+                    pct(with_stats, files.len())
+                },
             },
             phases: explanation
                 .phases
@@ -220,6 +263,7 @@ impl Report {
             files: None,
             files_truncated: None,
             diagnoses: None,
+            explain: None,
             layers: None,
         }
     }

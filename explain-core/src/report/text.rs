@@ -34,10 +34,10 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
                 items.join("; ")
             }
         };
-        writeln!(out, "  partition-safe:  {}", list(&a.partition_safe))?;
-        writeln!(out, "  partition-exact: {}", list(&a.partition_exact))?;
-        writeln!(out, "  stats-safe:      {}", list(&a.stats_safe))?;
-        writeln!(out, "  unsplittable:    {}", list(&a.unsplittable))?;
+        writeln!(out, "  partition-safe:  {}", list(&a.fragments.partition_safe))?;
+        writeln!(out, "  partition-exact: {}", list(&a.fragments.partition_exact))?;
+        writeln!(out, "  stats-safe:      {}", list(&a.fragments.stats_safe))?;
+        writeln!(out, "  unsplittable:    {}", list(&a.fragments.unsplittable))?;
         writeln!(out, "  confidence:      {}", a.confidence.label())?;
         for (column, values) in &a.partition_values_accepted {
             if let Some(values) = values {
@@ -67,12 +67,7 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
     writeln!(out, "Files in snapshot: {}", report.total_files)?;
     for (i, p) in report.phases.iter().enumerate() {
         writeln!(out)?;
-        let title = if p.name == crate::explain::DATA_SKIPPING_PHASE {
-            "Data skipping (min/max statistics)"
-        } else {
-            p.name
-        };
-        writeln!(out, "Phase {}: {} [{}]", i + 1, title, p.confidence.label())?;
+        writeln!(out, "Phase {}: {} [{}]", i + 1, p.name, p.confidence.label())?;
         writeln!(out, "  predicate:       {}", render_phase_predicate(p))?;
         writeln!(
             out,
@@ -231,11 +226,8 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             ),
         );
     }
-    if report.table_features.column_mapping_mode != "none" {
-        features.insert(
-            "column mapping",
-            report.table_features.column_mapping_mode.clone(),
-        );
+    if let Some(mode) = &report.table_features.column_mapping_mode {
+        features.insert("column mapping", mode.clone());
     }
     if let Some(columns) = &report.table_features.clustering_columns {
         features.insert(

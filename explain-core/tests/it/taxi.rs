@@ -24,7 +24,7 @@ struct Case {
 }
 
 const P: &str = "Partition pruning";
-const D: &str = "Data skipping";
+const D: &str = "Data skipping (min/max statistics)";
 
 const CASES: &[Case] = &[
     Case {
@@ -221,14 +221,18 @@ fn check_json(case: &Case) {
     assert_eq!(doc["predicate"], case.predicate, "{ctx}");
     assert_eq!(doc["normalized_predicate"], case.normalized, "{ctx}");
     let a = &doc["analysis"];
-    assert_eq!(strings(&a["partition_safe"]), case.partition_safe, "{ctx}");
-    assert_eq!(
-        strings(&a["partition_exact"]),
-        case.partition_exact,
-        "{ctx}"
-    );
-    assert_eq!(strings(&a["stats_safe"]), case.stats_safe, "{ctx}");
-    assert_eq!(strings(&a["unsplittable"]), case.unsplittable, "{ctx}");
+    let buckets = [
+        ("partition_safe", case.partition_safe),
+        ("partition_exact", case.partition_exact),
+        ("stats_safe", case.stats_safe),
+        ("unsplittable", case.unsplittable),
+    ];
+    for (bucket, expected) in buckets {
+        assert_eq!(strings(&a["fragments"][bucket]), expected, "{ctx}: {bucket}");
+        // The peer report's form: the fragments joined by AND, null when there are none.
+        let joined = (!expected.is_empty()).then(|| expected.join(" AND "));
+        assert_eq!(a[bucket].as_str(), joined.as_deref(), "{ctx}: {bucket}");
+    }
     assert_eq!(a["confidence"], case.confidence, "{ctx}");
     let codes: Vec<&str> = a["notes"]
         .as_array()
@@ -432,7 +436,7 @@ fn verbose_lists_each_file_with_the_phase_that_pruned_it() {
         } else if max > 5.0 {
             (true, Value::Null)
         } else {
-            (false, Value::from("Data skipping"))
+            (false, Value::from("Data skipping (min/max statistics)"))
         };
         assert_eq!(f["kept"], kept, "{f}");
         assert_eq!(f["pruned_by"], pruned_by, "{f}");
