@@ -1,5 +1,5 @@
-//! The report users see: a JSON document (a superset of the delta-explain 0.4 report, see
-//! docs/report.schema.json) and the text page rendered from the same document, so the two
+//! The report users see: a JSON document (a superset of the peer delta-explain 0.6 report,
+//! see docs/report.schema.json) and the text page rendered from the same document, so the two
 //! can never disagree.
 
 use std::collections::BTreeMap;

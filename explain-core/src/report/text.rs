@@ -34,10 +34,22 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
                 items.join("; ")
             }
         };
-        writeln!(out, "  partition-safe:  {}", list(&a.fragments.partition_safe))?;
-        writeln!(out, "  partition-exact: {}", list(&a.fragments.partition_exact))?;
+        writeln!(
+            out,
+            "  partition-safe:  {}",
+            list(&a.fragments.partition_safe)
+        )?;
+        writeln!(
+            out,
+            "  partition-exact: {}",
+            list(&a.fragments.partition_exact)
+        )?;
         writeln!(out, "  stats-safe:      {}", list(&a.fragments.stats_safe))?;
-        writeln!(out, "  unsplittable:    {}", list(&a.fragments.unsplittable))?;
+        writeln!(
+            out,
+            "  unsplittable:    {}",
+            list(&a.fragments.unsplittable)
+        )?;
         writeln!(out, "  confidence:      {}", a.confidence.label())?;
         for (column, values) in &a.partition_values_accepted {
             if let Some(values) = values {
@@ -67,7 +79,13 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
     writeln!(out, "Files in snapshot: {}", report.total_files)?;
     for (i, p) in report.phases.iter().enumerate() {
         writeln!(out)?;
-        writeln!(out, "Phase {}: {} [{}]", i + 1, p.name, p.confidence.label())?;
+        writeln!(
+            out,
+            "Phase {}: {} [{}]",
+            i + 1,
+            p.name,
+            p.confidence.label()
+        )?;
         writeln!(out, "  predicate:       {}", render_phase_predicate(p))?;
         writeln!(
             out,

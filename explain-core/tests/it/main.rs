@@ -8,6 +8,7 @@ mod fixtures_sweep;
 mod front_end_bounds;
 mod fuzz;
 mod layers;
+mod peer_contract;
 mod peer_validation;
 mod pinned;
 mod pitfalls;

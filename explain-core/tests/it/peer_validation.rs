@@ -43,6 +43,9 @@ fn the_peer_validation_suite_passes_but_its_two_exit_code_checks() {
         .iter()
         .filter(|f| !EXPECTED_FAILURES.iter().any(|e| f.starts_with(e)))
         .collect();
-    assert!(unexpected.is_empty(), "unexpected failures: {unexpected:#?}");
+    assert!(
+        unexpected.is_empty(),
+        "unexpected failures: {unexpected:#?}"
+    );
     assert_eq!(failed.len(), EXPECTED_FAILURES.len(), "{failed:#?}");
 }

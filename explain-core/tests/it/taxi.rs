@@ -228,7 +228,11 @@ fn check_json(case: &Case) {
         ("unsplittable", case.unsplittable),
     ];
     for (bucket, expected) in buckets {
-        assert_eq!(strings(&a["fragments"][bucket]), expected, "{ctx}: {bucket}");
+        assert_eq!(
+            strings(&a["fragments"][bucket]),
+            expected,
+            "{ctx}: {bucket}"
+        );
         // The peer report's form: the fragments joined by AND, null when there are none.
         let joined = (!expected.is_empty()).then(|| expected.join(" AND "));
         assert_eq!(a[bucket].as_str(), joined.as_deref(), "{ctx}: {bucket}");
