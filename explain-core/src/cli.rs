@@ -64,6 +64,9 @@ pub struct Args {
     /// Gate: fail (exit 1, report still printed) unless at least PCT percent of files are pruned.
     #[arg(long, value_name = "PCT", requires = "some_predicate", value_parser = parse_pct)]
     pub min_pruning: Option<f64>,
+    /// Gate: fail (exit 1, report still printed) unless at least N files are kept.
+    #[arg(long, value_name = "N", requires = "some_predicate")]
+    pub min_files: Option<usize>,
     /// Gate: fail (exit 1) if any file lacks statistics for a data column the predicate uses.
     #[arg(long)]
     pub assert_stats: bool,
@@ -104,6 +107,8 @@ pub struct Outcome {
     pub stdout: String,
     /// One line for stderr (a failed gate), empty otherwise.
     pub stderr: String,
+    /// Lines for stderr about results that are probably mistakes (the exit code stays 0).
+    pub warnings: Vec<String>,
     pub exit_code: i32,
 }
 
@@ -151,6 +156,7 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     Ok(Outcome {
         stdout,
         stderr: failures.join("; "),
+        warnings: report.warnings.clone(),
         exit_code: if failures.is_empty() { 0 } else { 1 },
     })
 }
@@ -198,6 +204,8 @@ fn run_many(
     Ok(Outcome {
         stdout,
         stderr: failures.join("; "),
+        // Each report carries its own warnings; the batch does not repeat them on stderr.
+        warnings: Vec::new(),
         exit_code: if failures.is_empty() { 0 } else { 1 },
     })
 }
@@ -273,7 +281,15 @@ pub fn report_for(
     report.strict = args.strict;
     let mut assertions = Vec::new();
     if let Some(threshold) = args.min_pruning {
-        assertions.push(gates::min_pruning(threshold, report.total_pruning_pct));
+        assertions.push(gates::min_pruning(
+            threshold,
+            report.total_files - report.final_files,
+            report.total_files,
+            report.total_pruning_pct,
+        ));
+    }
+    if let Some(threshold) = args.min_files {
+        assertions.push(gates::min_files(threshold, report.final_files));
     }
     if args.assert_stats {
         assertions.push(gates::stats_complete(table, &explanation));
@@ -282,6 +298,11 @@ pub fn report_for(
         .iter()
         .filter(|a| a.outcome() == gates::Outcome::Fail)
         .map(gates::Assertion::failure_line)
+        .collect();
+    // Probably a mistake rather than perfect pruning: said by default.
+    report.warnings = crate::diagnose::absent_partition_values(table, &explanation)
+        .iter()
+        .map(crate::diagnose::AbsentValue::warning)
         .collect();
     report = report.with_assertions(assertions);
     if args.verbose {

@@ -14,6 +14,7 @@
 //! | `NAN_STRICT_EXCLUDED` | `--strict` left such fragments out of the scan |
 //! | `PREDICATE_ALWAYS_FALSE` | the predicate normalizes to FALSE: every file is pruned unread |
 //! | `PREDICATE_ALWAYS_TRUE` | the predicate normalizes to TRUE: nothing can be pruned |
+//! | `PARTITION_VALUE_ABSENT` | the predicate accepts no partition value present in the table (a misspelt literal, most often): every file is pruned |
 
 use serde::Serialize;
 
@@ -34,6 +35,96 @@ pub const STATS_ABSENT: &str = "STATS_ABSENT";
 pub const UNSUPPORTED_FRAGMENT: &str = "UNSUPPORTED_FRAGMENT";
 pub const PREDICATE_ALWAYS_FALSE: &str = "PREDICATE_ALWAYS_FALSE";
 pub const PREDICATE_ALWAYS_TRUE: &str = "PREDICATE_ALWAYS_TRUE";
+pub const PARTITION_VALUE_ABSENT: &str = "PARTITION_VALUE_ABSENT";
+
+/// Every diagnosis code, listed once: the schema's enum and the docs' table say the same
+/// (checked by a test).
+pub const DIAGNOSIS_CODES: &[&str] = &[
+    NO_PARTITION_FILTER,
+    WEAK_DATA_SKIPPING,
+    STATS_ABSENT,
+    UNSUPPORTED_FRAGMENT,
+    UNSPLITTABLE_OR,
+    NAN_UNGUARDED_BOUNDS,
+    NAN_STRICT_EXCLUDED,
+    PREDICATE_ALWAYS_FALSE,
+    PREDICATE_ALWAYS_TRUE,
+    PARTITION_VALUE_ABSENT,
+];
+
+/// A partition column whose accepted values are none of the present ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbsentValue {
+    pub column: String,
+    /// Up to three present values nearest the predicate's literals.
+    pub nearest: Vec<String>,
+}
+
+/// The partition columns the predicate constrains to values no file has: an empty result that
+/// is probably a mistake (`pickup_date = '2024-1-3'` where the table spells `2024-01-03`).
+pub fn absent_partition_values(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+) -> Vec<AbsentValue> {
+    let Some(compiled) = &explanation.predicate else {
+        return Vec::new();
+    };
+    // The quoted literals of the predicate, to rank the present values by.
+    let literals: Vec<String> = compiled
+        .text
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_lowercase)
+        .collect();
+    let mut out = Vec::new();
+    for (column, accepted) in &explanation.accepted {
+        if !matches!(accepted, Some(values) if values.is_empty()) {
+            continue;
+        }
+        let Ok(info) = table
+            .columns()
+            .resolve(&crate::ast::ColumnRef::new([column.as_str()]))
+        else {
+            continue;
+        };
+        let present: Vec<String> = table
+            .present_values()
+            .get(&info.partition_key)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .cloned()
+            .collect();
+        if present.is_empty() {
+            continue;
+        }
+        let score = |value: &String| {
+            literals
+                .iter()
+                .map(|l| strsim::jaro_winkler(l, &value.to_lowercase()))
+                .fold(0.0, f64::max)
+        };
+        let mut ranked: Vec<(f64, &String)> = present.iter().map(|v| (score(v), v)).collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        out.push(AbsentValue {
+            column: column.clone(),
+            nearest: ranked.into_iter().take(3).map(|(_, v)| v.clone()).collect(),
+        });
+    }
+    out
+}
+
+impl AbsentValue {
+    /// The warning line printed by default.
+    pub fn warning(&self) -> String {
+        format!(
+            "no file holds a `{}` value the predicate accepts, so every file is pruned; present values nearest the literal: {}",
+            self.column,
+            self.nearest.join(", ")
+        )
+    }
+}
 
 /// A conjunct that prunes fewer than this share of the files it sees is weak.
 pub const WEAK_PRUNING_PCT: usize = 10;
@@ -125,6 +216,19 @@ pub fn diagnose(
             suggestion: format!(
                 "add a top-level AND condition on {} (equality, IN or a range) if the query allows it",
                 partition_columns.join(" or ")
+            ),
+        });
+    }
+
+    // PARTITION_VALUE_ABSENT: a partition literal no file has.
+    for absent in absent_partition_values(table, explanation) {
+        out.push(Diagnosis {
+            code: PARTITION_VALUE_ABSENT,
+            severity: Severity::Warning,
+            message: absent.warning(),
+            suggestion: format!(
+                "check how the literal is spelt against the values the table holds (for example {})",
+                absent.nearest.first().map_or("the per-file view's partition_values", String::as_str)
             ),
         });
     }

@@ -10,11 +10,17 @@ pub enum ExplainError {
     InvalidPredicate(String),
     /// A column the table does not have.
     #[error(
-        "unknown column `{}`; the table has: {}",
+        "unknown column `{}`{}; the table has: {}",
         line(column),
+        line(hint),
         line(available)
     )]
-    UnknownColumn { column: String, available: String },
+    UnknownColumn {
+        column: String,
+        /// `(did you mean ...?)`, or the single-quoted literal a double-quoted one meant.
+        hint: String,
+        available: String,
+    },
     /// A literal that cannot be converted to its column's type without loss.
     #[error(
         "invalid literal for column `{}` ({column_type}): {}",

@@ -17,8 +17,15 @@ pub enum Assertion {
         actual: f64,
         result: Outcome,
     },
+    /// `--min-files N`: at least N files must survive (an empty result is often a misspelt
+    /// literal rather than perfect pruning).
+    MinFiles {
+        threshold: usize,
+        actual: usize,
+        result: Outcome,
+    },
     /// `--assert-stats`: every file has statistics bounding each data column the predicate
-    /// references (every column, without a predicate: any statistics at all).
+    /// references (without a predicate: each column the table collects statistics for).
     StatsComplete {
         columns: Vec<String>,
         missing_count: usize,
@@ -37,9 +44,9 @@ pub enum Outcome {
 impl Assertion {
     pub fn outcome(&self) -> Outcome {
         match self {
-            Assertion::MinPruning { result, .. } | Assertion::StatsComplete { result, .. } => {
-                *result
-            }
+            Assertion::MinPruning { result, .. }
+            | Assertion::MinFiles { result, .. }
+            | Assertion::StatsComplete { result, .. } => *result,
         }
     }
 
@@ -53,6 +60,11 @@ impl Assertion {
                     "gate min_pruning failed: {actual}% pruned, below the required {threshold}%"
                 )
             }
+            Assertion::MinFiles {
+                threshold, actual, ..
+            } => format!(
+                "gate min_files failed: {actual} file(s) kept, fewer than the required {threshold}"
+            ),
             Assertion::StatsComplete {
                 columns,
                 missing_count,
@@ -73,8 +85,23 @@ fn outcome(pass: bool) -> Outcome {
     if pass { Outcome::Pass } else { Outcome::Fail }
 }
 
-pub fn min_pruning(threshold: f64, actual: f64) -> Assertion {
+/// `--min-pruning`: `pruned` of `total` files must reach `threshold` percent. Decided on the
+/// exact counts, never on the rounded percentage the report shows: one file left of a million
+/// is 99.9999%, shown as 100, and does not pass a gate of 100.
+pub fn min_pruning(threshold: f64, pruned: usize, total: usize, shown: f64) -> Assertion {
+    // pruned / total >= threshold / 100, without dividing (counts are exact in an f64 far
+    // beyond any table's file count).
+    let pass = pruned as f64 * 100.0 >= threshold * total as f64;
     Assertion::MinPruning {
+        threshold,
+        actual: shown,
+        result: outcome(pass),
+    }
+}
+
+/// `--min-files N`: at least `threshold` files survive.
+pub fn min_files(threshold: usize, actual: usize) -> Assertion {
+    Assertion::MinFiles {
         threshold,
         actual,
         result: outcome(actual >= threshold),
@@ -107,12 +134,33 @@ pub fn bounds_usable(
         && stats.is_some_and(|s| s.covers(&column.stats_path))
 }
 
+/// Every data column the table collects min/max statistics for (`--assert-stats` without a
+/// predicate checks them all, rather than passing on any statistics at all).
+pub fn statistics_columns(table: &ReplayedTable) -> Vec<ColumnInfo> {
+    let columns = table.columns();
+    columns
+        .leaf_paths()
+        .into_iter()
+        .filter_map(|path| columns.resolve(&crate::ast::ColumnRef { path }).ok())
+        .filter(|info| {
+            !info.is_partition
+                && info.primitive().is_some()
+                && table.has_min_max_column(&info.stats_path)
+        })
+        .collect()
+}
+
 pub fn stats_complete(table: &ReplayedTable, explanation: &Explanation) -> Assertion {
-    let columns = referenced_data_columns(table, explanation);
+    let columns = if explanation.predicate.is_some() {
+        referenced_data_columns(table, explanation)
+    } else {
+        statistics_columns(table)
+    };
     let mut missing_files = Vec::new();
     for i in 0..table.files().len() {
         let stats = FileStats::parse(table.stats_json(i));
         let covered = if columns.is_empty() {
+            // A predicate on partition columns only, or a table collecting no statistics.
             stats.is_some()
         } else {
             columns
@@ -128,5 +176,28 @@ pub fn stats_complete(table: &ReplayedTable, explanation: &Explanation) -> Asser
         missing_count: missing_files.len(),
         result: outcome(missing_files.is_empty()),
         missing_files,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_pruning_decides_on_exact_counts_not_the_rounded_percentage() {
+        // One file left of a million shows as 100.0 and must not pass a gate of 100.
+        let shown = ((999_999f64 * 10000.0 / 1_000_000f64).round()) / 100.0;
+        assert_eq!(shown, 100.0);
+        assert_eq!(
+            min_pruning(100.0, 999_999, 1_000_000, shown).outcome(),
+            Outcome::Fail
+        );
+        assert_eq!(
+            min_pruning(100.0, 1_000_000, 1_000_000, 100.0).outcome(),
+            Outcome::Pass
+        );
+        assert_eq!(min_pruning(90.0, 18, 20, 90.0).outcome(), Outcome::Pass);
+        assert_eq!(min_pruning(90.01, 18, 20, 90.0).outcome(), Outcome::Fail);
+        assert_eq!(min_pruning(0.0, 0, 0, 0.0).outcome(), Outcome::Pass);
     }
 }

@@ -27,16 +27,18 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            // One line: clap's first line without its own prefix.
+            // One line: clap's message and its tip (`tip: a similar argument exists: '--where'`),
+            // without its own prefix, the usage block or the pointer to --help.
             let rendered = e.to_string();
             let message: Vec<&str> = rendered
                 .lines()
                 .map(str::trim)
-                .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+                .take_while(|l| !l.starts_with("Usage:"))
+                .filter(|l| !l.is_empty())
                 .collect();
             eprintln!(
                 "delta-explain: {}",
-                message.join(" ").trim_start_matches("error: ")
+                message.join("; ").trim_start_matches("error: ")
             );
             return ExitCode::from(2);
         }
@@ -63,6 +65,9 @@ fn main() -> ExitCode {
             {
                 eprintln!("delta-explain: cannot write the report: {e}");
                 return ExitCode::from(3);
+            }
+            for warning in &outcome.warnings {
+                eprintln!("delta-explain: warning: {warning}");
             }
             if !outcome.stderr.is_empty() {
                 eprintln!("delta-explain: {}", outcome.stderr);

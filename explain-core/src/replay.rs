@@ -144,19 +144,33 @@ impl ReplayedTable {
             reason: one_line(&reason),
         };
         let (url, engine) = open_engine_with(location, storage)?;
-        let (snapshot, columns, replayed) =
-            replay_log(engine.as_ref(), &url, version, observer, prefetch).map_err(
-                |e| match e {
-                    ReplayFailure::Kernel(e) => {
-                        let reason = kernel_message(&e);
-                        match locate_broken_file(engine.as_ref(), &url, version) {
-                            Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
-                            None => table_err(reason),
-                        }
-                    }
-                    ReplayFailure::Rows(reason) => table_err(reason),
-                },
-            )?;
+        let (snapshot, columns, replayed) = replay_log(
+            engine.as_ref(),
+            &url,
+            version,
+            observer,
+            prefetch,
+        )
+        .map_err(|e| match e {
+            ReplayFailure::Kernel(e) => {
+                let reason = kernel_message(&e);
+                if let Some(asked) = version
+                    && let Ok(latest) =
+                        delta_kernel::Snapshot::builder_for(url.as_str()).build(engine.as_ref())
+                    && latest.version() < asked
+                {
+                    return table_err(format!(
+                        "--at-version {asked}: the table has no version {asked}; its latest is {}",
+                        latest.version()
+                    ));
+                }
+                match locate_broken_file(engine.as_ref(), &url, version) {
+                    Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
+                    None => table_err(reason),
+                }
+            }
+            ReplayFailure::Rows(reason) => table_err(reason),
+        })?;
         let Replayed {
             cached_rows,
             batch_starts,

@@ -92,6 +92,7 @@ impl TableColumns {
     pub fn resolve(&self, column: &ColumnRef) -> Result<ColumnInfo, ExplainError> {
         let unknown = || ExplainError::UnknownColumn {
             column: column.dotted(),
+            hint: unknown_column_hint(&column.dotted(), &self.leaf_names()),
             available: self.leaf_names().join(", "),
         };
         let mut current = &self.schema;
@@ -157,6 +158,23 @@ impl TableColumns {
         })
     }
 
+    /// The path of every leaf column.
+    pub fn leaf_paths(&self) -> Vec<Vec<String>> {
+        fn walk(prefix: &[String], schema: &StructType, out: &mut Vec<Vec<String>>) {
+            for f in schema.fields() {
+                let mut path = prefix.to_vec();
+                path.push(f.name().clone());
+                match f.data_type() {
+                    DataType::Struct(inner) => walk(&path, inner, out),
+                    _ => out.push(path),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&[], &self.schema, &mut out);
+        out
+    }
+
     /// Dotted names of every leaf column, for error messages.
     pub fn leaf_names(&self) -> Vec<String> {
         fn walk(prefix: &str, schema: &StructType, out: &mut Vec<String>) {
@@ -175,5 +193,30 @@ impl TableColumns {
         let mut out = Vec::new();
         walk("", &self.schema, &mut out);
         out
+    }
+}
+
+/// What an unknown column name probably meant. A name that cannot be a column (it starts with a
+/// digit, or holds spaces, dashes, colons) was most likely a string in double quotes, which SQL
+/// reads as an identifier: the hint shows the single-quoted literal. Otherwise the nearest
+/// existing column, when one is near enough to be a typo.
+pub fn unknown_column_hint(name: &str, columns: &[String]) -> String {
+    let looks_like_a_value = name.starts_with(|c: char| c.is_ascii_digit())
+        || name.contains(|c: char| c.is_whitespace() || matches!(c, '-' | ':' | '/' | '%'));
+    if looks_like_a_value {
+        return format!(
+            " (double quotes make an identifier in SQL; for a string write '{}')",
+            name.replace('\'', "''")
+        );
+    }
+    let lower = name.to_lowercase();
+    let nearest = columns
+        .iter()
+        .map(|c| (strsim::jaro_winkler(&lower, &c.to_lowercase()), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match nearest {
+        Some((_, column)) => format!(" (did you mean `{column}`?)"),
+        None => String::new(),
     }
 }

@@ -39,10 +39,26 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
             "the predicate is empty".into(),
         ));
     }
+    // sqlparser prefixes its messages with what they are ("sql parser error: Expected: an
+    // expression, found: EOF"); after "malformed SQL:" that says it twice.
+    fn parser_words(message: &str) -> String {
+        let rest = message
+            .strip_prefix("sql parser error: ")
+            .or_else(|| message.strip_prefix("sql tokenizer error: "))
+            .unwrap_or(message);
+        rest.replacen("Expected: ", "expected ", 1)
+            .replacen(", found: EOF", " at the end of the predicate", 1)
+            .replacen(", found: ", ", found ", 1)
+    }
     let dialect = GenericDialect {};
     let tokens = Tokenizer::new(&dialect, text)
         .tokenize_with_location()
-        .map_err(|e| ExplainError::InvalidPredicate(format!("malformed SQL: {e}")))?;
+        .map_err(|e| {
+            ExplainError::InvalidPredicate(format!(
+                "malformed SQL: {}",
+                parser_words(&e.to_string())
+            ))
+        })?;
     check_nesting(&tokens)?;
     let mut parser = Parser::new(&dialect)
         .with_recursion_limit(PARSER_RECURSION_LIMIT)
@@ -52,7 +68,7 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
             ParserError::RecursionLimitExceeded => format!(
                 "the predicate nests too deeply to parse; at most {MAX_PREDICATE_DEPTH} levels of parentheses and NOT are accepted"
             ),
-            other => format!("malformed SQL: {other}"),
+            other => format!("malformed SQL: {}", parser_words(&other.to_string())),
         })
     })?;
     let next = parser.peek_token();

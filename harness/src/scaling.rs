@@ -267,6 +267,7 @@ pub fn plain_args(location: &str) -> Args {
         verbose: false,
         limit: None,
         min_pruning: None,
+        min_files: None,
         assert_stats: false,
         strict: false,
         explain_why: false,

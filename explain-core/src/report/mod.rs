@@ -46,6 +46,10 @@ pub struct Report {
     pub result: Option<Outcome>,
     /// With `--strict`: fragments NaN rows could satisfy beyond their bounds were left out.
     pub strict: bool,
+    /// Results that are probably mistakes (a partition literal no file has), also printed on
+    /// stderr; absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// With `--verbose`: per-file outcomes, capped by `--limit`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<FileReport>>,
@@ -260,6 +264,7 @@ impl Report {
             assertions: Vec::new(),
             result: None,
             strict: false,
+            warnings: Vec::new(),
             files: None,
             files_truncated: None,
             diagnoses: None,

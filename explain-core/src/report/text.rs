@@ -195,6 +195,12 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             }
         }
     }
+    if !report.warnings.is_empty() {
+        writeln!(out)?;
+        for w in &report.warnings {
+            writeln!(out, "Warning: {w}")?;
+        }
+    }
     if !report.assertions.is_empty() {
         writeln!(out)?;
         writeln!(out, "Assertions:")?;
@@ -207,6 +213,15 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
                 } => writeln!(
                     out,
                     "  min_pruning: {actual}% pruned, required {threshold}%: {}",
+                    outcome_label(*result)
+                )?,
+                Assertion::MinFiles {
+                    threshold,
+                    actual,
+                    result,
+                } => writeln!(
+                    out,
+                    "  min_files: {actual} file(s) kept, required {threshold}: {}",
                     outcome_label(*result)
                 )?,
                 Assertion::StatsComplete {

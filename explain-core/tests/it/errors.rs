@@ -191,3 +191,129 @@ fn snapshot_tree(dir: &std::path::Path) -> Vec<(String, u64)> {
     out.sort();
     out
 }
+
+/// Each hint, as the one line a user reads (golden): what a mistyped flag or column probably
+/// meant, a string written in double quotes, a version past the table's end, the parser's
+/// message without repeated words.
+#[test]
+fn hints_say_what_was_meant() {
+    let t = taxi();
+    let columns = "tpep_pickup_datetime, tpep_dropoff_datetime, passenger_count, trip_distance, PULocationID, DOLocationID, payment_type, fare_amount, tip_amount, total_amount, pickup_date";
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec![&t, "--wher", "x > 1"],
+            "unexpected argument '--wher' found; tip: a similar argument exists: '--where'".into(),
+        ),
+        (
+            vec![&t, "-w", "fare_amout > 10"],
+            format!(
+                "unknown column `fare_amout` (did you mean `fare_amount`?); the table has: {columns}"
+            ),
+        ),
+        (
+            vec![&t, "-w", "pickup_date = \"2024-01-03\""],
+            format!(
+                "unknown column `2024-01-03` (double quotes make an identifier in SQL; for a string write '2024-01-03'); the table has: {columns}"
+            ),
+        ),
+        (
+            vec![&t, "-w", "zzz > 1"],
+            format!("unknown column `zzz`; the table has: {columns}"),
+        ),
+        (
+            vec![&t, "-w", "trip_distance >"],
+            "invalid predicate: malformed SQL: expected an expression at the end of the predicate"
+                .into(),
+        ),
+    ];
+    for (args, expected) in cases {
+        let run = run(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{args:?}");
+        assert_eq!(
+            run.stderr.trim_end(),
+            format!("delta-explain: {expected}"),
+            "{args:?}"
+        );
+        for word in ["error error", "SQL: sql", "parser error", "Expected: "] {
+            assert!(!run.stderr.contains(word), "{args:?}: {}", run.stderr);
+        }
+    }
+    // A version past the table's end is a table error (exit 3) that says where the log ends.
+    let run = run(&[&t, "--at-version", "99"]);
+    assert_eq!(run.code, 3);
+    assert_eq!(
+        run.stderr.trim_end(),
+        format!(
+            "delta-explain: cannot read table {t}: --at-version 99: the table has no version 99; its latest is 3"
+        )
+    );
+}
+
+/// A partition literal no file has prunes everything: said by default (a warning line, the
+/// report's `warnings`), diagnosed with the nearest present values, and gated by --min-files.
+#[test]
+fn a_partition_literal_no_file_has_is_called_out() {
+    let t = taxi();
+    let warning = "no file holds a `pickup_date` value the predicate accepts, so every file is pruned; present values nearest the literal: 2024-01-03, 2024-01-01, 2024-01-02";
+    let run = run(&[
+        &t,
+        "-w",
+        "pickup_date = '2024-1-3'",
+        "--format",
+        "json",
+        "--explain-why",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.trim_end(),
+        format!("delta-explain: warning: {warning}")
+    );
+    let doc = crate::support::parse_report(&run.stdout);
+    assert_eq!(doc["final_files"], 0);
+    assert_eq!(doc["warnings"], serde_json::json!([warning]));
+    let codes: Vec<&str> = doc["diagnoses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"PARTITION_VALUE_ABSENT"), "{codes:?}");
+    // The gate fails the run; the report is still printed.
+    let gated = crate::support::run(&[&t, "-w", "pickup_date = '2024-1-3'", "--min-files", "1"]);
+    assert_eq!(gated.code, 1);
+    assert!(
+        gated
+            .stdout
+            .contains("min_files: 0 file(s) kept, required 1: fail")
+    );
+    assert!(gated.stderr.contains(
+        "delta-explain: gate min_files failed: 0 file(s) kept, fewer than the required 1"
+    ));
+    // A literal that is present: no warning, and the gate passes.
+    let fine = crate::support::run(&[&t, "-w", "pickup_date = '2024-01-03'", "--min-files", "1"]);
+    assert_eq!(fine.code, 0, "{}", fine.stderr);
+    assert!(!fine.stderr.contains("warning"), "{}", fine.stderr);
+}
+
+/// `--assert-stats` without a predicate checks every column the table collects statistics
+/// for, not merely that files have some statistics.
+#[test]
+fn assert_stats_without_a_predicate_checks_every_statistics_column() {
+    let table = fixtures().join("real/delta-1.2.1-only-struct-stats");
+    let table = table.to_str().unwrap();
+    let run = run(&[table, "--assert-stats", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let doc = crate::support::parse_report(&run.stdout);
+    let gate = &doc["assertions"][0];
+    assert_eq!(gate["name"], "stats_complete");
+    assert!(gate["columns"].as_array().unwrap().len() > 3, "{gate}");
+    assert_eq!(gate["missing_count"], 11, "{gate}");
+    let on_taxi = crate::support::run(&[&taxi(), "--assert-stats", "--format", "json"]);
+    assert_eq!(on_taxi.code, 0, "{}", on_taxi.stderr);
+    let doc = crate::support::parse_report(&on_taxi.stdout);
+    assert_eq!(
+        doc["assertions"][0]["columns"].as_array().unwrap().len(),
+        10
+    );
+}

@@ -134,3 +134,37 @@ fn hazard_codes_agree_with_the_schema_and_the_docs() {
         );
     }
 }
+
+/// Diagnosis codes are listed once (`diagnose::DIAGNOSIS_CODES`): the schema's enums (under
+/// `diagnoses`, which `explain` refers to) and the semantics' table must say the same.
+#[test]
+fn diagnosis_codes_agree_with_the_schema_and_the_docs() {
+    let root = testkit::workspace_root();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("docs/report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let listed: Vec<&str> =
+        schema["properties"]["diagnoses"]["items"]["properties"]["code"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+    assert_eq!(listed, explain_core::diagnose::DIAGNOSIS_CODES);
+    assert_eq!(
+        schema["properties"]["explain"]["$ref"],
+        "#/properties/diagnoses"
+    );
+    let semantics = std::fs::read_to_string(root.join("docs/semantics.md")).unwrap();
+    let section = semantics
+        .split("## Diagnoses (`--explain-why`)")
+        .nth(1)
+        .expect("docs/semantics.md has a Diagnoses section");
+    for code in explain_core::diagnose::DIAGNOSIS_CODES {
+        assert!(
+            section.contains(&format!("| `{code}` |")),
+            "docs/semantics.md's diagnosis table lists {code}"
+        );
+    }
+}

@@ -515,7 +515,17 @@ fn accepted_partition_values_in_json() {
         ),
     ];
     for (predicate, expected) in cases {
-        let doc = run_json(&[&taxi(), "-w", predicate]);
+        let run = crate::support::run(&[&taxi(), "-w", predicate, "--format", "json"]);
+        assert_eq!(run.code, 0, "{predicate}: {}", run.stderr);
+        // No present value accepted: the run says so on stderr, and only then.
+        assert_eq!(
+            run.stderr
+                .contains("warning: no file holds a `pickup_date` value"),
+            expected["pickup_date"] == serde_json::json!([]),
+            "{predicate}: {}",
+            run.stderr
+        );
+        let doc = crate::support::parse_report(&run.stdout);
         assert_eq!(
             &doc["analysis"]["partition_values_accepted"], expected,
             "{predicate}"
