@@ -44,9 +44,10 @@ pub struct Args {
     /// The SQL WHERE predicate to explain.
     #[arg(short = 'w', long = "where", value_name = "PREDICATE")]
     pub predicate: Option<String>,
-    /// Explain every predicate of FILE (one per line; blank lines and `#` comments skipped)
-    /// against one replay of the table, on every core: in JSON an array of reports (file
-    /// order), in text a line each.
+    /// Explain every predicate of FILE (one per line; blank lines and `#` comments skipped;
+    /// `-` reads standard input) against one replay of the table, on every core: in JSON an
+    /// array of reports (file order), in text a line each. A bad line becomes an error entry in
+    /// its place and the run exits 2 at the end.
     #[arg(long, value_name = "FILE", conflicts_with = "predicate")]
     pub predicates: Option<std::path::PathBuf>,
     /// Output format.
@@ -115,6 +116,22 @@ pub struct Outcome {
 /// Runs the tool. Errors carry their exit code; stdout stays empty on error.
 pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     let started = Instant::now();
+    if args.predicates.is_some() && args.format == Format::Text {
+        let sections: Vec<&str> = [
+            (args.verbose, "--verbose"),
+            (args.layers, "--layers"),
+            (args.explain_why, "--explain-why"),
+        ]
+        .into_iter()
+        .filter_map(|(on, flag)| on.then_some(flag))
+        .collect();
+        if !sections.is_empty() {
+            return Err(ExplainError::Usage(format!(
+                "{} add sections the one line per predicate of --predicates does not show; use --format json, where each report carries them",
+                sections.join(", ")
+            )));
+        }
+    }
     let mut progress = ReplayProgress::new(&args.table);
     // One predicate: its full scan runs alongside the replay instead of after it, on the
     // cores the replay leaves idle (a log of JSON commits keeps barely one busy). It reads
@@ -161,14 +178,29 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     })
 }
 
-/// Every predicate of `path`, explained against the one replay of `table`.
+/// Every predicate of `path` (`-` reads standard input), explained against the one replay of
+/// `table`. A line that is not a valid predicate becomes an error entry in its place (in JSON
+/// `{"line", "predicate", "error", "exit_code"}`, in text `line N: error: ...`) and the run
+/// exits 2 once every line is answered; a table error still stops the batch.
 fn run_many(
     args: &Args,
     table: &ReplayedTable,
     path: &std::path::Path,
 ) -> Result<Outcome, ExplainError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ExplainError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let shown = if path == std::path::Path::new("-") {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let text = if path == std::path::Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| ExplainError::Usage(format!("cannot read {shown}: {e}")))?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| ExplainError::Usage(format!("cannot read {shown}: {e}")))?
+    };
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
@@ -176,37 +208,56 @@ fn run_many(
         .filter(|(_, p)| !p.is_empty() && !p.starts_with('#'))
         .collect();
     let predicates: Vec<&str> = lines.iter().map(|(_, p)| *p).collect();
-    let mut reports = Vec::new();
+    let mut entries: Vec<serde_json::Value> = Vec::new();
+    let mut summary = Vec::new();
     let mut failures = Vec::new();
-    for ((line, _), outcome) in lines.iter().zip(explain_all(args, table, &predicates)) {
-        let (report, gate_failures) = outcome.map_err(|e| match e {
-            ExplainError::Table { .. } | ExplainError::Output(_) => e,
-            other => ExplainError::Usage(format!("{} line {line}: {other}", path.display())),
-        })?;
-        failures.extend(
-            gate_failures
-                .into_iter()
-                .map(|f| format!("line {line}: {f}")),
-        );
-        reports.push(report);
+    let mut bad_lines = 0usize;
+    for ((line, predicate), outcome) in lines.iter().zip(explain_all(args, table, &predicates)) {
+        match outcome {
+            Ok((report, gate_failures)) => {
+                failures.extend(
+                    gate_failures
+                        .into_iter()
+                        .map(|f| format!("line {line}: {f}")),
+                );
+                summary.push(report.to_summary_line());
+                entries.push(serde_json::to_value(&report).unwrap_or_default());
+            }
+            Err(e @ (ExplainError::Table { .. } | ExplainError::Output(_))) => return Err(e),
+            Err(e) => {
+                bad_lines += 1;
+                summary.push(format!("line {line}: error: {e}"));
+                entries.push(serde_json::json!({
+                    "line": line,
+                    "predicate": predicate,
+                    "error": e.to_string(),
+                    "exit_code": e.exit_code(),
+                }));
+            }
+        }
     }
     let stdout = match args.format {
-        Format::Json => serde_json::to_string_pretty(&reports).unwrap_or_default() + "\n",
-        Format::Text => {
-            reports
-                .iter()
-                .map(Report::to_summary_line)
-                .collect::<Vec<_>>()
-                .join("\n")
-                + "\n"
-        }
+        Format::Json => serde_json::to_string_pretty(&entries).unwrap_or_default() + "\n",
+        Format::Text => summary.join("\n") + "\n",
     };
+    if bad_lines > 0 {
+        failures.insert(
+            0,
+            format!(
+                "{bad_lines} line(s) of {shown} are not valid predicates (error entries in their place)"
+            ),
+        );
+    }
     Ok(Outcome {
         stdout,
         stderr: failures.join("; "),
         // Each report carries its own warnings; the batch does not repeat them on stderr.
         warnings: Vec::new(),
-        exit_code: if failures.is_empty() { 0 } else { 1 },
+        exit_code: match (bad_lines, failures.is_empty()) {
+            (0, true) => 0,
+            (0, false) => 1,
+            _ => 2,
+        },
     })
 }
 

@@ -48,15 +48,39 @@ fn one_replay_many_predicates_same_reports() {
 
 #[test]
 fn a_bad_line_is_named_and_gates_apply_to_each() {
-    let file = file_with(&[PREDICATES[0], "trip_distance >"]);
+    let file = file_with(&[PREDICATES[0], "trip_distance >", PREDICATES[1]]);
     let path = file.path().to_string_lossy().into_owned();
+    // Every line is answered; the bad one becomes an error entry in its place; exit 2.
     let r = run(&[&taxi(), "--predicates", &path]);
-    assert_eq!(r.code, 2);
-    assert!(r.stdout.is_empty());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", r.stdout);
+    assert!(lines[0].starts_with("20 -> 4 -> 2 files"), "{}", lines[0]);
     assert!(
-        r.stderr.contains("line 4: invalid predicate"),
+        lines[1].starts_with("line 4: error: invalid predicate: malformed SQL"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        r.stderr.contains("1 line(s) of") && r.stderr.contains("are not valid predicates"),
         "{}",
         r.stderr
+    );
+    let json = run(&[&taxi(), "--predicates", &path, "--format", "json"]);
+    assert_eq!(json.code, 2);
+    let entries: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let entries = entries.as_array().unwrap();
+    assert_eq!(entries.len(), 3);
+    assert_valid_report(&entries[0]);
+    assert_valid_report(&entries[2]);
+    assert_eq!(entries[1]["line"], 4);
+    assert_eq!(entries[1]["predicate"], "trip_distance >");
+    assert_eq!(entries[1]["exit_code"], 2);
+    assert!(
+        entries[1]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid predicate")
     );
     let file = file_with(&[PREDICATES[0], "trip_distance > 0"]);
     let path = file.path().to_string_lossy().into_owned();
@@ -108,4 +132,56 @@ fn every_core_gives_the_sequential_reports_in_order() {
             report_for(&args, &table, Some(predicate), std::time::Instant::now()).unwrap();
         assert_eq!(comparable(&report), comparable(&sequential), "{predicate}");
     }
+}
+
+/// `--predicates -` reads standard input; sections the one-line text cannot show are refused
+/// in text and carried by each report in JSON.
+#[test]
+fn predicates_from_standard_input_and_sections_in_batch_mode() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_delta-explain"))
+        .args([
+            taxi().as_str(),
+            "--predicates",
+            "-",
+            "--format",
+            "json",
+            "-v",
+            "--limit",
+            "2",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{}\n{}\n", PREDICATES[0], PREDICATES[3]).as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reports = reports.as_array().unwrap();
+    assert_eq!(reports.len(), 2);
+    for report in reports {
+        assert_valid_report(report);
+        assert_eq!(
+            report["files"].as_array().unwrap().len(),
+            2,
+            "--limit applies"
+        );
+        assert_eq!(report["files_truncated"], true);
+    }
+    let file = file_with(PREDICATES);
+    let path = file.path().to_string_lossy().into_owned();
+    let refused = run(&[&taxi(), "--predicates", &path, "-v"]);
+    testkit::assert_error(&refused, "-v in text batch mode", 2, "use --format json");
 }
