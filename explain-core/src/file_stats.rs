@@ -51,3 +51,41 @@ impl FileStats {
             || matches!((self.nulls(path), self.num_records), (Some(n), Some(r)) if n == r)
     }
 }
+
+/// `numRecords` of a statistics string without parsing the rest: writers put it first, so
+/// this reads a few bytes per file where [`FileStats::parse`] reads them all. Falls back to
+/// the full parse when the key is elsewhere or the value is not a plain integer.
+pub fn num_records(stats: &str) -> Option<u64> {
+    const KEY: &str = "\"numRecords\":";
+    let head = stats.trim_start().strip_prefix('{')?.trim_start();
+    if let Some(rest) = head.strip_prefix(KEY) {
+        let rest = rest.trim_start();
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let after = rest[digits..].trim_start();
+        if digits > 0 && (after.starts_with(',') || after.starts_with('}')) {
+            return rest[..digits].parse().ok();
+        }
+    }
+    FileStats::parse(Some(stats))?
+        .num_records
+        .and_then(|n| u64::try_from(n).ok())
+}
+
+#[cfg(test)]
+mod num_records_tests {
+    use super::num_records;
+
+    #[test]
+    fn the_leading_count_is_read_and_anything_else_parsed() {
+        assert_eq!(
+            num_records(r#"{"numRecords":200,"minValues":{}}"#),
+            Some(200)
+        );
+        assert_eq!(num_records(r#" { "numRecords" : 7 }"#), Some(7));
+        assert_eq!(num_records(r#"{"minValues":{},"numRecords":5}"#), Some(5));
+        assert_eq!(num_records(r#"{"numRecords":-1}"#), None);
+        assert_eq!(num_records(r#"{"numRecords":1e3}"#), None);
+        assert_eq!(num_records(r#"{"minValues":{}}"#), None);
+        assert_eq!(num_records("not json"), None);
+    }
+}

@@ -37,6 +37,14 @@ pub struct Report {
     pub total_files: usize,
     pub final_files: usize,
     pub total_pruning_pct: f64,
+    /// Bytes (`size` of the add actions) in the snapshot and in the final survivor set.
+    pub total_bytes: u64,
+    pub final_bytes: u64,
+    /// Records (`numRecords`) in the snapshot and in the final survivor set, over the files
+    /// whose statistics record it (`files_without_record_count` do not).
+    pub total_records: u64,
+    pub final_records: u64,
+    pub files_without_record_count: usize,
     pub analysis: Option<Analysis>,
     pub table_features: TableFeatures,
     pub stats: StatsCoverage,
@@ -153,6 +161,12 @@ pub struct PhaseReport {
     pub output_files: usize,
     pub pruned_files: usize,
     pub pruning_pct: f64,
+    pub input_bytes: u64,
+    pub output_bytes: u64,
+    pub pruned_bytes: u64,
+    /// Records of the files in and out, where their statistics record a count.
+    pub input_records: u64,
+    pub output_records: u64,
     pub confidence: Confidence,
     /// The fragment credited to this phase, as honoured.
     pub predicate: String,
@@ -172,9 +186,52 @@ fn pct(removed: usize, of: usize) -> f64 {
     }
 }
 
+/// Bytes and records of the files a survivor set keeps.
+#[derive(Clone, Copy, Default)]
+struct Volume {
+    bytes: u64,
+    records: u64,
+}
+
+impl Volume {
+    fn of(sizes: &[(u64, Option<u64>)], keep: impl Fn(usize) -> bool) -> Volume {
+        sizes.iter().enumerate().filter(|(i, _)| keep(*i)).fold(
+            Volume::default(),
+            |v, (_, (bytes, records))| Volume {
+                bytes: v.bytes + bytes,
+                records: v.records + records.unwrap_or(0),
+            },
+        )
+    }
+}
+
 impl Report {
     pub fn build(table: &ReplayedTable, explanation: &Explanation, elapsed_ms: u64) -> Report {
         let files = table.files();
+        // Per file: its size, and its record count where the statistics give one (read off
+        // the front of the statistics string, not a full parse).
+        let sizes: Vec<(u64, Option<u64>)> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                (
+                    u64::try_from(f.size_bytes).unwrap_or(0),
+                    table.stats_json(i).and_then(crate::file_stats::num_records),
+                )
+            })
+            .collect();
+        let all = Volume::of(&sizes, |_| true);
+        let kept = Volume::of(&sizes, |i| explanation.kept[i]);
+        let after_partition = Volume::of(&sizes, |i| explanation.after_partition[i]);
+        // A phase's survivors: partition pruning keeps `after_partition`, data skipping (the
+        // last phase) the final set; its input is the previous phase's output.
+        let phase_output = |name: &str| {
+            if name == crate::explain::PARTITION_PHASE {
+                after_partition
+            } else {
+                kept
+            }
+        };
         let total = explanation.total_files();
         let final_files = explanation.final_files();
         let analysis = explanation.predicate.as_ref().map(|p| {
@@ -233,6 +290,11 @@ impl Report {
             total_files: total,
             final_files,
             total_pruning_pct: pct(total - final_files, total),
+            total_bytes: all.bytes,
+            final_bytes: kept.bytes,
+            total_records: all.records,
+            final_records: kept.records,
+            files_without_record_count: sizes.iter().filter(|(_, r)| r.is_none()).count(),
             analysis,
             table_features: table.features().clone(),
             stats: StatsCoverage {
@@ -248,12 +310,26 @@ impl Report {
             phases: explanation
                 .phases
                 .iter()
-                .map(|p| PhaseReport {
+                .enumerate()
+                .map(|(k, p)| {
+                    let input = match k {
+                        0 => all,
+                        _ => phase_output(explanation.phases[k - 1].name),
+                    };
+                    let output = phase_output(p.name);
+                    (p, input, output)
+                })
+                .map(|(p, input, output)| PhaseReport {
                     name: p.name,
                     input_files: p.input_files,
                     output_files: p.output_files,
                     pruned_files: p.input_files - p.output_files,
                     pruning_pct: pct(p.input_files - p.output_files, p.input_files),
+                    input_bytes: input.bytes,
+                    output_bytes: output.bytes,
+                    pruned_bytes: input.bytes.saturating_sub(output.bytes),
+                    input_records: input.records,
+                    output_records: output.records,
                     confidence: p.confidence,
                     predicate: p.predicate.to_string(),
                     stripped: p.stripped.iter().map(Leaf::to_string).collect(),

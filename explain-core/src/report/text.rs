@@ -76,7 +76,13 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         }
     }
     writeln!(out)?;
-    writeln!(out, "Files in snapshot: {}", report.total_files)?;
+    writeln!(
+        out,
+        "Files in snapshot: {}  ({}, {})",
+        thousands(report.total_files as u64),
+        human_bytes(report.total_bytes),
+        records(report.total_records, report.files_without_record_count)
+    )?;
     for (i, p) in report.phases.iter().enumerate() {
         writeln!(out)?;
         writeln!(
@@ -90,18 +96,33 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         writeln!(
             out,
             "  files remaining: {}  (-{}, {} pruned)",
-            p.output_files,
-            p.pruned_files,
+            thousands(p.output_files as u64),
+            thousands(p.pruned_files as u64),
             format_pct(p.pruning_pct)
+        )?;
+        writeln!(
+            out,
+            "  bytes remaining: {}  (-{}); records: {}",
+            human_bytes(p.output_bytes),
+            human_bytes(p.pruned_bytes),
+            thousands(p.output_records)
         )?;
     }
     writeln!(out)?;
     writeln!(
         out,
         "Total reduction: {} -> {} files ({} pruned)",
-        report.total_files,
-        report.final_files,
+        thousands(report.total_files as u64),
+        thousands(report.final_files as u64),
         format_pct(report.total_pruning_pct)
+    )?;
+    writeln!(
+        out,
+        "                 {} -> {}; {} -> {} records",
+        human_bytes(report.total_bytes),
+        human_bytes(report.final_bytes),
+        thousands(report.total_records),
+        thousands(report.final_records)
     )?;
     if let Some(files) = &report.files {
         writeln!(out)?;
@@ -439,10 +460,67 @@ fn outcome_label(o: Outcome) -> &'static str {
     }
 }
 
+/// `1234567` as `1,234,567`.
+pub(super) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A byte count in binary units: `512 B`, `9.9 KiB`, `1.2 GiB`.
+pub(super) fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// A record total, saying how many files have no count in their statistics.
+fn records(total: u64, without: usize) -> String {
+    match without {
+        0 => format!("{} records", thousands(total)),
+        n => format!(
+            "{} records in the files that count them; {} file(s) record none",
+            thousands(total),
+            thousands(n as u64)
+        ),
+    }
+}
+
 pub(super) fn format_pct(p: f64) -> String {
     if (p - p.round()).abs() < 1e-9 {
         format!("{}%", p.round() as i64)
     } else {
         format!("{p:.1}%")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_sizes_read_as_people_write_them() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(10_000_000), "10,000,000");
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(10_125), "9.9 KiB");
+        assert_eq!(human_bytes(3 * 1024 * 1024 * 1024 / 2), "1.5 GiB");
     }
 }

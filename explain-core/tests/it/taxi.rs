@@ -565,3 +565,45 @@ fn comparisons_across_types_prune_as_the_equivalent_in_type_predicate() {
         "not vacuous: the quoted number prunes"
     );
 }
+
+/// Bytes and records per phase and in total agree with the per-file view: the sums of
+/// `size_bytes` and `num_records` over the files each survivor set keeps.
+#[test]
+fn bytes_and_records_are_counted_per_phase() {
+    let doc = run_json(&[
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' AND trip_distance > 5",
+        "-v",
+    ]);
+    let files = doc["files"].as_array().unwrap();
+    let sum = |keep: &dyn Fn(&Value) -> bool, key: &str| -> u64 {
+        files
+            .iter()
+            .filter(|f| keep(f))
+            .map(|f| f[key].as_u64().unwrap())
+            .sum()
+    };
+    let all = |_: &Value| true;
+    let after_partition = |f: &Value| f["pruned_by"] != "Partition pruning";
+    let kept = |f: &Value| f["kept"] == true;
+    assert_eq!(doc["total_bytes"], sum(&all, "size_bytes"));
+    assert_eq!(doc["final_bytes"], sum(&kept, "size_bytes"));
+    assert_eq!(doc["total_records"], 4000);
+    assert_eq!(doc["final_records"], sum(&kept, "num_records"));
+    assert_eq!(doc["files_without_record_count"], 0);
+    let phases = doc["phases"].as_array().unwrap();
+    assert_eq!(phases[0]["input_bytes"], sum(&all, "size_bytes"));
+    assert_eq!(
+        phases[0]["output_bytes"],
+        sum(&after_partition, "size_bytes")
+    );
+    assert_eq!(phases[0]["output_records"], 800);
+    assert_eq!(phases[1]["input_bytes"], phases[0]["output_bytes"]);
+    assert_eq!(phases[1]["output_bytes"], doc["final_bytes"]);
+    assert_eq!(
+        phases[1]["pruned_bytes"].as_u64().unwrap(),
+        phases[1]["input_bytes"].as_u64().unwrap() - phases[1]["output_bytes"].as_u64().unwrap()
+    );
+    assert_eq!(phases[1]["output_records"], 400);
+}
