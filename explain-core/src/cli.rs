@@ -22,15 +22,43 @@ pub enum Format {
     Json,
 }
 
+/// `0.1.0 (commit 1a2b3c4d5e6f)`: the release and the commit it was built from.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("DELTA_EXPLAIN_COMMIT"),
+    ")"
+);
+
+const EXAMPLES: &str = "\
+Examples:
+  # How partition pruning and data skipping narrow one predicate
+  delta-explain ./taxi -w \"pickup_date = '2024-01-03' AND trip_distance > 5\"
+  # Every file with the phase that pruned it, as JSON for jq
+  delta-explain ./taxi -w \"fare_amount > 50\" -v --format json | jq '.files[] | select(.kept) | .path'
+  # Why pruning is weak, and what would help
+  delta-explain ./taxi -w \"trip_distance > 5\" --explain-why
+  # A CI gate: at least 80% of files pruned, at least one file kept
+  delta-explain s3://bucket/events -w \"day = '2024-01-15'\" --min-pruning 80 --min-files 1
+  # Many predicates against one log replay, from a file or standard input
+  delta-explain ./taxi --predicates queries.sql --format json
+  # Shell completions and the man page
+  delta-explain --completions bash > /etc/bash_completion.d/delta-explain
+  delta-explain --man > delta-explain.1
+
+Exit codes: 0 ok, 1 a gate failed (the report is still printed), 2 bad input, 3 table or
+storage error.";
+
 /// Explains Delta Lake file pruning for a SQL WHERE predicate.
 #[derive(Debug, Parser)]
-#[command(name = "delta-explain", version, about)]
+#[command(name = "delta-explain", version = VERSION, about, after_help = EXAMPLES)]
 #[command(group = clap::ArgGroup::new("file_lists").args(["verbose", "layers"]).multiple(true))]
 #[command(group = clap::ArgGroup::new("some_predicate").args(["predicate", "predicates"]))]
 pub struct Args {
     /// The Delta table: a directory path or a URL (file://, s3://, s3a://, az://, abfs[s]://,
     /// gs://). Credentials come from each cloud's environment variables and files.
-    pub table: String,
+    #[arg(required_unless_present_any = ["completions", "man"])]
+    pub table: Option<String>,
     /// A storage option for the table's object store, KEY=VALUE (repeatable): credentials,
     /// `endpoint`, `profile`, `allow_http`, ... (object_store's names for the store).
     #[arg(long = "storage-option", visible_alias = "option", value_name = "KEY=VALUE", value_parser = storage::StorageOptions::parse_pair)]
@@ -83,6 +111,30 @@ pub struct Args {
     /// kernel scan predicates, survivor sets.
     #[arg(long, requires = "some_predicate")]
     pub layers: bool,
+    /// Print completions for SHELL (bash, zsh, fish, elvish, powershell) and exit.
+    #[arg(long, value_name = "SHELL", exclusive = true)]
+    pub completions: Option<clap_complete::Shell>,
+    /// Print the man page (roff) and exit.
+    #[arg(long, exclusive = true)]
+    pub man: bool,
+}
+
+/// What `--completions SHELL` or `--man` print: generated from the command definition itself,
+/// so they cannot drift from the flags.
+pub fn generated_docs(args: &Args) -> Option<Vec<u8>> {
+    use clap::CommandFactory;
+    let mut command = Args::command();
+    if let Some(shell) = args.completions {
+        let mut out = Vec::new();
+        clap_complete::generate(shell, &mut command, "delta-explain", &mut out);
+        return Some(out);
+    }
+    if args.man {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(command).render(&mut out).ok()?;
+        return Some(out);
+    }
+    None
 }
 
 impl Args {
@@ -132,7 +184,11 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
             )));
         }
     }
-    let mut progress = ReplayProgress::new(&args.table);
+    let location = args
+        .table
+        .as_deref()
+        .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
+    let mut progress = ReplayProgress::new(location);
     // One predicate: its full scan runs alongside the replay instead of after it, on the
     // cores the replay leaves idle (a log of JSON commits keeps barely one busy). It reads
     // every file's statistics where after the replay it would read only the partition
@@ -154,7 +210,7 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         .full
     };
     let table = ReplayedTable::open_prefetching(
-        &args.table,
+        location,
         &args.storage(),
         args.at_version,
         &mut |n| progress.files_so_far(n),

@@ -36,13 +36,22 @@ fn main() -> ExitCode {
                 .take_while(|l| !l.starts_with("Usage:"))
                 .filter(|l| !l.is_empty())
                 .collect();
-            eprintln!(
-                "delta-explain: {}",
-                message.join("; ").trim_start_matches("error: ")
-            );
+            let mut line = String::new();
+            for part in message {
+                if !line.is_empty() {
+                    line.push_str(if line.ends_with(':') { " " } else { "; " });
+                }
+                line.push_str(part);
+            }
+            eprintln!("delta-explain: {}", line.trim_start_matches("error: "));
             return ExitCode::from(2);
         }
     };
+    if let Some(text) = explain_core::cli::generated_docs(&args) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(&text).and_then(|_| stdout.flush());
+        return ExitCode::SUCCESS;
+    }
     // Retries after transient store failures are counted, and told under --verbose.
     let retries = storage::retries::count_retries();
     let verbose = args.verbose;

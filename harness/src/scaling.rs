@@ -256,7 +256,7 @@ pub fn delta_explain_with(
 /// `delta-explain TABLE --format json`: no gates, no extra sections.
 pub fn plain_args(location: &str) -> Args {
     Args {
-        table: location.to_string(),
+        table: Some(location.to_string()),
         storage_options: Vec::new(),
         region: None,
         anonymous: false,
@@ -272,6 +272,8 @@ pub fn plain_args(location: &str) -> Args {
         strict: false,
         explain_why: false,
         layers: false,
+        completions: None,
+        man: false,
     }
 }
 
