@@ -50,7 +50,7 @@ Exit codes: 0 ok, 1 a gate failed (the report is still printed), 2 bad input, 3 
 storage error.";
 
 /// Explains Delta Lake file pruning for a SQL WHERE predicate.
-#[derive(Debug, Parser)]
+#[derive(Clone, Debug, Parser)]
 #[command(name = "delta-explain", version = VERSION, about, after_help = EXAMPLES)]
 #[command(group = clap::ArgGroup::new("file_lists").args(["verbose", "layers"]).multiple(true))]
 #[command(group = clap::ArgGroup::new("some_predicate").args(["predicate", "predicates"]))]
@@ -111,6 +111,21 @@ pub struct Args {
     /// kernel scan predicates, survivor sets.
     #[arg(long, requires = "some_predicate")]
     pub layers: bool,
+    /// Run a budget: the named predicates of FILE (TOML, `[[predicate]]` entries with `name`,
+    /// `where` and their own gates `min_pruning`, `min_files`, `assert_stats`) against one
+    /// replay; exit 1 if any gate fails or (with --baseline) any predicate regresses.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["predicate", "predicates"])]
+    pub budget: Option<std::path::PathBuf>,
+    /// A stored budget run (`--budget ... --format json` output) to compare with: a predicate
+    /// that now keeps more files or bytes than it did is a regression.
+    #[arg(long, value_name = "FILE", requires = "budget")]
+    pub baseline: Option<std::path::PathBuf>,
+    /// Append a markdown summary of the budget run to FILE (e.g. $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE", requires = "budget")]
+    pub summary_md: Option<std::path::PathBuf>,
+    /// Write the budget run as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE", requires = "budget")]
+    pub junit: Option<std::path::PathBuf>,
     /// Print completions for SHELL (bash, zsh, fish, elvish, powershell) and exit.
     #[arg(long, value_name = "SHELL", exclusive = true)]
     pub completions: Option<clap_complete::Shell>,
@@ -221,6 +236,9 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     if let Some(path) = &args.predicates {
         return run_many(args, &table, path);
     }
+    if let Some(path) = &args.budget {
+        return run_budget(args, &table, path);
+    }
     let (report, failures) = report_for(args, &table, args.predicate.as_deref(), started)?;
     let stdout = match args.format {
         Format::Text => report.to_text(),
@@ -231,6 +249,106 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         stderr: failures.join("; "),
         warnings: report.warnings.clone(),
         exit_code: if failures.is_empty() { 0 } else { 1 },
+    })
+}
+
+/// The budget of `path` against the one replay of `table`: each entry explained with its own
+/// gates, compared with the baseline run if one is given, written as JSON or text, and as
+/// markdown and JUnit XML where asked.
+fn run_budget(
+    args: &Args,
+    table: &ReplayedTable,
+    path: &std::path::Path,
+) -> Result<Outcome, ExplainError> {
+    use crate::budget::{Budget, BudgetRun, EntryResult, read_baseline, regressions};
+    let shown = path.display().to_string();
+    let read = |p: &std::path::Path| {
+        std::fs::read_to_string(p)
+            .map_err(|e| ExplainError::Usage(format!("cannot read {}: {e}", p.display())))
+    };
+    let budget = Budget::parse(&read(path)?, &shown)?;
+    let baseline = match &args.baseline {
+        Some(p) => read_baseline(&read(p)?, &p.display().to_string())?,
+        None => Default::default(),
+    };
+    let mut entries = Vec::new();
+    for entry in &budget.predicates {
+        let entry_args = Args {
+            predicate: Some(entry.predicate.clone()),
+            min_pruning: entry.min_pruning,
+            min_files: entry.min_files,
+            assert_stats: entry.assert_stats,
+            budget: None,
+            ..args.clone()
+        };
+        let (report, mut failures) =
+            report_for(&entry_args, table, Some(&entry.predicate), Instant::now()).map_err(
+                |e| match e {
+                    ExplainError::Table { .. } | ExplainError::Output(_) => e,
+                    other => {
+                        ExplainError::Usage(format!("budget {shown}: `{}`: {other}", entry.name))
+                    }
+                },
+            )?;
+        let base = baseline.get(&entry.name).cloned();
+        if let Some(b) = &base {
+            failures.extend(regressions(&report, b));
+        }
+        entries.push(EntryResult {
+            name: entry.name.clone(),
+            predicate: entry.predicate.clone(),
+            result: if failures.is_empty() {
+                gates::Outcome::Pass
+            } else {
+                gates::Outcome::Fail
+            },
+            failures,
+            baseline: base,
+            report,
+        });
+    }
+    let failed: Vec<String> = entries
+        .iter()
+        .filter(|e| e.result == gates::Outcome::Fail)
+        .map(|e| format!("{}: {}", e.name, e.failures.join(", ")))
+        .collect();
+    let run = BudgetRun {
+        schema_version: crate::budget::BUDGET_SCHEMA_VERSION,
+        table: table.location().to_string(),
+        version: table.version(),
+        result: if failed.is_empty() {
+            gates::Outcome::Pass
+        } else {
+            gates::Outcome::Fail
+        },
+        entries,
+    };
+    if let Some(p) = &args.summary_md {
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .and_then(|mut f| f.write_all(run.to_markdown().as_bytes()))
+            .map_err(|e| ExplainError::Output(format!("{}: {e}", p.display())))?;
+    }
+    if let Some(p) = &args.junit {
+        std::fs::write(p, run.to_junit())
+            .map_err(|e| ExplainError::Output(format!("{}: {e}", p.display())))?;
+    }
+    let stdout = match args.format {
+        Format::Json => serde_json::to_string_pretty(&run).unwrap_or_default() + "\n",
+        Format::Text => run.to_text(),
+    };
+    Ok(Outcome {
+        stdout,
+        stderr: if failed.is_empty() {
+            String::new()
+        } else {
+            format!("budget failed: {}", failed.join("; "))
+        },
+        warnings: Vec::new(),
+        exit_code: if failed.is_empty() { 0 } else { 1 },
     })
 }
 

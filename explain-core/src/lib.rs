@@ -8,6 +8,7 @@
 
 pub mod accepted;
 pub mod ast;
+pub mod budget;
 pub mod classify;
 pub mod cli;
 pub mod coerce;

@@ -272,6 +272,10 @@ pub fn plain_args(location: &str) -> Args {
         strict: false,
         explain_why: false,
         layers: false,
+        budget: None,
+        baseline: None,
+        summary_md: None,
+        junit: None,
         completions: None,
         man: false,
     }

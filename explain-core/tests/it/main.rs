@@ -1,5 +1,6 @@
 //! Integration tests: the `delta-explain` binary on real Delta tables.
 
+mod budget;
 mod conventions;
 mod damaged_logs;
 mod diagnoses;
