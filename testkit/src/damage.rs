@@ -166,36 +166,57 @@ pub struct DamagedRun<'a> {
 /// first case that does otherwise.
 pub fn run_on_damaged_tables(fixtures: &Path, run: &DamagedRun) -> (usize, usize) {
     let (mut answered, mut refused) = (0usize, 0usize);
-    for table in DAMAGED_TABLES {
-        for seed in damage_seeds(12) {
-            let d = damaged_copy(&fixtures.join(table), seed);
-            let location = d.table.to_string_lossy().into_owned();
-            let case = format!("{table} seed {seed}: {} {}", d.file, d.what);
-            let mut args = vec![location.as_str()];
-            args.extend_from_slice(run.args);
-            let out =
-                crate::run_binary_within(run.binary, &args, std::time::Duration::from_secs(60))
-                    .unwrap_or_else(|| panic!("{case}: still running after 60 s"));
-            match out.code {
-                0 => {
-                    if let Err(e) = (run.answer)(&out.stdout) {
-                        panic!("{case}: not an answer ({e}): {}", out.stdout);
+    // `DAMAGE_SECONDS`: rounds of every table at the next seeds until the time is up.
+    let deadline = std::env::var("DAMAGE_SECONDS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s));
+    let first = damage_seeds(12);
+    let mut rounds = 0u64;
+    let mut seeds = first.clone();
+    loop {
+        for table in DAMAGED_TABLES {
+            for seed in seeds.clone() {
+                let d = damaged_copy(&fixtures.join(table), seed);
+                let location = d.table.to_string_lossy().into_owned();
+                let case = format!("{table} seed {seed}: {} {}", d.file, d.what);
+                let mut args = vec![location.as_str()];
+                args.extend_from_slice(run.args);
+                let out =
+                    crate::run_binary_within(run.binary, &args, std::time::Duration::from_secs(60))
+                        .unwrap_or_else(|| panic!("{case}: still running after 60 s"));
+                match out.code {
+                    0 => {
+                        if let Err(e) = (run.answer)(&out.stdout) {
+                            panic!("{case}: not an answer ({e}): {}", out.stdout);
+                        }
+                        answered += 1;
                     }
-                    answered += 1;
+                    3 => {
+                        assert!(out.stdout.is_empty(), "{case}: stdout on error");
+                        let line = out.stderr.trim_end();
+                        assert!(!line.contains('\n'), "{case}: one line: {}", out.stderr);
+                        assert!(line.starts_with(run.error_prefix), "{case}: {line}");
+                        assert!(!line.contains("panicked"), "{case}: {line}");
+                        refused += 1;
+                    }
+                    other => panic!("{case}: exit {other}: {}", out.stderr),
                 }
-                3 => {
-                    assert!(out.stdout.is_empty(), "{case}: stdout on error");
-                    let line = out.stderr.trim_end();
-                    assert!(!line.contains('\n'), "{case}: one line: {}", out.stderr);
-                    assert!(line.starts_with(run.error_prefix), "{case}: {line}");
-                    assert!(!line.contains("panicked"), "{case}: {line}");
-                    refused += 1;
-                }
-                other => panic!("{case}: exit {other}: {}", out.stderr),
             }
         }
+        rounds += 1;
+        match deadline {
+            Some(d) if std::time::Instant::now() < d => {
+                let width = first.end - first.start;
+                seeds = first.start + rounds * width..first.end + rounds * width;
+            }
+            _ => break,
+        }
     }
-    eprintln!("damaged logs: {answered} answered, {refused} refused with exit 3");
+    eprintln!(
+        "damaged logs: seeds {}..{}, {answered} answered, {refused} refused with exit 3",
+        first.start, seeds.end
+    );
     assert!(
         refused > 0,
         "no damage was refused: the damage does not reach the reader"

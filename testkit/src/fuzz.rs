@@ -100,14 +100,51 @@ pub fn token_soup(max_tokens: usize) -> impl Strategy<Value = String> {
     .prop_map(|parts| join_tokens(&parts))
 }
 
-/// A runner of `fuzz_cases(default)` cases from a fresh random seed (every run tries new
-/// inputs; a failure prints its shrunk input), persisting nothing into the sources.
-pub fn runner(default: u32) -> TestRunner {
-    TestRunner::new(Config {
-        cases: fuzz_cases(default),
-        failure_persistence: None,
-        ..Config::default()
-    })
+/// Runs `test` on inputs of `strategy` from a fresh random seed (every run tries new inputs; a
+/// failure panics with the shrunk input, naming `target`), persisting nothing into the
+/// sources. `FUZZ_SECONDS` runs it for that long, in rounds of 1,000 inputs; otherwise it
+/// runs `FUZZ_CASES` inputs (else `default`). Prints how many inputs it tried.
+pub fn fuzz<S>(
+    target: &str,
+    default: u32,
+    strategy: S,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) -> u64
+where
+    S: Strategy,
+    S::Value: std::fmt::Debug,
+{
+    let deadline = std::env::var("FUZZ_SECONDS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s));
+    let started = std::time::Instant::now();
+    let mut tried = 0u64;
+    loop {
+        let cases = if deadline.is_some() {
+            1000
+        } else {
+            fuzz_cases(default)
+        };
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        if let Err(e) = runner.run(&strategy, &test) {
+            panic!("fuzz target {target}: {e}");
+        }
+        tried += u64::from(cases);
+        match deadline {
+            Some(d) if std::time::Instant::now() < d => {}
+            _ => break,
+        }
+    }
+    eprintln!(
+        "fuzz target {target}: {tried} inputs in {:.0} s, no failure",
+        started.elapsed().as_secs_f64()
+    );
+    tried
 }
 
 /// Fuzz cases per target: `FUZZ_CASES`, else `default`.

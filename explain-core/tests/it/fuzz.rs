@@ -11,7 +11,7 @@ use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
 use explain_core::file_stats::FileStats;
 use explain_core::schema::TableColumns;
 use proptest::prelude::*;
-use testkit::fuzz::{runner, token_soup};
+use testkit::fuzz::{fuzz, token_soup};
 
 use crate::support::taxi;
 
@@ -42,12 +42,18 @@ fn front_end_answers(text: &str) -> Result<(), TestCaseError> {
 
 #[test]
 fn the_sql_front_end_answers_every_input() {
-    let mut fuzz = runner(4000);
-    fuzz.run(&token_soup(120), |text| front_end_answers(&text))
-        .unwrap();
-    let mut fuzz = runner(1000);
-    fuzz.run(&any::<String>(), |text| front_end_answers(&text))
-        .unwrap();
+    fuzz(
+        "explainer SQL front end, token soup",
+        4000,
+        token_soup(120),
+        |text| front_end_answers(&text),
+    );
+    fuzz(
+        "explainer SQL front end, arbitrary strings",
+        1000,
+        any::<String>(),
+        |text| front_end_answers(&text),
+    );
 }
 
 /// A real statistics string, damaged: bytes cut, replaced or inserted at random.
@@ -68,23 +74,26 @@ fn damaged_stats() -> impl Strategy<Value = String> {
 
 #[test]
 fn the_statistics_reader_reads_or_ignores_every_input() {
-    let mut fuzz = runner(4000);
     let path = |s: &str| vec![s.to_string()];
-    fuzz.run(&damaged_stats(), |text| {
-        if let Some(stats) = FileStats::parse(Some(&text)) {
-            for column in [
-                "fare_amount",
-                "pickup_date",
-                "tpep_pickup_datetime",
-                "nested",
-            ] {
-                let _ = stats.min(&path(column));
-                let _ = stats.max(&path(column));
-                let _ = stats.nulls(&path(column));
-                let _ = stats.covers(&path(column));
+    fuzz(
+        "explainer statistics JSON reader",
+        4000,
+        damaged_stats(),
+        |text| {
+            if let Some(stats) = FileStats::parse(Some(&text)) {
+                for column in [
+                    "fare_amount",
+                    "pickup_date",
+                    "tpep_pickup_datetime",
+                    "nested",
+                ] {
+                    let _ = stats.min(&path(column));
+                    let _ = stats.max(&path(column));
+                    let _ = stats.nulls(&path(column));
+                    let _ = stats.covers(&path(column));
+                }
             }
-        }
-        Ok(())
-    })
-    .unwrap();
+            Ok(())
+        },
+    );
 }

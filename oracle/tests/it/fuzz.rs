@@ -11,7 +11,7 @@ use oracle::log::Snapshot;
 use oracle::log::actions::Action;
 use oracle::matching::{parse_predicate, session};
 use proptest::prelude::*;
-use testkit::fuzz::{runner, token_soup};
+use testkit::fuzz::{fuzz, token_soup};
 use testkit::taxi;
 
 #[test]
@@ -19,15 +19,18 @@ fn the_predicate_front_end_answers_every_input() {
     let snapshot = Snapshot::open(&taxi(), None).unwrap();
     let schema = arrow_schema(&snapshot.fields);
     let ctx = session(1);
-    runner(1500)
-        .run(&token_soup(80), |text| {
+    fuzz(
+        "oracle predicate front end, token soup",
+        1500,
+        token_soup(80),
+        |text| {
             let started = Instant::now();
             let _ = parse_predicate(&ctx, &schema, &text);
             let took = started.elapsed();
             prop_assert!(took < Duration::from_secs(1), "{took:?} on {text:?}");
             Ok(())
-        })
-        .unwrap();
+        },
+    );
     // Deep nesting of either kind, at once, on a stack as large as `delta-oracle` gives its
     // work (DataFusion recurses over the expression unprotected in places).
     std::thread::scope(|scope| {
@@ -88,27 +91,26 @@ fn damaged(original: &'static str) -> impl Strategy<Value = String> {
 fn the_action_decoder_decodes_or_refuses_every_action() {
     const ADD: &str = r#"{"add":{"path":"p=1/part-0.parquet","partitionValues":{"p":"1"},"size":100,"modificationTime":0,"dataChange":true,"stats":"{\"numRecords\":3}","deletionVector":{"storageType":"u","pathOrInlineDv":"ab^-aqEH.-t@S}K{vb[*k^","offset":1,"sizeInBytes":34,"cardinality":2}}}"#;
     const META: &str = r#"{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[]}","partitionColumns":["p"],"configuration":{"delta.columnMapping.mode":"name"},"createdTime":0}}"#;
-    for original in [ADD, META] {
-        runner(1500)
-            .run(&damaged(original), |text| {
-                if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
-                    let _ = Action::from_json(value);
-                }
-                Ok(())
-            })
-            .unwrap();
+    for (target, original) in [
+        ("oracle action decoder, damaged add", ADD),
+        ("oracle action decoder, damaged metaData", META),
+    ] {
+        fuzz(target, 1500, damaged(original), |text| {
+            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
+                let _ = Action::from_json(value);
+            }
+            Ok(())
+        });
     }
 }
 
 #[test]
 fn the_schema_parser_parses_or_refuses_every_schema() {
     const SCHEMA: &str = r#"{"type":"struct","fields":[{"name":"a","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-1"}},{"name":"d","type":"decimal(38,18)","nullable":true,"metadata":{}},{"name":"s","type":{"type":"struct","fields":[{"name":"t","type":"timestamp_ntz","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}},{"name":"m","type":{"type":"map","keyType":"string","valueType":{"type":"array","elementType":"integer","containsNull":true},"valueContainsNull":true},"nullable":true,"metadata":{}}]}"#;
-    runner(2000)
-        .run(&damaged(SCHEMA), |text| {
-            if let Ok(fields) = parse_schema(&text) {
-                let _ = arrow_schema(&fields);
-            }
-            Ok(())
-        })
-        .unwrap();
+    fuzz("oracle schema parser", 2000, damaged(SCHEMA), |text| {
+        if let Ok(fields) = parse_schema(&text) {
+            let _ = arrow_schema(&fields);
+        }
+        Ok(())
+    });
 }
