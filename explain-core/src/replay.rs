@@ -338,6 +338,24 @@ pub fn open_engine_with(
     location: &str,
     storage: &StorageOptions,
 ) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
+    open_store(location, storage, true)
+}
+
+/// The engine a plain kernel reader builds: the store opened from the same options, without
+/// the log listing [`open_engine_with`] adds. The benchmarks' floor scans use it, so the
+/// floor they measure is the kernel's alone.
+pub fn plain_engine(
+    location: &str,
+    storage: &StorageOptions,
+) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
+    open_store(location, storage, false)
+}
+
+fn open_store(
+    location: &str,
+    storage: &StorageOptions,
+    check_log: bool,
+) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
     let table_err = |reason: String| ExplainError::Table {
         table: location.to_string(),
         reason: one_line(&reason),
@@ -350,7 +368,7 @@ pub fn open_engine_with(
         storage::StorageError::Store(m) => table_err(m),
     };
     let table = storage::open(location, storage).map_err(storage_err)?;
-    if storage::Scheme::of(&table.url).is_ok_and(|s| s != storage::Scheme::File) {
+    if check_log && storage::Scheme::of(&table.url).is_ok_and(|s| s != storage::Scheme::File) {
         storage::check_log(&table).map_err(storage_err)?;
     }
     let url = table.url.clone();

@@ -21,7 +21,7 @@ use delta_kernel::scan::StatsOptions;
 use delta_kernel::{PredicateRef, Snapshot};
 use explain_core::cli::{Args, run};
 use explain_core::explain::{CompiledPredicate, ExplainOptions, KernelScans, kernel_scans};
-use explain_core::replay::{is_selected, open_engine, open_engine_with, selected_count};
+use explain_core::replay::{is_selected, open_engine, plain_engine, selected_count};
 use explain_core::schema::TableColumns;
 use serde::{Deserialize, Serialize};
 use storage::StorageOptions;
@@ -191,7 +191,7 @@ fn each_scan_batch(
     predicate: Option<PredicateRef>,
     mut visit: impl FnMut(&RecordBatch, &[bool]) -> Result<(), String>,
 ) -> Result<(), String> {
-    let (url, engine) = open_engine_with(location, storage).map_err(|e| e.to_string())?;
+    let (url, engine) = plain_engine(location, storage).map_err(|e| e.to_string())?;
     let mut builder = Snapshot::builder_for(url.as_str());
     if let Some(v) = version {
         builder = builder.at_version(v);
