@@ -49,7 +49,11 @@ pub fn describe(error: &object_store::Error) -> String {
                 "access denied (the credentials were refused)"
             } else if lower.contains("nosuchbucket") {
                 "no such bucket"
-            } else if lower.contains("169.254.169.254") || lower.contains("instance metadata") {
+            } else if lower.contains("169.254.169.254")
+                || lower.contains("instance metadata")
+                || lower.contains("/latest/api/token")
+                || lower.contains("/latest/meta-data/iam")
+            {
                 "no credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, --storage-option, or --anonymous for a public bucket)"
             } else if lower.contains("error sending request")
                 || lower.contains("connection refused")

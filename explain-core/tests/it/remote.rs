@@ -280,3 +280,37 @@ fn transient_failures_are_retried_and_counted_under_verbose() {
         throttled.stderr
     );
 }
+
+/// With no credentials anywhere, the S3 client falls back to the instance metadata service; off
+/// a cloud instance that fails, and the error says credentials are missing, with where to put
+/// them (here the metadata endpoint is a closed local port, so nothing leaves the machine).
+#[test]
+fn no_credentials_anywhere_says_so() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_delta-explain"))
+        .args([
+            "s3://lake/taxi",
+            "-w",
+            "fare_amount > 10",
+            "--region",
+            "us-east-1",
+            "--option",
+            &format!("endpoint=http://{closed}"),
+            "--option",
+            &format!("metadata_endpoint=http://{closed}"),
+        ])
+        .env_clear()
+        .env("HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("no credentials found (set AWS_ACCESS_KEY_ID"),
+        "{stderr}"
+    );
+}
