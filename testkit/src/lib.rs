@@ -74,7 +74,8 @@ pub fn copy_table(source: &Path) -> (tempfile::TempDir, PathBuf) {
     (dir, table)
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+/// Copies the tree under `from` to `to`, every file writable (the shared fixtures are not).
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
     for entry in std::fs::read_dir(from).expect("read dir") {
         let entry = entry.expect("dir entry");

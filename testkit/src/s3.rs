@@ -78,7 +78,7 @@ impl S3Server {
     /// paths, byte for byte, including names with `%` or spaces as the log spells them on disk).
     pub fn upload(&self, bucket: &str, prefix: &str, source: &Path) {
         let target = self.root.path().join(bucket).join(prefix);
-        copy_tree(source, &target);
+        crate::copy_tree(source, &target);
     }
 
     /// Requests served so far.
@@ -188,18 +188,5 @@ async fn serve(
         tokio::spawn(async move {
             let _ = connection.await;
         });
-    }
-}
-
-fn copy_tree(source: &Path, target: &Path) {
-    std::fs::create_dir_all(target).expect("a target directory");
-    for entry in std::fs::read_dir(source).expect("a readable source") {
-        let entry = entry.expect("a directory entry");
-        let to = target.join(entry.file_name());
-        if entry.file_type().expect("a file type").is_dir() {
-            copy_tree(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), &to).expect("a copied file");
-        }
     }
 }
