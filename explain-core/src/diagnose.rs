@@ -1,7 +1,7 @@
 //! `--explain-why`: deterministic diagnoses of why pruning is weak, each with a stable code, a
 //! severity, what was seen and what to do about it. Diagnoses read the same replay and the
-//! same explanation as the counts; the only extra work is one kernel scan per data-column
-//! conjunct, over the cached rows, to measure what that conjunct prunes alone.
+//! same explanation as the counts; the only extra work is measuring what each data-column
+//! conjunct prunes alone, over the cached rows, in a few kernel scans ([`pruned_alone`]).
 //!
 //! | code | when |
 //! |---|---|
@@ -245,6 +245,9 @@ pub fn diagnose(
         cols.iter()
             .all(|c| bounds_usable(table, stats[i].as_ref(), c))
     };
+    // Each data-column conjunct that some file with statistics could be pruned on, with its
+    // guarded kernel predicate; what each prunes alone is measured for all of them at once.
+    let mut candidates = Vec::new();
     for fragment in classes
         .fragments
         .iter()
@@ -260,11 +263,23 @@ pub fn diagnose(
             continue; // STATS_ABSENT says why.
         }
         // The message names what the kernel could use: the bounds of files with statistics.
-        let survivors = table.survivors(to_kernel(
-            &guard(&evaluable, columns, false).predicate,
-            columns,
-        )?)?;
-        let pruned = input.iter().filter(|&&i| !survivors[i]).count();
+        let scan = to_kernel(&guard(&evaluable, columns, false).predicate, columns)?;
+        candidates.push((fragment, data_columns, with_stats, scan));
+    }
+    let mut among = vec![false; table.files().len()];
+    for &i in &input {
+        among[i] = true;
+    }
+    let pruned_counts = pruned_alone(
+        table,
+        &candidates
+            .iter()
+            .map(|(.., scan)| scan.clone())
+            .collect::<Vec<_>>(),
+        &among,
+    )?;
+    for ((fragment, data_columns, with_stats, _), pruned) in candidates.iter().zip(pruned_counts) {
+        let with_stats = *with_stats;
         if pruned * 100 >= WEAK_PRUNING_PCT * input.len() {
             continue;
         }
@@ -430,4 +445,65 @@ fn unsupported_reason(leaf: &Leaf) -> (String, String) {
             "rewrite it as comparisons of a column with literals".into(),
         ),
     }
+}
+
+/// Groups this small are scanned conjunct by conjunct: splitting them would cost more scans.
+const SCAN_EACH_UP_TO: usize = 4;
+
+/// Per kernel predicate (`None`: TRUE, which prunes nothing), how many of the files `among`
+/// marks it prunes when scanned alone.
+///
+/// Measured by group testing rather than one scan per predicate, because the kernel's data
+/// skipping decides a conjunction conjunct by conjunct: a file is pruned by `a AND b` exactly
+/// when `a` alone or `b` alone prunes it (its skipping predicate is the three-valued AND of
+/// theirs, FALSE when either is). So one scan of a group's conjunction finds the files any of
+/// them prunes; a group that prunes none settles all its members at once (ten thousand
+/// `x != v` conjuncts of a `NOT IN`: one scan), and a group that prunes some is split in two,
+/// each half asked only about the files its parent pruned. Small groups are scanned member by
+/// member. `harness/tests/it/phase_scans.rs` holds the counts to one scan per predicate.
+pub fn pruned_alone(
+    table: &ReplayedTable,
+    predicates: &[Option<delta_kernel::PredicateRef>],
+    among: &[bool],
+) -> Result<Vec<usize>, ExplainError> {
+    let mut counts = vec![0; predicates.len()];
+    let scanned: Vec<usize> = (0..predicates.len())
+        .filter(|&k| predicates[k].is_some())
+        .collect();
+    split_group(table, predicates, &scanned, among, &mut counts)?;
+    Ok(counts)
+}
+
+/// [`pruned_alone`] for the predicates `group` names, over the files `among` marks.
+fn split_group(
+    table: &ReplayedTable,
+    predicates: &[Option<delta_kernel::PredicateRef>],
+    group: &[usize],
+    among: &[bool],
+    counts: &mut [usize],
+) -> Result<(), ExplainError> {
+    if group.is_empty() || !among.iter().any(|a| *a) {
+        return Ok(());
+    }
+    let pruned_by = |predicate: delta_kernel::PredicateRef| -> Result<Vec<bool>, ExplainError> {
+        let kept = table.survivors_among(Some(predicate), Some(among))?;
+        Ok(among.iter().zip(&kept).map(|(a, k)| *a && !*k).collect())
+    };
+    if group.len() <= SCAN_EACH_UP_TO {
+        for &k in group {
+            if let Some(predicate) = &predicates[k] {
+                counts[k] = pruned_by(predicate.clone())?.iter().filter(|p| **p).count();
+            }
+        }
+        return Ok(());
+    }
+    let conjunction = delta_kernel::expressions::Predicate::and_from(
+        group
+            .iter()
+            .filter_map(|&k| predicates[k].as_deref().cloned()),
+    );
+    let pruned = pruned_by(std::sync::Arc::new(conjunction))?;
+    let (left, right) = group.split_at(group.len() / 2);
+    split_group(table, predicates, left, &pruned, counts)?;
+    split_group(table, predicates, right, &pruned, counts)
 }

@@ -207,3 +207,85 @@ fn a_table_below_the_prefetch_threshold_scans_its_phase_after_the_replay() {
         "scanned after the replay, the phase keeps what it keeps"
     );
 }
+
+/// Conjuncts over the data columns of `table`, with literals from the first file's recorded
+/// bounds, so that some prune files and others do not.
+fn data_conjuncts(table: &ReplayedTable) -> Vec<String> {
+    let Some(stats) = (0..table.files().len()).find_map(|i| table.stats_json(i)) else {
+        return Vec::new();
+    };
+    let stats: serde_json::Value = serde_json::from_str(stats).unwrap();
+    let mut out = Vec::new();
+    for bound in ["minValues", "maxValues"] {
+        let Some(values) = stats[bound].as_object() else {
+            continue;
+        };
+        for (column, value) in values {
+            let literal = match value {
+                serde_json::Value::Number(n) => n.to_string(),
+                serde_json::Value::String(s) if s.len() < 40 => {
+                    format!("'{}'", s.replace('\'', "''"))
+                }
+                _ => continue,
+            };
+            let quoted = format!("`{}`", column.replace('`', "``"));
+            for op in ["<", ">", "=", "!=", "<=", ">="] {
+                out.push(format!("{quoted} {op} {literal}"));
+            }
+        }
+    }
+    out
+}
+
+/// What each conjunct prunes alone, measured by group testing (`diagnose::pruned_alone`),
+/// equals one kernel scan per conjunct, on every fixture, over every file and over the
+/// odd-numbered files only, for groups small enough to be scanned one by one and large
+/// enough to be split.
+#[test]
+fn conjuncts_measured_together_prune_what_each_prunes_alone() {
+    use explain_core::diagnose::pruned_alone;
+    let (mut measured, mut pruning) = (0usize, 0usize);
+    for table_dir in testkit::all_tables() {
+        let location = table_dir.to_string_lossy().into_owned();
+        let Ok(table) = ReplayedTable::open(&location, None) else {
+            continue;
+        };
+        let scans: Vec<(String, Option<delta_kernel::PredicateRef>)> = data_conjuncts(&table)
+            .into_iter()
+            .filter_map(|text| {
+                let compiled = CompiledPredicate::compile(&text, &table).ok()?;
+                let scans = kernel_scans(&compiled, table.columns(), ExplainOptions::default())
+                    .ok()?;
+                Some((text, scans.full))
+            })
+            .collect();
+        if scans.is_empty() {
+            continue;
+        }
+        let files = table.files().len();
+        for among in [
+            vec![true; files],
+            (0..files).map(|i| i % 2 == 1).collect::<Vec<bool>>(),
+        ] {
+            let one_by_one: Vec<usize> = scans
+                .iter()
+                .map(|(_, scan)| {
+                    let kept = table.survivors_among(scan.clone(), Some(&among)).unwrap();
+                    among.iter().zip(&kept).filter(|(a, k)| **a && !**k).count()
+                })
+                .collect();
+            for size in [1, 3, 7, scans.len()] {
+                for (chunk, expected) in scans.chunks(size).zip(one_by_one.chunks(size)) {
+                    let predicates: Vec<_> = chunk.iter().map(|(_, s)| s.clone()).collect();
+                    let together = pruned_alone(&table, &predicates, &among).unwrap();
+                    let texts: Vec<&str> = chunk.iter().map(|(t, _)| t.as_str()).collect();
+                    assert_eq!(together, expected, "{location}: {texts:?}");
+                    measured += chunk.len();
+                }
+            }
+            pruning += one_by_one.iter().filter(|c| **c > 0).count();
+        }
+    }
+    assert!(measured > 100, "measured {measured} conjuncts");
+    assert!(pruning > 20, "{pruning} conjuncts prune some file");
+}
