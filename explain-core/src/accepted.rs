@@ -21,7 +21,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::nnf::Nnf;
 use crate::partition_eval::{RawPartitionValues, compare, evaluate, typed_partition_value};
-use crate::replay::LiveFile;
 use crate::schema::TableColumns;
 
 /// Per partition column (logical name): the accepted raw values (`None` in the list for a null
@@ -31,35 +30,26 @@ pub type AcceptedValues = BTreeMap<String, Option<Vec<Option<String>>>>;
 /// Per partition key (physical), the distinct raw values present in the snapshot.
 pub type PresentValues = BTreeMap<String, BTreeSet<Option<String>>>;
 
-/// The distinct partition values of `files`: what [`accepted_partition_values`] decides.
-/// A snapshot has few of them and many files, so [`ReplayedTable`](crate::replay::ReplayedTable)
-/// collects them once, not once per predicate.
-pub fn present_values(files: &[LiveFile], columns: &TableColumns) -> PresentValues {
+/// The distinct partition values of a snapshot (`partitions`: each distinct set of values
+/// once, as the replay lists them): what [`accepted_partition_values`] decides. A snapshot has
+/// few of them and many files, so [`ReplayedTable`](crate::replay::ReplayedTable) collects
+/// them once, not once per predicate.
+pub fn present_values(
+    partitions: &[std::sync::Arc<RawPartitionValues>],
+    columns: &TableColumns,
+) -> PresentValues {
     let mut out = PresentValues::new();
     for name in columns.partition_columns() {
         let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else {
             continue;
         };
-        let values = distinct_partitions(files)
+        let values = partitions
+            .iter()
             .map(|p| p.get(&info.partition_key).cloned().flatten())
             .collect();
         out.insert(info.partition_key.clone(), values);
     }
     out
-}
-
-/// Each distinct partition of `files` once (files with one `partition` id share their values).
-fn distinct_partitions(files: &[LiveFile]) -> impl Iterator<Item = &RawPartitionValues> {
-    let mut seen = Vec::new();
-    files
-        .iter()
-        .filter(move |f| {
-            if seen.len() <= f.partition {
-                seen.resize(f.partition + 1, false);
-            }
-            !std::mem::replace(&mut seen[f.partition], true)
-        })
-        .map(|f| f.partition_values.as_ref())
 }
 
 pub fn accepted_partition_values(

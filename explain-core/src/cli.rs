@@ -14,6 +14,7 @@ use crate::progress::ReplayProgress;
 use crate::replay::{Prefetch, ReplayedTable};
 use crate::report::Report;
 use crate::schema::TableColumns;
+use crate::stream::{StreamRequest, explain_streaming};
 use delta_kernel::PredicateRef;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -204,6 +205,32 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         .as_deref()
         .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
     let mut progress = ReplayProgress::new(location);
+    if streams(args) {
+        let request = StreamRequest {
+            storage: args.storage(),
+            version: args.at_version,
+            predicate: args.predicate.clone(),
+            options: ExplainOptions {
+                strict: args.strict,
+            },
+            ..StreamRequest::new(location)
+        };
+        let streamed = explain_streaming(&request, &mut |n| progress.files_so_far(n));
+        progress.finish();
+        let streamed = streamed?;
+        let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let mut report = streamed.report(elapsed_ms);
+        let present = streamed.table.present_values();
+        let failures = finish_report(
+            args,
+            &mut report,
+            &streamed.explanation,
+            streamed.table.columns(),
+            &present,
+            None,
+        );
+        return Ok(outcome(args, &report, failures));
+    }
     // One predicate: its full scan runs alongside the replay instead of after it, on the
     // cores the replay leaves idle (a log of JSON commits keeps barely one busy). It reads
     // every file's statistics where after the replay it would read only the partition
@@ -240,16 +267,34 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         return run_budget(args, &table, path);
     }
     let (report, failures) = report_for(args, &table, args.predicate.as_deref(), started)?;
+    Ok(outcome(args, &report, failures))
+}
+
+/// Whether the run explains one predicate with nothing that reads files one by one after the
+/// counts: it then streams ([`explain_streaming`]), holding a window of rows rather than the
+/// table's. The per-file sections (`--verbose`, `--layers`, `--explain-why`,
+/// `--assert-stats`) and the many-predicate runs read the replayed table.
+fn streams(args: &Args) -> bool {
+    args.predicates.is_none()
+        && args.budget.is_none()
+        && !args.verbose
+        && !args.layers
+        && !args.explain_why
+        && !args.assert_stats
+}
+
+/// The outcome of one report: printed in the asked format, exit 1 when a gate failed.
+fn outcome(args: &Args, report: &Report, failures: Vec<String>) -> Outcome {
     let stdout = match args.format {
         Format::Text => report.to_text(),
         Format::Json => report.to_json() + "\n",
     };
-    Ok(Outcome {
+    Outcome {
         stdout,
         stderr: failures.join("; "),
         warnings: report.warnings.clone(),
         exit_code: if failures.is_empty() { 0 } else { 1 },
-    })
+    }
 }
 
 /// The budget of `path` against the one replay of `table`: each entry explained with its own
@@ -489,6 +534,49 @@ pub fn explain_all(
         .collect()
 }
 
+/// Sets what every report of a run carries beside the counts: `--strict`, the gates'
+/// assertions (`--assert-stats` reads the files' statistics from `table`, which a streamed
+/// run does not ask for) and the warnings; returns the failed gates' lines.
+fn finish_report(
+    args: &Args,
+    report: &mut Report,
+    explanation: &crate::explain::Explanation,
+    columns: &TableColumns,
+    present: &crate::accepted::PresentValues,
+    table: Option<&ReplayedTable>,
+) -> Vec<String> {
+    report.strict = args.strict;
+    let mut assertions = Vec::new();
+    if let Some(threshold) = args.min_pruning {
+        assertions.push(gates::min_pruning(
+            threshold,
+            report.total_files - report.final_files,
+            report.total_files,
+            report.total_pruning_pct,
+        ));
+    }
+    if let Some(threshold) = args.min_files {
+        assertions.push(gates::min_files(threshold, report.final_files));
+    }
+    if args.assert_stats
+        && let Some(table) = table
+    {
+        assertions.push(gates::stats_complete(table, explanation));
+    }
+    let failures: Vec<String> = assertions
+        .iter()
+        .filter(|a| a.outcome() == gates::Outcome::Fail)
+        .map(gates::Assertion::failure_line)
+        .collect();
+    // Probably a mistake rather than perfect pruning: said by default.
+    report.warnings = crate::diagnose::absent_partition_values(columns, present, explanation)
+        .iter()
+        .map(crate::diagnose::AbsentValue::warning)
+        .collect();
+    report.set_assertions(assertions);
+    failures
+}
+
 /// The report of one predicate (`None`: the baseline), with the gates it failed: what one
 /// line of `--predicates` costs, which the benchmarks measure.
 pub fn report_for(
@@ -503,33 +591,14 @@ pub fn report_for(
     let explanation = explain_with(table, predicate, options)?;
     let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let mut report = Report::build(table, &explanation, elapsed_ms);
-    report.strict = args.strict;
-    let mut assertions = Vec::new();
-    if let Some(threshold) = args.min_pruning {
-        assertions.push(gates::min_pruning(
-            threshold,
-            report.total_files - report.final_files,
-            report.total_files,
-            report.total_pruning_pct,
-        ));
-    }
-    if let Some(threshold) = args.min_files {
-        assertions.push(gates::min_files(threshold, report.final_files));
-    }
-    if args.assert_stats {
-        assertions.push(gates::stats_complete(table, &explanation));
-    }
-    let failures: Vec<String> = assertions
-        .iter()
-        .filter(|a| a.outcome() == gates::Outcome::Fail)
-        .map(gates::Assertion::failure_line)
-        .collect();
-    // Probably a mistake rather than perfect pruning: said by default.
-    report.warnings = crate::diagnose::absent_partition_values(table, &explanation)
-        .iter()
-        .map(crate::diagnose::AbsentValue::warning)
-        .collect();
-    report = report.with_assertions(assertions);
+    let failures = finish_report(
+        args,
+        &mut report,
+        &explanation,
+        table.columns(),
+        table.present_values(),
+        Some(table),
+    );
     if args.verbose {
         report = report.with_files(table, &explanation, args.limit);
     }

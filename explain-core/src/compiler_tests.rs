@@ -1007,7 +1007,8 @@ fn check_accepted(sql: &str, column: &str, expected: Option<&[Option<&str>]>) {
         (None, None, None),
     ]);
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-    let accepted = accepted_partition_values(&nnf, &present_values(&files, &cols), &cols);
+    let partitions: Vec<_> = files.iter().map(|f| f.partition_values.clone()).collect();
+    let accepted = accepted_partition_values(&nnf, &present_values(&partitions, &cols), &cols);
     let got = accepted
         .get(column)
         .unwrap_or_else(|| panic!("`{sql}`: {column} is listed"));

@@ -63,7 +63,8 @@ pub struct AbsentValue {
 /// The partition columns the predicate constrains to values no file has: an empty result that
 /// is probably a mistake (`pickup_date = '2024-1-3'` where the table spells `2024-01-03`).
 pub fn absent_partition_values(
-    table: &ReplayedTable,
+    columns: &crate::schema::TableColumns,
+    present_values: &crate::accepted::PresentValues,
     explanation: &Explanation,
 ) -> Vec<AbsentValue> {
     let Some(compiled) = &explanation.predicate else {
@@ -82,14 +83,10 @@ pub fn absent_partition_values(
         if !matches!(accepted, Some(values) if values.is_empty()) {
             continue;
         }
-        let Ok(info) = table
-            .columns()
-            .resolve(&crate::ast::ColumnRef::new([column.as_str()]))
-        else {
+        let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([column.as_str()])) else {
             continue;
         };
-        let present: Vec<String> = table
-            .present_values()
+        let present: Vec<String> = present_values
             .get(&info.partition_key)
             .into_iter()
             .flatten()
@@ -221,7 +218,7 @@ pub fn diagnose(
     }
 
     // PARTITION_VALUE_ABSENT: a partition literal no file has.
-    for absent in absent_partition_values(table, explanation) {
+    for absent in absent_partition_values(table.columns(), table.present_values(), explanation) {
         out.push(Diagnosis {
             code: PARTITION_VALUE_ABSENT,
             severity: Severity::Warning,

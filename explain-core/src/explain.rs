@@ -96,6 +96,8 @@ pub struct Explanation {
     pub accepted: AcceptedValues,
     /// The predicates of the two kernel scans, as the kernel renders them.
     pub scans: ScanPredicates,
+    /// Files the partition evaluator could not decide and kept (`PARTITION_EVAL_GAP`).
+    pub partition_undecided: usize,
 }
 
 /// The kernel scan predicates behind the survivor sets (`None`: the scan had no predicate).
@@ -110,6 +112,32 @@ pub struct ScanPredicates {
 impl Explanation {
     pub fn total_files(&self) -> usize {
         self.kept.len()
+    }
+
+    /// This explanation of a window of files followed by `next`, the same predicate's of the
+    /// window after it (`stream.rs`): per-file sets concatenated, phase counts summed. What
+    /// depends on the predicate alone (its form, classes, hazards, kernel scans) is the same
+    /// in both; the accepted partition values are the caller's to set from every partition.
+    pub fn append(&mut self, next: Explanation) {
+        self.after_partition.extend(next.after_partition);
+        self.kept.extend(next.kept);
+        for (phase, more) in self.phases.iter_mut().zip(next.phases) {
+            phase.input_files += more.input_files;
+            phase.output_files += more.output_files;
+            phase.confidence = phase.confidence.max(more.confidence);
+        }
+        self.confidence = self.confidence.max(next.confidence);
+        self.partition_undecided += next.partition_undecided;
+        if let Some(compiled) = &self.predicate {
+            let partition_exact = compiled
+                .classification
+                .conjunction(&[Bucket::PartitionExact]);
+            self.notes.retain(|n| n.code != PARTITION_EVAL_GAP);
+            self.notes.extend(partition_gap_note(
+                self.partition_undecided,
+                &partition_exact,
+            ));
+        }
     }
 
     pub fn final_files(&self) -> usize {
@@ -246,6 +274,16 @@ fn bound_long_in_lists(pred: &Nnf, columns: &TableColumns) -> Nnf {
     })
 }
 
+/// The note that `undecided` files were kept for want of a decision on their partition values.
+fn partition_gap_note(undecided: usize, partition_exact: &Nnf) -> Option<Note> {
+    (undecided > 0).then(|| Note {
+        code: PARTITION_EVAL_GAP,
+        message: format!(
+            "{undecided} file(s) kept because their partition values could not be evaluated against `{partition_exact}`"
+        ),
+    })
+}
+
 /// Explains `predicate` (none: just the baseline) on a replayed table.
 pub fn explain(
     table: &ReplayedTable,
@@ -260,8 +298,20 @@ pub fn explain_with(
     predicate: Option<&str>,
     options: ExplainOptions,
 ) -> Result<Explanation, ExplainError> {
+    let compiled = predicate
+        .map(|text| CompiledPredicate::compile(text, table))
+        .transpose()?;
+    explain_compiled(table, compiled.as_ref(), options)
+}
+
+/// Explains a predicate compiled against the table's columns (none: just the baseline).
+pub fn explain_compiled(
+    table: &ReplayedTable,
+    compiled: Option<&CompiledPredicate>,
+    options: ExplainOptions,
+) -> Result<Explanation, ExplainError> {
     let total = table.files().len();
-    let Some(text) = predicate else {
+    let Some(compiled) = compiled else {
         return Ok(Explanation {
             predicate: None,
             phases: Vec::new(),
@@ -272,9 +322,9 @@ pub fn explain_with(
             confidence: Confidence::Exact,
             accepted: AcceptedValues::new(),
             scans: ScanPredicates::default(),
+            partition_undecided: 0,
         });
     };
-    let compiled = CompiledPredicate::compile(text, table)?;
     let classes = &compiled.classification;
     let columns = table.columns();
     let mut notes = classes.notes.clone();
@@ -288,7 +338,7 @@ pub fn explain_with(
         full: full_kernel,
         hazards,
         stripped: unscanned,
-    } = kernel_scans(&compiled, columns, options)?;
+    } = kernel_scans(compiled, columns, options)?;
     let partition_scan = table.survivors(partition_kernel.clone())?;
     let mut after_partition = partition_scan.clone();
     let mut undecided = 0usize;
@@ -308,14 +358,7 @@ pub fn explain_with(
             }
         }
     }
-    if undecided > 0 {
-        notes.push(Note {
-            code: PARTITION_EVAL_GAP,
-            message: format!(
-                "{undecided} file(s) kept because their partition values could not be evaluated against `{partition_exact}`"
-            ),
-        });
-    }
+    notes.extend(partition_gap_note(undecided, &partition_exact));
     let has_partition_phase = !classes.in_bucket(Bucket::PartitionSafe).is_empty()
         || !classes.in_bucket(Bucket::PartitionExact).is_empty();
     let partition_count = after_partition.iter().filter(|k| **k).count();
@@ -399,7 +442,7 @@ pub fn explain_with(
         full: full_kernel.as_ref().map(|p| p.to_string()),
     };
     Ok(Explanation {
-        predicate: Some(compiled),
+        predicate: Some(compiled.clone()),
         phases,
         after_partition,
         kept,
@@ -408,5 +451,6 @@ pub fn explain_with(
         confidence,
         accepted,
         scans,
+        partition_undecided: undecided,
     })
 }

@@ -57,7 +57,23 @@ impl TableFeatures {
     /// Reads the features of the replayed snapshot. Never fails: a feature whose metadata
     /// cannot be read becomes a note, since none of them changes the survivor sets.
     pub fn read(table: &ReplayedTable) -> TableFeatures {
-        let config = table.snapshot().table_configuration();
+        Self::read_parts(
+            table.snapshot(),
+            table.engine(),
+            table.columns(),
+            table.deletion_vector_files(),
+        )
+    }
+
+    /// [`read`](Self::read) from the snapshot and the count of files with deletion vectors,
+    /// for an explanation that keeps no rows (`stream.rs`).
+    pub fn read_parts(
+        snapshot: &delta_kernel::SnapshotRef,
+        engine: &dyn delta_kernel::Engine,
+        columns: &crate::schema::TableColumns,
+        dv_files: usize,
+    ) -> TableFeatures {
+        let config = snapshot.table_configuration();
         let protocol = config.protocol();
         let names = |features: Option<&[TableFeature]>| -> Vec<String> {
             features
@@ -86,11 +102,6 @@ impl TableFeatures {
         };
         let mut notes = Vec::new();
 
-        let dv_files = table
-            .files()
-            .iter()
-            .filter(|f| f.has_deletion_vector)
-            .count();
         if dv_files > 0 {
             notes.push(Note {
                 code: DELETION_VECTORS,
@@ -111,8 +122,7 @@ impl TableFeatures {
             });
         }
 
-        let clustering_columns = match table.snapshot().get_clustering_column_infos(table.engine())
-        {
+        let clustering_columns = match snapshot.get_clustering_column_infos(engine) {
             Ok(infos) => infos.map(|infos| {
                 infos
                     .iter()
@@ -178,7 +188,7 @@ impl TableFeatures {
             },
             column_mapping_mode: (column_mapping_mode != "none").then_some(column_mapping_mode),
             unrecognized_writer_features: protocol.unknown_writer_features.clone(),
-            partition_columns: table.columns().partition_columns().to_vec(),
+            partition_columns: columns.partition_columns().to_vec(),
             clustering_columns,
             in_commit_timestamps,
             protocol,

@@ -4,7 +4,8 @@
 //! [`sql`] (the only sqlparser user) -> [`ast`] -> [`normalize`] into [`nnf`] ->
 //! [`classify`] -> [`lower`] to delta_kernel predicates ([`coerce`] types the literals) and
 //! [`partition_eval`] over partition values -> [`replay`] (one snapshot, one log replay, the
-//! phase scans) -> [`explain`] (the nested survivor sets) -> [`report`].
+//! phase scans) -> [`explain`] (the nested survivor sets) -> [`report`]; [`stream`] runs the
+//! same explanation window by window while the log is replayed.
 
 pub mod accepted;
 pub mod ast;
@@ -32,6 +33,7 @@ pub mod report;
 pub mod retype;
 pub mod schema;
 pub mod sql;
+pub mod stream;
 
 pub use error::ExplainError;
 

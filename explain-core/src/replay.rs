@@ -25,7 +25,7 @@
 mod listing;
 mod phase_scan;
 
-pub use listing::{PREFETCH_AFTER_FILES, Prefetch};
+pub use listing::{PREFETCH_AFTER_FILES, Prefetch, WINDOW_ROWS};
 pub use phase_scan::ROWS_PER_SHARD;
 
 use std::collections::{BTreeSet, HashMap};
@@ -43,7 +43,7 @@ use crate::error::ExplainError;
 use crate::log_check::locate_broken_file;
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
-use listing::{ReplayFailure, Replayed, replay_log};
+use listing::{ReplayFailure, Replayed, Window, WindowSink, replay_log};
 
 /// One live file of the snapshot, as the log describes it. Its path stays in the cached rows
 /// ([`ReplayedTable::path`]): a copy per file would be a million small allocations, made while
@@ -89,6 +89,8 @@ pub struct ReplayedTable {
     partitions: Vec<Arc<RawPartitionValues>>,
     /// A phase scan run during the replay: its predicate and, per live file, its answer.
     prefetched: Option<(PredicateRef, Vec<bool>)>,
+    /// Per file, its size and record count, read on first use (see [`volumes`](Self::volumes)).
+    volumes: std::sync::OnceLock<Vec<(u64, Option<u64>)>>,
 }
 
 impl ReplayedTable {
@@ -144,33 +146,9 @@ impl ReplayedTable {
             reason: one_line(&reason),
         };
         let (url, engine) = open_engine_with(location, storage)?;
-        let (snapshot, columns, replayed) = replay_log(
-            engine.as_ref(),
-            &url,
-            version,
-            observer,
-            prefetch,
-        )
-        .map_err(|e| match e {
-            ReplayFailure::Kernel(e) => {
-                let reason = kernel_message(&e);
-                if let Some(asked) = version
-                    && let Ok(latest) =
-                        delta_kernel::Snapshot::builder_for(url.as_str()).build(engine.as_ref())
-                    && latest.version() < asked
-                {
-                    return table_err(format!(
-                        "--at-version {asked}: the table has no version {asked}; its latest is {}",
-                        latest.version()
-                    ));
-                }
-                match locate_broken_file(engine.as_ref(), &url, version) {
-                    Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
-                    None => table_err(reason),
-                }
-            }
-            ReplayFailure::Rows(reason) => table_err(reason),
-        })?;
+        let (snapshot, columns, replayed) =
+            replay_log(engine.as_ref(), &url, version, observer, prefetch, None)
+                .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
         let Replayed {
             cached_rows,
             batch_starts,
@@ -204,6 +182,7 @@ impl ReplayedTable {
             rows_per_shard: ROWS_PER_SHARD,
             partitions,
             prefetched,
+            volumes: Default::default(),
         })
     }
 
@@ -312,7 +291,30 @@ impl ReplayedTable {
     /// many predicates are explained.
     pub fn present_values(&self) -> &crate::accepted::PresentValues {
         self.present_values
-            .get_or_init(|| crate::accepted::present_values(&self.files, &self.columns))
+            .get_or_init(|| crate::accepted::present_values(&self.partitions, &self.columns))
+    }
+
+    /// Per live file, its size in bytes and its record count where the statistics give one
+    /// (read off the front of the statistics string, not a full parse); read once however
+    /// many predicates are explained.
+    pub fn volumes(&self) -> &[(u64, Option<u64>)] {
+        self.volumes.get_or_init(|| {
+            self.files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    (
+                        u64::try_from(f.size_bytes).unwrap_or(0),
+                        self.stats_json(i).and_then(crate::file_stats::num_records),
+                    )
+                })
+                .collect()
+        })
+    }
+
+    /// How many live files carry a deletion vector.
+    pub fn deletion_vector_files(&self) -> usize {
+        self.files.iter().filter(|f| f.has_deletion_vector).count()
     }
 
     pub fn engine(&self) -> &dyn Engine {
@@ -321,6 +323,211 @@ impl ReplayedTable {
 
     pub fn snapshot(&self) -> &SnapshotRef {
         &self.snapshot
+    }
+}
+
+/// A replay's failure as the one error line the user reads: a version past the table's end
+/// said as such, a kernel failure pinned to the log file at fault where one can be found.
+fn replay_error(
+    e: ReplayFailure,
+    location: &str,
+    url: &Url,
+    engine: &dyn Engine,
+    version: Option<u64>,
+) -> ExplainError {
+    let table_err = |reason: String| ExplainError::Table {
+        table: location.to_string(),
+        reason: one_line(&reason),
+    };
+    match e {
+        ReplayFailure::Kernel(e) => {
+            let reason = kernel_message(&e);
+            if let Some(asked) = version
+                && let Ok(latest) = delta_kernel::Snapshot::builder_for(url.as_str()).build(engine)
+                && latest.version() < asked
+            {
+                return table_err(format!(
+                    "--at-version {asked}: the table has no version {asked}; its latest is {}",
+                    latest.version()
+                ));
+            }
+            match locate_broken_file(engine, url, version) {
+                Some(file) => table_err(format!("{file}; the kernel said: {reason}")),
+                None => table_err(reason),
+            }
+        }
+        ReplayFailure::Rows(reason) => table_err(reason),
+        // A restart is taken inside the replay; one that escapes it is a failure of the rows.
+        ReplayFailure::Restart => {
+            table_err("the replay had to restart for statistics and could not".into())
+        }
+        ReplayFailure::Sink(e) => e,
+    }
+}
+
+/// What a streamed replay leaves once every window has been handed on: the snapshot and the
+/// table-wide facts that need no rows.
+pub struct StreamedTable {
+    location: String,
+    engine: Arc<dyn Engine>,
+    snapshot: SnapshotRef,
+    columns: TableColumns,
+    /// How many live files the windows held between them.
+    files: usize,
+    partitions: Vec<Arc<RawPartitionValues>>,
+}
+
+impl StreamedTable {
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    pub fn version(&self) -> u64 {
+        self.snapshot.version()
+    }
+
+    pub fn columns(&self) -> &TableColumns {
+        &self.columns
+    }
+
+    pub fn engine(&self) -> &dyn Engine {
+        self.engine.as_ref()
+    }
+
+    pub fn snapshot(&self) -> &SnapshotRef {
+        &self.snapshot
+    }
+
+    /// How many live files the snapshot has.
+    pub fn file_count(&self) -> usize {
+        self.files
+    }
+
+    /// Every distinct partition of the snapshot.
+    pub fn partitions(&self) -> &[Arc<RawPartitionValues>] {
+        &self.partitions
+    }
+
+    /// Per partition key, the distinct values present in the snapshot.
+    pub fn present_values(&self) -> crate::accepted::PresentValues {
+        crate::accepted::present_values(&self.partitions, &self.columns)
+    }
+}
+
+/// What a streamed replay hands each window to, as a [`ReplayedTable`] of that window's files
+/// alone (file `i` of the window is file `first_file + i` of the table; partition ids and
+/// values are the table's).
+pub trait WindowVisitor: Send {
+    /// The snapshot is known and its replay starts (again, after a restart: forget what the
+    /// earlier windows said). An error stops the replay before it lists a file.
+    fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError>;
+    fn visit(&mut self, window: &ReplayedTable, first_file: usize) -> Result<(), ExplainError>;
+}
+
+/// Builds each window's [`ReplayedTable`] for a [`WindowVisitor`].
+struct Windows<'v> {
+    location: String,
+    engine: Arc<dyn Engine>,
+    state: Option<(SnapshotRef, TableColumns, BTreeSet<Vec<String>>)>,
+    visitor: &'v mut dyn WindowVisitor,
+    window_files: usize,
+    files: usize,
+    partitions: Vec<Arc<RawPartitionValues>>,
+}
+
+impl WindowSink for Windows<'_> {
+    fn start(
+        &mut self,
+        snapshot: &SnapshotRef,
+        columns: &TableColumns,
+    ) -> Result<(), ExplainError> {
+        // The statistics columns cannot fail to be read here once the snapshot could be built;
+        // if they did, no column is taken to have bounds, which keeps files.
+        let min_max = min_max_columns(snapshot).unwrap_or_default();
+        self.state = Some((snapshot.clone(), columns.clone(), min_max));
+        self.files = 0;
+        self.partitions.clear();
+        self.visitor.start(columns)
+    }
+
+    fn window_files(&self) -> usize {
+        self.window_files
+    }
+
+    fn window(&mut self, rows: Window) -> Result<(), ExplainError> {
+        let Some((snapshot, columns, min_max_columns)) = &self.state else {
+            return Err(ExplainError::Table {
+                table: self.location.clone(),
+                reason: "a window of rows came before the snapshot".into(),
+            });
+        };
+        let first_file = self.files;
+        self.files += rows.files.len();
+        self.partitions = rows.partitions;
+        let window = ReplayedTable {
+            location: self.location.clone(),
+            engine: self.engine.clone(),
+            snapshot: snapshot.clone(),
+            columns: columns.clone(),
+            files: rows.files,
+            index_of: Default::default(),
+            cached_rows: rows.cached_rows,
+            batch_starts: rows.batch_starts,
+            min_max_columns: min_max_columns.clone(),
+            features: Default::default(),
+            present_values: Default::default(),
+            rows_per_shard: ROWS_PER_SHARD,
+            partitions: self.partitions.clone(),
+            prefetched: None,
+            volumes: Default::default(),
+        };
+        self.visitor.visit(&window, first_file)
+    }
+}
+
+impl ReplayedTable {
+    /// Replays `location` at `version` once, handing its live files to `visitor` in windows
+    /// of at least `window_files` (one scan batch more at most; [`WINDOW_ROWS`] by default)
+    /// as the replay lists them, and keeping no window once visited:
+    /// what the replay holds stays about one window's rows whatever the size of the table.
+    /// Windows are visited in order on a thread of their own while the kernel replays the
+    /// next batches. `observer` hears the running file count, as with
+    /// [`open_observed`](Self::open_observed).
+    pub fn stream(
+        location: &str,
+        storage: &StorageOptions,
+        version: Option<u64>,
+        observer: &mut dyn FnMut(usize),
+        visitor: &mut dyn WindowVisitor,
+        window_files: usize,
+    ) -> Result<StreamedTable, ExplainError> {
+        let (url, engine) = open_engine_with(location, storage)?;
+        let mut windows = Windows {
+            location: location.to_string(),
+            engine: engine.clone(),
+            state: None,
+            visitor,
+            window_files: window_files.max(1),
+            files: 0,
+            partitions: Vec::new(),
+        };
+        let (snapshot, columns, _) = replay_log(
+            engine.as_ref(),
+            &url,
+            version,
+            observer,
+            &Prefetch::none(),
+            Some(&mut windows),
+        )
+        .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
+        Ok(StreamedTable {
+            location: location.to_string(),
+            engine,
+            snapshot,
+            columns,
+            files: windows.files,
+            partitions: windows.partitions,
+        })
     }
 }
 

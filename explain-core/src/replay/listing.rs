@@ -53,7 +53,42 @@ pub(super) enum ReplayFailure {
     Kernel(delta_kernel::KernelError),
     /// The kernel's scan rows are not what this reader expects.
     Rows(String),
+    /// A window handed on found a file without JSON statistics while the replay read none
+    /// from `stats_parsed`: the replay starts again, asking for them (see [`replay_log`]).
+    Restart,
+    /// The window sink refused a window.
+    Sink(crate::error::ExplainError),
 }
+
+/// Where a streamed replay hands its rows: in windows of about [`WINDOW_ROWS`] files, each
+/// given on and dropped before the next is gathered, so no more than a window's rows (and the
+/// batches queued behind it) are held at once.
+pub(super) trait WindowSink: Send {
+    /// Called once per replay attempt, before its first window: a restarted replay starts over.
+    fn start(
+        &mut self,
+        snapshot: &SnapshotRef,
+        columns: &TableColumns,
+    ) -> Result<(), crate::error::ExplainError>;
+    /// How many files a window gathers before it is handed on.
+    fn window_files(&self) -> usize;
+    /// One window: its rows, the files they are, and every partition seen so far.
+    fn window(&mut self, rows: Window) -> Result<(), crate::error::ExplainError>;
+}
+
+/// The rows of one window of a streamed replay.
+pub(super) struct Window {
+    pub(super) cached_rows: Vec<RecordBatch>,
+    pub(super) batch_starts: Vec<usize>,
+    pub(super) files: Vec<LiveFile>,
+    pub(super) partitions: Vec<Arc<RawPartitionValues>>,
+}
+
+/// How many files a window of a streamed replay gathers before it is handed on: enough that
+/// each window's phase scans (a kernel scan set up per window and predicate) cost little
+/// against their rows, few enough that a window's rows (about 300 bytes a file) stay a few
+/// tens of megabytes whatever the size of the table.
+pub const WINDOW_ROWS: usize = 100_000;
 
 /// Scan batches queued between the kernel's replay and the thread keeping their rows.
 const BATCHES_IN_FLIGHT: usize = 16;
@@ -71,6 +106,7 @@ pub(super) fn replay_log(
     version: Option<u64>,
     observer: &mut dyn FnMut(usize),
     prefetch: &Prefetch<'_>,
+    mut sink: Option<&mut (dyn WindowSink + '_)>,
 ) -> Result<(SnapshotRef, TableColumns, Replayed), ReplayFailure> {
     let mut builder = Snapshot::builder_for(url.as_str());
     if let Some(v) = version {
@@ -78,14 +114,24 @@ pub(super) fn replay_log(
     }
     let snapshot = builder.build(engine).map_err(ReplayFailure::Kernel)?;
     let columns = TableColumns::of_snapshot(&snapshot);
-    let replayed = replay_with(
+    if let Some(sink) = sink.as_deref_mut() {
+        sink.start(&snapshot, &columns)
+            .map_err(ReplayFailure::Sink)?;
+    }
+    let first = replay_with(
         engine,
         &snapshot,
         &columns,
         StatsOptions::json_only(),
         observer,
         prefetch,
-    )?;
+        sink.as_deref_mut(),
+        false,
+    );
+    let replayed = match first {
+        Err(ReplayFailure::Restart) => None,
+        other => Some(other?),
+    };
     // A predicate-less scan leaves `stats` null where a checkpoint records a file's
     // statistics only as `stats_parsed` (the kernel turns the struct into JSON only when its
     // scan reads statistics), while a scan with a predicate prunes on them. Cached rows
@@ -93,10 +139,18 @@ pub(super) fn replay_log(
     // without statistics is run once more asking for the struct statistics too: the kernel
     // then fills `stats` from `stats_parsed` where the JSON is missing. Tables whose every
     // file has JSON statistics (nearly all) pay nothing.
-    if replayed.files.iter().all(|f| f.has_stats) {
-        return Ok((snapshot, columns, replayed));
+    // A streamed replay keeps no rows to look at afterwards: it restarts as soon as a window
+    // holds such a file (`ReplayFailure::Restart`).
+    if let Some(replayed) = replayed {
+        if replayed.files.iter().all(|f| f.has_stats) {
+            return Ok((snapshot, columns, replayed));
+        }
+        drop(replayed);
     }
-    drop(replayed);
+    if let Some(sink) = sink.as_deref_mut() {
+        sink.start(&snapshot, &columns)
+            .map_err(ReplayFailure::Sink)?;
+    }
     let replayed = replay_with(
         engine,
         &snapshot,
@@ -104,6 +158,8 @@ pub(super) fn replay_log(
         StatsOptions::all(),
         observer,
         prefetch,
+        sink,
+        true,
     )?;
     Ok((snapshot, columns, replayed))
 }
@@ -117,8 +173,13 @@ fn replay_with(
     stats: StatsOptions,
     observer: &mut dyn FnMut(usize),
     prefetch: &Prefetch<'_>,
+    sink: Option<&mut (dyn WindowSink + '_)>,
+    asked_struct_stats: bool,
 ) -> Result<Replayed, ReplayFailure> {
     let predicate = (prefetch.predicate)(columns);
+    // Rows without JSON statistics make a json-only replay start again with struct statistics
+    // asked for; a replay that already asked keeps them as they come.
+    let restart_without_stats = !asked_struct_stats;
     // No row transforms: they are how a reader injects partition values into the data it
     // reads, built per listed file; the explanation reads no data, and listing every file is
     // exactly where that cost would be paid a million times.
@@ -137,8 +198,17 @@ fn replay_with(
         let keeper = scope.spawn(move || {
             let mut replayed = Replayed::default();
             let mut running: Option<PrefetchRun<'_, '_>> = None;
+            let mut sink = sink;
+            let mut handed_on = false;
             for (batch, selection) in receive {
                 replayed.take(&batch, &selection)?;
+                if let Some(sink) = sink.as_deref_mut() {
+                    if replayed.files.len() >= sink.window_files() {
+                        hand_on(&mut replayed, sink, restart_without_stats)?;
+                        handed_on = true;
+                    }
+                    continue;
+                }
                 if running.is_none()
                     && let Some(predicate) = predicate
                     && replayed.files.len() >= after_files
@@ -148,6 +218,12 @@ fn replay_with(
                 if let Some(run) = running.as_mut() {
                     run.hand_over(&replayed);
                 }
+            }
+            if let Some(sink) = sink
+                && (!handed_on || !replayed.files.is_empty())
+            {
+                // The last window, and the only one (empty) of a table without files.
+                hand_on(&mut replayed, sink, restart_without_stats)?;
             }
             replayed.prefetched = running
                 .and_then(PrefetchRun::finish)
@@ -184,6 +260,25 @@ fn replay_with(
         replayed.and(kept)
     })?;
     Ok(replayed)
+}
+
+/// Hands the rows gathered so far on as one window and forgets them, keeping the partitions
+/// (their ids run across windows).
+fn hand_on(
+    replayed: &mut Replayed,
+    sink: &mut dyn WindowSink,
+    restart_without_stats: bool,
+) -> Result<(), ReplayFailure> {
+    if restart_without_stats && replayed.files.iter().any(|f| !f.has_stats) {
+        return Err(ReplayFailure::Restart);
+    }
+    let window = Window {
+        cached_rows: std::mem::take(&mut replayed.cached_rows),
+        batch_starts: std::mem::take(&mut replayed.batch_starts),
+        files: std::mem::take(&mut replayed.files),
+        partitions: replayed.partitions.values.clone(),
+    };
+    sink.window(window).map_err(ReplayFailure::Sink)
 }
 
 /// `batch` without its `stats_parsed` column, if it has one: the phase scans are given the

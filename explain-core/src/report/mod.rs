@@ -187,10 +187,10 @@ fn pct(removed: usize, of: usize) -> f64 {
 }
 
 /// Bytes and records of the files a survivor set keeps.
-#[derive(Clone, Copy, Default)]
-struct Volume {
-    bytes: u64,
-    records: u64,
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Volume {
+    pub bytes: u64,
+    pub records: u64,
 }
 
 impl Volume {
@@ -203,26 +203,94 @@ impl Volume {
             },
         )
     }
+
+    fn plus(self, other: Volume) -> Volume {
+        Volume {
+            bytes: self.bytes + other.bytes,
+            records: self.records + other.records,
+        }
+    }
+}
+
+/// What a report counts over the live files: the volume of each survivor set and the
+/// statistics coverage. Read off the cached rows of a replayed table, or summed window by
+/// window when the explanation streams (`stream.rs`); the two agree (tested).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FileTallies {
+    pub files: usize,
+    pub all: Volume,
+    pub after_partition: Volume,
+    pub kept: Volume,
+    /// Files whose add action carries statistics.
+    pub with_stats: usize,
+    /// Files whose statistics give no record count.
+    pub without_record_count: usize,
+}
+
+impl FileTallies {
+    /// The tallies of `explanation` over the files of `table`.
+    pub fn of(table: &ReplayedTable, explanation: &Explanation) -> FileTallies {
+        let sizes = table.volumes();
+        FileTallies {
+            files: sizes.len(),
+            all: Volume::of(sizes, |_| true),
+            after_partition: Volume::of(sizes, |i| explanation.after_partition[i]),
+            kept: Volume::of(sizes, |i| explanation.kept[i]),
+            with_stats: table.files().iter().filter(|f| f.has_stats).count(),
+            without_record_count: sizes.iter().filter(|(_, r)| r.is_none()).count(),
+        }
+    }
+
+    /// The tallies of two disjoint sets of files together.
+    pub fn plus(self, other: FileTallies) -> FileTallies {
+        FileTallies {
+            files: self.files + other.files,
+            all: self.all.plus(other.all),
+            after_partition: self.after_partition.plus(other.after_partition),
+            kept: self.kept.plus(other.kept),
+            with_stats: self.with_stats + other.with_stats,
+            without_record_count: self.without_record_count + other.without_record_count,
+        }
+    }
+}
+
+/// The table a report is about, as far as the report names it.
+pub struct TableHeader<'a> {
+    pub location: &'a str,
+    pub version: u64,
+    pub features: crate::features::TableFeatures,
 }
 
 impl Report {
     pub fn build(table: &ReplayedTable, explanation: &Explanation, elapsed_ms: u64) -> Report {
-        let files = table.files();
-        // Per file: its size, and its record count where the statistics give one (read off
-        // the front of the statistics string, not a full parse).
-        let sizes: Vec<(u64, Option<u64>)> = files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                (
-                    u64::try_from(f.size_bytes).unwrap_or(0),
-                    table.stats_json(i).and_then(crate::file_stats::num_records),
-                )
-            })
-            .collect();
-        let all = Volume::of(&sizes, |_| true);
-        let kept = Volume::of(&sizes, |i| explanation.kept[i]);
-        let after_partition = Volume::of(&sizes, |i| explanation.after_partition[i]);
+        Self::assemble(
+            TableHeader {
+                location: table.location(),
+                version: table.version(),
+                features: table.features().clone(),
+            },
+            explanation,
+            &FileTallies::of(table, explanation),
+            elapsed_ms,
+        )
+    }
+
+    /// The report of `explanation` from what it needs of the table: its header and the
+    /// tallies over its files (no rows).
+    pub fn assemble(
+        table: TableHeader<'_>,
+        explanation: &Explanation,
+        tallies: &FileTallies,
+        elapsed_ms: u64,
+    ) -> Report {
+        let FileTallies {
+            files,
+            all,
+            after_partition,
+            kept,
+            with_stats,
+            without_record_count,
+        } = *tallies;
         // A phase's survivors: partition pruning keeps `after_partition`, data skipping (the
         // last phase) the final set; its input is the previous phase's output.
         let phase_output = |name: &str| {
@@ -270,18 +338,17 @@ impl Report {
                 partition_values_accepted: explanation.accepted.clone(),
             }
         });
-        let with_stats = files.iter().filter(|f| f.has_stats).count();
         let mode = match with_stats {
-            0 if !files.is_empty() => "absent",
-            n if n == files.len() => "exact",
+            0 if files > 0 => "absent",
+            n if n == files => "exact",
             _ => "partial",
         };
         Report {
             schema_version: SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION"),
             elapsed_ms,
-            table: table.location().to_string(),
-            version: table.version(),
+            table: table.location.to_string(),
+            version: table.version,
             predicate: explanation.predicate.as_ref().map(|p| p.text.clone()),
             normalized_predicate: explanation
                 .predicate
@@ -294,17 +361,17 @@ impl Report {
             final_bytes: kept.bytes,
             total_records: all.records,
             final_records: kept.records,
-            files_without_record_count: sizes.iter().filter(|(_, r)| r.is_none()).count(),
+            files_without_record_count: without_record_count,
             analysis,
-            table_features: table.features().clone(),
+            table_features: table.features,
             stats: StatsCoverage {
                 mode,
                 files_with_stats: with_stats,
-                total_files: files.len(),
-                pct: if files.is_empty() {
+                total_files: files,
+                pct: if files == 0 {
                     100.0
                 } else {
-                    pct(with_stats, files.len())
+                    pct(with_stats, files)
                 },
             },
             phases: explanation
@@ -351,12 +418,17 @@ impl Report {
 
     /// Records the gates that ran and their aggregate result.
     pub fn with_assertions(mut self, assertions: Vec<Assertion>) -> Self {
+        self.set_assertions(assertions);
+        self
+    }
+
+    /// Records the gates' assertions and their overall result.
+    pub fn set_assertions(&mut self, assertions: Vec<Assertion>) {
         if !assertions.is_empty() {
             let failed = assertions.iter().any(|a| a.outcome() == Outcome::Fail);
             self.result = Some(if failed { Outcome::Fail } else { Outcome::Pass });
         }
         self.assertions = assertions;
-        self
     }
 
     /// Adds the per-file view, at most `limit` files (kept files first, then by path).

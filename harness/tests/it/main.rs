@@ -7,5 +7,6 @@ mod phase_scans;
 mod remote_requests;
 mod replay_agreement;
 mod scaling;
+mod streaming;
 mod tightness;
 mod writer_quirks;

@@ -16,7 +16,7 @@ use harness::scaling::fresh_scan_paths;
 
 /// Predicates over one column: comparisons with a value the table holds (so some files
 /// survive and some do not), null tests, and a disjunction mixing in the first column.
-fn predicates_over(column: &str, value: Option<&str>, first: &str) -> Vec<String> {
+pub(crate) fn predicates_over(column: &str, value: Option<&str>, first: &str) -> Vec<String> {
     let mut out = vec![format!("{column} IS NULL"), format!("{column} IS NOT NULL")];
     if let Some(v) = value {
         out.extend(
@@ -31,7 +31,7 @@ fn predicates_over(column: &str, value: Option<&str>, first: &str) -> Vec<String
 }
 
 /// A literal for `column` taken from a partition value the snapshot holds, if it is one.
-fn present_literal(table: &ReplayedTable, column: &ColumnRef) -> Option<String> {
+pub(crate) fn present_literal(table: &ReplayedTable, column: &ColumnRef) -> Option<String> {
     let info = table.columns().resolve(column).ok()?;
     let raw = table.files().iter().find_map(|f| {
         f.partition_values
@@ -254,8 +254,8 @@ fn conjuncts_measured_together_prune_what_each_prunes_alone() {
             .into_iter()
             .filter_map(|text| {
                 let compiled = CompiledPredicate::compile(&text, &table).ok()?;
-                let scans = kernel_scans(&compiled, table.columns(), ExplainOptions::default())
-                    .ok()?;
+                let scans =
+                    kernel_scans(&compiled, table.columns(), ExplainOptions::default()).ok()?;
                 Some((text, scans.full))
             })
             .collect();

@@ -1,0 +1,176 @@
+//! One predicate explained while the log is replayed, holding no more than a window of rows.
+//!
+//! The stages of one explanation:
+//! - **compile** once, as soon as the snapshot's columns are known (before any file is
+//!   listed, so a bad predicate is refused without a replay);
+//! - **plan and execute** per window: the replay hands its live files on in windows of about
+//!   [`WINDOW_ROWS`](crate::replay::WINDOW_ROWS) ([`ReplayedTable::stream`]); each window is
+//!   explained with the same code as a whole replayed table ([`explain_compiled`]: the
+//!   partition scan, the partition evaluator, the full scan over the partition survivors),
+//!   its report tallies read ([`FileTallies::of`]), and its rows dropped;
+//! - **report** from the sum of the windows ([`Explanation::append`], [`FileTallies::plus`]).
+//!
+//! Why windows answer as the whole table would: the kernel decides each reconciled add from
+//! its own row (the same argument that lets a phase scan ask about a subset of the cached
+//! rows, see [`replay`](crate::replay)), the partition evaluator decides each file from its
+//! own partition values, and every count and volume is a sum over files. So the per-file
+//! sets are the whole table's in the replay's order, and every count is the same.
+//! `explain-core/tests/it/streaming.rs` holds the streamed report to the cached one on every
+//! fixture and table shape.
+//!
+//! What is held at once: one window's rows, the batches queued behind it, one byte per file
+//! and set (`after_partition`, `kept`), and the distinct partitions.
+
+use crate::error::ExplainError;
+use crate::explain::{CompiledPredicate, ExplainOptions, Explanation, explain_compiled};
+use crate::features::TableFeatures;
+use crate::replay::{ReplayedTable, StreamedTable, WINDOW_ROWS, WindowVisitor};
+use crate::report::{FileTallies, Report, TableHeader};
+use crate::schema::TableColumns;
+use storage::StorageOptions;
+
+/// One explanation to stream: where the table is and what to explain.
+#[derive(Clone, Debug)]
+pub struct StreamRequest {
+    pub location: String,
+    pub storage: StorageOptions,
+    /// The snapshot version; the latest when `None`.
+    pub version: Option<u64>,
+    /// The predicate; the baseline alone when `None`.
+    pub predicate: Option<String>,
+    pub options: ExplainOptions,
+    /// The files a window gathers before it is explained and dropped (the tests make windows
+    /// of a file or two).
+    pub window_files: usize,
+}
+
+impl StreamRequest {
+    /// The baseline of the latest snapshot at `location`, in windows of [`WINDOW_ROWS`].
+    pub fn new(location: &str) -> Self {
+        Self {
+            location: location.to_string(),
+            storage: StorageOptions::default(),
+            version: None,
+            predicate: None,
+            options: ExplainOptions::default(),
+            window_files: WINDOW_ROWS,
+        }
+    }
+}
+
+/// What a streamed explanation leaves: the table's header facts, the explanation, and the
+/// tallies a report needs, with no rows.
+pub struct Streamed {
+    pub table: StreamedTable,
+    pub explanation: Explanation,
+    pub tallies: FileTallies,
+    pub features: TableFeatures,
+    /// How many windows the files came in.
+    pub windows: usize,
+}
+
+impl Streamed {
+    /// The report, as [`Report::build`] makes it from a replayed table.
+    pub fn report(&self, elapsed_ms: u64) -> Report {
+        Report::assemble(
+            TableHeader {
+                location: self.table.location(),
+                version: self.table.version(),
+                features: self.features.clone(),
+            },
+            &self.explanation,
+            &self.tallies,
+            elapsed_ms,
+        )
+    }
+}
+
+/// Explains `request` in one streamed replay; `observer` hears the running file count.
+pub fn explain_streaming(
+    request: &StreamRequest,
+    observer: &mut dyn FnMut(usize),
+) -> Result<Streamed, ExplainError> {
+    let mut windows = Windows {
+        predicate: request.predicate.as_deref(),
+        options: request.options,
+        compiled: None,
+        explanation: None,
+        tallies: FileTallies::default(),
+        dv_files: 0,
+        windows: 0,
+    };
+    let table = ReplayedTable::stream(
+        &request.location,
+        &request.storage,
+        request.version,
+        observer,
+        &mut windows,
+        request.window_files,
+    )?;
+    let mut explanation = windows.explanation.ok_or_else(|| ExplainError::Table {
+        table: request.location.clone(),
+        reason: "the replay handed on no window of files".into(),
+    })?;
+    if let Some(compiled) = &explanation.predicate {
+        // Accepted values are decided over every partition of the table, known only now.
+        explanation.accepted = crate::accepted::accepted_partition_values(
+            &compiled.normalized,
+            &table.present_values(),
+            table.columns(),
+        );
+    }
+    let features = TableFeatures::read_parts(
+        table.snapshot(),
+        table.engine(),
+        table.columns(),
+        windows.dv_files,
+    );
+    Ok(Streamed {
+        table,
+        explanation,
+        tallies: windows.tallies,
+        features,
+        windows: windows.windows,
+    })
+}
+
+/// The explanation gathered window by window.
+struct Windows<'a> {
+    predicate: Option<&'a str>,
+    options: ExplainOptions,
+    /// Compiled once, when the columns are known.
+    compiled: Option<CompiledPredicate>,
+    explanation: Option<Explanation>,
+    tallies: FileTallies,
+    dv_files: usize,
+    windows: usize,
+}
+
+impl WindowVisitor for Windows<'_> {
+    fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError> {
+        // A restarted replay compiled the predicate already, against the same snapshot.
+        if self.compiled.is_none() {
+            self.compiled = self
+                .predicate
+                .map(|text| CompiledPredicate::compile_against(text, columns))
+                .transpose()?;
+        }
+        self.explanation = None;
+        self.tallies = FileTallies::default();
+        self.dv_files = 0;
+        self.windows = 0;
+        Ok(())
+    }
+
+    fn visit(&mut self, window: &ReplayedTable, _first_file: usize) -> Result<(), ExplainError> {
+        let explanation = explain_compiled(window, self.compiled.as_ref(), self.options)?;
+        self.tallies = self.tallies.plus(FileTallies::of(window, &explanation));
+        self.dv_files += window.deletion_vector_files();
+        self.windows += 1;
+        match &mut self.explanation {
+            Some(so_far) => so_far.append(explanation),
+            None => self.explanation = Some(explanation),
+        }
+        Ok(())
+    }
+}
