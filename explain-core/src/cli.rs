@@ -213,6 +213,8 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
             options: ExplainOptions {
                 strict: args.strict,
             },
+            diagnose: args.explain_why,
+            assert_stats: args.assert_stats,
             ..StreamRequest::new(location)
         };
         let streamed = explain_streaming(&request, &mut |n| progress.files_so_far(n));
@@ -227,8 +229,12 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
             &streamed.explanation,
             streamed.table.columns(),
             &present,
-            None,
+            Gathered::Streamed(streamed.stats_assertion.clone()),
         );
+        if let Some(diagnoses) = streamed.diagnoses {
+            report.explain = Some(diagnoses.clone());
+            report.diagnoses = Some(diagnoses);
+        }
         return Ok(outcome(args, &report, failures));
     }
     // One predicate: its full scan runs alongside the replay instead of after it, on the
@@ -270,17 +276,19 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     Ok(outcome(args, &report, failures))
 }
 
-/// Whether the run explains one predicate with nothing that reads files one by one after the
-/// counts: it then streams ([`explain_streaming`]), holding a window of rows rather than the
-/// table's. The per-file sections (`--verbose`, `--layers`, `--explain-why`,
-/// `--assert-stats`) and the many-predicate runs read the replayed table.
+/// Whether the run explains one predicate and lists no files: it then streams
+/// ([`explain_streaming`]), holding a window of rows rather than the table's. The file
+/// listings (`--verbose`, `--layers`) and the many-predicate runs read the replayed table.
 fn streams(args: &Args) -> bool {
-    args.predicates.is_none()
-        && args.budget.is_none()
-        && !args.verbose
-        && !args.layers
-        && !args.explain_why
-        && !args.assert_stats
+    args.predicates.is_none() && args.budget.is_none() && !args.verbose && !args.layers
+}
+
+/// Where `--assert-stats` reads the files' statistics.
+enum Gathered<'a> {
+    /// The replayed table, checked now.
+    Table(&'a ReplayedTable),
+    /// Checked window by window while the explanation streamed.
+    Streamed(Option<gates::Assertion>),
 }
 
 /// The outcome of one report: printed in the asked format, exit 1 when a gate failed.
@@ -535,15 +543,14 @@ pub fn explain_all(
 }
 
 /// Sets what every report of a run carries beside the counts: `--strict`, the gates'
-/// assertions (`--assert-stats` reads the files' statistics from `table`, which a streamed
-/// run does not ask for) and the warnings; returns the failed gates' lines.
+/// assertions and the warnings; returns the failed gates' lines.
 fn finish_report(
     args: &Args,
     report: &mut Report,
     explanation: &crate::explain::Explanation,
     columns: &TableColumns,
     present: &crate::accepted::PresentValues,
-    table: Option<&ReplayedTable>,
+    stats: Gathered<'_>,
 ) -> Vec<String> {
     report.strict = args.strict;
     let mut assertions = Vec::new();
@@ -558,10 +565,11 @@ fn finish_report(
     if let Some(threshold) = args.min_files {
         assertions.push(gates::min_files(threshold, report.final_files));
     }
-    if args.assert_stats
-        && let Some(table) = table
-    {
-        assertions.push(gates::stats_complete(table, explanation));
+    if args.assert_stats {
+        match stats {
+            Gathered::Table(table) => assertions.push(gates::stats_complete(table, explanation)),
+            Gathered::Streamed(checked) => assertions.extend(checked),
+        }
     }
     let failures: Vec<String> = assertions
         .iter()
@@ -597,7 +605,7 @@ pub fn report_for(
         &explanation,
         table.columns(),
         table.present_values(),
-        Some(table),
+        Gathered::Table(table),
     );
     if args.verbose {
         report = report.with_files(table, &explanation, args.limit);

@@ -141,14 +141,187 @@ pub struct Diagnosis {
     pub suggestion: String,
 }
 
+/// What the diagnoses count over the files: read off a replayed table ([`gather_evidence`]),
+/// or window by window and summed ([`Evidence::plus`]) when the explanation streams. Each
+/// count is a sum over files, so the two agree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evidence {
+    pub files: usize,
+    /// Files left after partition pruning: the files data skipping sees.
+    pub input: usize,
+    /// Per data-column conjunct data skipping can evaluate ([`skipping_conjuncts`]).
+    pub conjuncts: Vec<ConjunctEvidence>,
+    /// Per data column the predicate references (`referenced_data_columns`), the files with
+    /// no usable bounds for it.
+    pub lacking: Vec<usize>,
+}
+
+/// One data-column conjunct's evidence, over the files left after partition pruning.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ConjunctEvidence {
+    /// Files with usable bounds for every column of the conjunct.
+    pub with_stats: usize,
+    /// Files the conjunct prunes when scanned alone.
+    pub pruned: usize,
+}
+
+impl Evidence {
+    /// The evidence of two disjoint sets of files of one table, for one explanation.
+    pub fn plus(self, other: Evidence) -> Evidence {
+        let add = |a: Vec<usize>, b: Vec<usize>| -> Vec<usize> {
+            if a.is_empty() {
+                return b;
+            }
+            a.iter()
+                .zip(b.iter().chain(std::iter::repeat(&0)))
+                .map(|(x, y)| x + y)
+                .collect()
+        };
+        let conjuncts = if self.conjuncts.is_empty() {
+            other.conjuncts
+        } else {
+            self.conjuncts
+                .iter()
+                .zip(
+                    other
+                        .conjuncts
+                        .iter()
+                        .chain(std::iter::repeat(&ConjunctEvidence::default())),
+                )
+                .map(|(a, b)| ConjunctEvidence {
+                    with_stats: a.with_stats + b.with_stats,
+                    pruned: a.pruned + b.pruned,
+                })
+                .collect()
+        };
+        Evidence {
+            files: self.files + other.files,
+            input: self.input + other.input,
+            conjuncts,
+            lacking: add(self.lacking, other.lacking),
+        }
+    }
+}
+
+/// The fragments WEAK_DATA_SKIPPING measures: each data-column conjunct with what data
+/// skipping can evaluate of it (its leaves the kernel cannot evaluate weakened to TRUE),
+/// where that is not TRUE.
+fn skipping_conjuncts(explanation: &Explanation) -> Vec<(&crate::classify::Fragment, Nnf)> {
+    let Some(compiled) = &explanation.predicate else {
+        return Vec::new();
+    };
+    compiled
+        .classification
+        .fragments
+        .iter()
+        .filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable))
+        .filter_map(|f| {
+            let (evaluable, _) = f.predicate.weaken(&kernel_can_evaluate);
+            (evaluable != Nnf::Const(true)).then_some((f, evaluable))
+        })
+        .collect()
+}
+
+/// The evidence of `explanation` over the files of `table`: statistics parsed once per file,
+/// and what each data-column conjunct prunes alone measured in a few kernel scans over the
+/// partition survivors ([`pruned_alone`]).
+pub fn gather_evidence(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+) -> Result<Evidence, ExplainError> {
+    let files = table.files().len();
+    let columns = table.columns();
+    let among = &explanation.after_partition;
+    let input = among.iter().filter(|a| **a).count();
+    let conjuncts = skipping_conjuncts(explanation);
+    let referenced = referenced_data_columns(table.columns(), explanation);
+    if conjuncts.is_empty() && referenced.is_empty() {
+        return Ok(Evidence {
+            files,
+            input,
+            ..Evidence::default()
+        });
+    }
+    let stats: Vec<Option<FileStats>> = (0..files)
+        .map(|i| FileStats::parse(table.stats_json(i)))
+        .collect();
+    let covers = |i: usize, cols: &[ColumnInfo]| {
+        cols.iter()
+            .all(|c| bounds_usable(table, stats[i].as_ref(), c))
+    };
+    let mut scans = Vec::with_capacity(conjuncts.len());
+    let mut evidence = Vec::with_capacity(conjuncts.len());
+    for (_, evaluable) in &conjuncts {
+        let data_columns = columns.split_columns(evaluable).1;
+        let with_stats = (0..files)
+            .filter(|&i| among[i] && covers(i, &data_columns))
+            .count();
+        evidence.push(ConjunctEvidence {
+            with_stats,
+            pruned: 0,
+        });
+        // The message names what the kernel could use: the bounds of files with statistics.
+        scans.push(to_kernel(
+            &guard(evaluable, columns, false).predicate,
+            columns,
+        )?);
+    }
+    for (e, pruned) in evidence.iter_mut().zip(pruned_alone(table, &scans, among)?) {
+        e.pruned = pruned;
+    }
+    let lacking = referenced
+        .iter()
+        .map(|info| {
+            (0..files)
+                .filter(|&i| !covers(i, std::slice::from_ref(info)))
+                .count()
+        })
+        .collect();
+    Ok(Evidence {
+        files,
+        input,
+        conjuncts: evidence,
+        lacking,
+    })
+}
+
 /// The diagnoses of one explanation, in a fixed order: by code as in the module table, then
 /// by the fragment or column they concern, in predicate order.
 pub fn diagnose(
     table: &ReplayedTable,
     explanation: &Explanation,
 ) -> Result<Vec<Diagnosis>, ExplainError> {
-    let Some(compiled) = &explanation.predicate else {
+    if explanation.predicate.is_none() {
         return Ok(Vec::new());
+    }
+    let evidence = gather_evidence(table, explanation)?;
+    Ok(diagnose_from(
+        &TableFacts {
+            columns: table.columns(),
+            present_values: table.present_values(),
+            has_min_max_column: &|path| table.has_min_max_column(path),
+        },
+        explanation,
+        &evidence,
+    ))
+}
+
+/// What the diagnoses read of the table beyond the evidence: no rows.
+pub struct TableFacts<'a> {
+    pub columns: &'a crate::schema::TableColumns,
+    pub present_values: &'a crate::accepted::PresentValues,
+    /// Whether data skipping reads min/max for a data column (its physical path).
+    pub has_min_max_column: &'a dyn Fn(&[String]) -> bool,
+}
+
+/// The diagnoses of `explanation` from the table's facts and the evidence over its files.
+pub fn diagnose_from(
+    table: &TableFacts<'_>,
+    explanation: &Explanation,
+    evidence: &Evidence,
+) -> Vec<Diagnosis> {
+    let Some(compiled) = &explanation.predicate else {
+        return Vec::new();
     };
     let mut out = Vec::new();
     match &compiled.normalized {
@@ -159,7 +332,7 @@ pub fn diagnose(
                 message: format!("`{}` is never TRUE: every file is pruned without reading statistics", compiled.text.trim()),
                 suggestion: "check the predicate: a contradiction or a comparison with NULL (which is never TRUE) makes the query return nothing".into(),
             });
-            return Ok(out);
+            return out;
         }
         Nnf::Const(true) => {
             out.push(Diagnosis {
@@ -172,12 +345,12 @@ pub fn diagnose(
                 suggestion: "add a condition on a partition column or a well-clustered data column"
                     .into(),
             });
-            return Ok(out);
+            return out;
         }
         _ => {}
     }
     let classes = &compiled.classification;
-    let columns = table.columns();
+    let columns = table.columns;
 
     // NO_PARTITION_FILTER: partition pruning needs a conjunct over partition columns alone.
     let partition_columns = columns.partition_columns();
@@ -218,7 +391,7 @@ pub fn diagnose(
     }
 
     // PARTITION_VALUE_ABSENT: a partition literal no file has.
-    for absent in absent_partition_values(table.columns(), table.present_values(), explanation) {
+    for absent in absent_partition_values(columns, table.present_values, explanation) {
         out.push(Diagnosis {
             code: PARTITION_VALUE_ABSENT,
             severity: Severity::Warning,
@@ -232,61 +405,26 @@ pub fn diagnose(
 
     // WEAK_DATA_SKIPPING: what each data-column conjunct prunes alone, among the files that
     // survive partition pruning (the files data skipping actually sees).
-    let input: Vec<usize> = (0..table.files().len())
-        .filter(|&i| explanation.after_partition[i])
-        .collect();
-    let stats: Vec<Option<FileStats>> = (0..table.files().len())
-        .map(|i| FileStats::parse(table.stats_json(i)))
-        .collect();
-    let covers = |i: usize, cols: &[ColumnInfo]| {
-        cols.iter()
-            .all(|c| bounds_usable(table, stats[i].as_ref(), c))
-    };
-    // Each data-column conjunct that some file with statistics could be pruned on, with its
-    // guarded kernel predicate; what each prunes alone is measured for all of them at once.
-    let mut candidates = Vec::new();
-    for fragment in classes
-        .fragments
+    let input = evidence.input;
+    for ((fragment, evaluable), measured) in skipping_conjuncts(explanation)
         .iter()
-        .filter(|f| matches!(f.bucket, Bucket::StatsSafe | Bucket::Unsplittable))
+        .zip(&evidence.conjuncts)
     {
-        let (evaluable, _) = fragment.predicate.weaken(&kernel_can_evaluate);
-        if evaluable == Nnf::Const(true) || input.is_empty() {
-            continue;
-        }
-        let data_columns = columns.split_columns(&evaluable).1;
-        let with_stats = input.iter().filter(|&&i| covers(i, &data_columns)).count();
-        if with_stats == 0 {
+        let ConjunctEvidence { with_stats, pruned } = *measured;
+        if input == 0 || with_stats == 0 {
             continue; // STATS_ABSENT says why.
         }
-        // The message names what the kernel could use: the bounds of files with statistics.
-        let scan = to_kernel(&guard(&evaluable, columns, false).predicate, columns)?;
-        candidates.push((fragment, data_columns, with_stats, scan));
-    }
-    let mut among = vec![false; table.files().len()];
-    for &i in &input {
-        among[i] = true;
-    }
-    let pruned_counts = pruned_alone(
-        table,
-        &candidates
-            .iter()
-            .map(|(.., scan)| scan.clone())
-            .collect::<Vec<_>>(),
-        &among,
-    )?;
-    for ((fragment, data_columns, with_stats, _), pruned) in candidates.iter().zip(pruned_counts) {
-        let with_stats = *with_stats;
-        if pruned * 100 >= WEAK_PRUNING_PCT * input.len() {
+        let data_columns = columns.split_columns(evaluable).1;
+        if pruned * 100 >= WEAK_PRUNING_PCT * input {
             continue;
         }
         let names: Vec<String> = data_columns.iter().map(|c| c.column.dotted()).collect();
-        let seen = if input.len() == table.files().len() {
-            format!("the {} file(s) of the snapshot", input.len())
+        let seen = if input == evidence.files {
+            format!("the {input} file(s) of the snapshot")
         } else {
-            format!("the {} file(s) left after partition pruning", input.len())
+            format!("the {input} file(s) left after partition pruning")
         };
-        let missing = input.len() - with_stats;
+        let missing = input - with_stats;
         out.push(Diagnosis {
             code: WEAK_DATA_SKIPPING,
             severity: Severity::Warning,
@@ -305,21 +443,21 @@ pub fn diagnose(
     }
 
     // STATS_ABSENT: per data column the predicate uses, the files with no usable bounds.
-    for info in referenced_data_columns(table, explanation) {
-        let lacking = (0..table.files().len())
-            .filter(|&i| !covers(i, std::slice::from_ref(&info)))
-            .count();
+    for (info, &lacking) in referenced_data_columns(columns, explanation)
+        .iter()
+        .zip(&evidence.lacking)
+    {
         if lacking == 0 {
             continue;
         }
         let name = info.column.dotted();
-        if !table.has_min_max_column(&info.stats_path) {
+        if !(table.has_min_max_column)(&info.stats_path) {
             out.push(Diagnosis {
                 code: STATS_ABSENT,
                 severity: Severity::Warning,
                 message: format!(
                     "`{name}` is not among the table's statistics columns: data skipping ignores whatever bounds its files record, so it keeps all {} file(s)",
-                    table.files().len()
+                    evidence.files
                 ),
                 suggestion: format!(
                     "add `{name}` to delta.dataSkippingStatsColumns (or raise delta.dataSkippingNumIndexedCols) and recompute the files' statistics"
@@ -332,7 +470,7 @@ pub fn diagnose(
             severity: Severity::Warning,
             message: format!(
                 "{lacking} of {} file(s) record no min/max for `{name}`: data skipping keeps them whatever the predicate says about it",
-                table.files().len()
+                evidence.files
             ),
             suggestion: format!(
                 "writers collect statistics for the first 32 columns by default (delta.dataSkippingNumIndexedCols) or the columns in delta.dataSkippingStatsColumns; include `{name}` and rewrite or recompute the files' statistics"
@@ -405,7 +543,7 @@ pub fn diagnose(
             suggestion: "if the data is known to hold no NaN in these columns, run without --strict to prune on them".into(),
         });
     }
-    Ok(out)
+    out
 }
 
 /// Why the kernel cannot evaluate `leaf`, and what to write instead.

@@ -81,6 +81,39 @@ impl Assertion {
     }
 }
 
+impl Assertion {
+    /// `--assert-stats` over two disjoint sets of files of one table, for one explanation
+    /// (the streamed explanation checks window by window); any other pair is returned as the
+    /// first, since their gates read the whole counts, not files.
+    pub fn plus(self, other: Assertion) -> Assertion {
+        match (self, other) {
+            (
+                Assertion::StatsComplete {
+                    columns,
+                    missing_count,
+                    mut missing_files,
+                    ..
+                },
+                Assertion::StatsComplete {
+                    missing_count: more_count,
+                    missing_files: more_files,
+                    ..
+                },
+            ) => {
+                missing_files.extend(more_files);
+                let missing_count = missing_count + more_count;
+                Assertion::StatsComplete {
+                    columns,
+                    missing_count,
+                    missing_files,
+                    result: outcome(missing_count == 0),
+                }
+            }
+            (first, _) => first,
+        }
+    }
+}
+
 fn outcome(pass: bool) -> Outcome {
     if pass { Outcome::Pass } else { Outcome::Fail }
 }
@@ -110,13 +143,13 @@ pub fn min_files(threshold: usize, actual: usize) -> Assertion {
 
 /// The data columns (not partition columns: their values are exact) the predicate references.
 pub fn referenced_data_columns(
-    table: &ReplayedTable,
+    columns: &crate::schema::TableColumns,
     explanation: &Explanation,
 ) -> Vec<ColumnInfo> {
     let Some(p) = &explanation.predicate else {
         return Vec::new();
     };
-    let (_, data) = table.columns().split_columns(&p.normalized);
+    let (_, data) = columns.split_columns(&p.normalized);
     data.into_iter()
         .filter(|info| info.primitive().is_some())
         .collect()
@@ -152,7 +185,7 @@ pub fn statistics_columns(table: &ReplayedTable) -> Vec<ColumnInfo> {
 
 pub fn stats_complete(table: &ReplayedTable, explanation: &Explanation) -> Assertion {
     let columns = if explanation.predicate.is_some() {
-        referenced_data_columns(table, explanation)
+        referenced_data_columns(table.columns(), explanation)
     } else {
         statistics_columns(table)
     };

@@ -375,9 +375,15 @@ pub struct StreamedTable {
     /// How many live files the windows held between them.
     files: usize,
     partitions: Vec<Arc<RawPartitionValues>>,
+    min_max_columns: BTreeSet<Vec<String>>,
 }
 
 impl StreamedTable {
+    /// As [`ReplayedTable::has_min_max_column`].
+    pub fn has_min_max_column(&self, stats_path: &[String]) -> bool {
+        self.min_max_columns.contains(stats_path)
+    }
+
     pub fn location(&self) -> &str {
         &self.location
     }
@@ -520,6 +526,11 @@ impl ReplayedTable {
             Some(&mut windows),
         )
         .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
+        let min_max_columns = windows
+            .state
+            .take()
+            .map(|(_, _, min_max)| min_max)
+            .unwrap_or_default();
         Ok(StreamedTable {
             location: location.to_string(),
             engine,
@@ -527,6 +538,7 @@ impl ReplayedTable {
             columns,
             files: windows.files,
             partitions: windows.partitions,
+            min_max_columns,
         })
     }
 }

@@ -18,12 +18,19 @@
 //! `explain-core/tests/it/streaming.rs` holds the streamed report to the cached one on every
 //! fixture and table shape.
 //!
+//! `--explain-why` and `--assert-stats` stream too: each window's evidence (what every
+//! data-column conjunct prunes alone, the files without bounds) and missing statistics are
+//! summed. `--verbose` and `--layers`, which list files, and runs of many predicates read the
+//! whole replayed table ([`ReplayedTable::open`]).
+//!
 //! What is held at once: one window's rows, the batches queued behind it, one byte per file
 //! and set (`after_partition`, `kept`), and the distinct partitions.
 
+use crate::diagnose::{Diagnosis, Evidence, TableFacts, diagnose_from, gather_evidence};
 use crate::error::ExplainError;
 use crate::explain::{CompiledPredicate, ExplainOptions, Explanation, explain_compiled};
 use crate::features::TableFeatures;
+use crate::gates::{Assertion, stats_complete};
 use crate::replay::{ReplayedTable, StreamedTable, WINDOW_ROWS, WindowVisitor};
 use crate::report::{FileTallies, Report, TableHeader};
 use crate::schema::TableColumns;
@@ -42,6 +49,10 @@ pub struct StreamRequest {
     /// The files a window gathers before it is explained and dropped (the tests make windows
     /// of a file or two).
     pub window_files: usize,
+    /// Diagnose the explanation (`--explain-why`): its evidence is gathered per window.
+    pub diagnose: bool,
+    /// Check every file's statistics (`--assert-stats`), window by window.
+    pub assert_stats: bool,
 }
 
 impl StreamRequest {
@@ -54,6 +65,8 @@ impl StreamRequest {
             predicate: None,
             options: ExplainOptions::default(),
             window_files: WINDOW_ROWS,
+            diagnose: false,
+            assert_stats: false,
         }
     }
 }
@@ -67,6 +80,10 @@ pub struct Streamed {
     pub features: TableFeatures,
     /// How many windows the files came in.
     pub windows: usize,
+    /// The diagnoses, when asked for.
+    pub diagnoses: Option<Vec<Diagnosis>>,
+    /// The `--assert-stats` assertion over every file, when asked for.
+    pub stats_assertion: Option<Assertion>,
 }
 
 impl Streamed {
@@ -98,6 +115,10 @@ pub fn explain_streaming(
         tallies: FileTallies::default(),
         dv_files: 0,
         windows: 0,
+        diagnose: request.diagnose,
+        evidence: Evidence::default(),
+        assert_stats: request.assert_stats,
+        stats_assertion: None,
     };
     let table = ReplayedTable::stream(
         &request.location,
@@ -119,6 +140,18 @@ pub fn explain_streaming(
             table.columns(),
         );
     }
+    let present = table.present_values();
+    let diagnoses = request.diagnose.then(|| {
+        diagnose_from(
+            &TableFacts {
+                columns: table.columns(),
+                present_values: &present,
+                has_min_max_column: &|path| table.has_min_max_column(path),
+            },
+            &explanation,
+            &windows.evidence,
+        )
+    });
     let features = TableFeatures::read_parts(
         table.snapshot(),
         table.engine(),
@@ -131,6 +164,8 @@ pub fn explain_streaming(
         tallies: windows.tallies,
         features,
         windows: windows.windows,
+        diagnoses,
+        stats_assertion: windows.stats_assertion,
     })
 }
 
@@ -144,6 +179,10 @@ struct Windows<'a> {
     tallies: FileTallies,
     dv_files: usize,
     windows: usize,
+    diagnose: bool,
+    evidence: Evidence,
+    assert_stats: bool,
+    stats_assertion: Option<Assertion>,
 }
 
 impl WindowVisitor for Windows<'_> {
@@ -159,6 +198,8 @@ impl WindowVisitor for Windows<'_> {
         self.tallies = FileTallies::default();
         self.dv_files = 0;
         self.windows = 0;
+        self.evidence = Evidence::default();
+        self.stats_assertion = None;
         Ok(())
     }
 
@@ -167,6 +208,17 @@ impl WindowVisitor for Windows<'_> {
         self.tallies = self.tallies.plus(FileTallies::of(window, &explanation));
         self.dv_files += window.deletion_vector_files();
         self.windows += 1;
+        if self.diagnose {
+            let evidence = gather_evidence(window, &explanation)?;
+            self.evidence = std::mem::take(&mut self.evidence).plus(evidence);
+        }
+        if self.assert_stats {
+            let checked = stats_complete(window, &explanation);
+            self.stats_assertion = Some(match self.stats_assertion.take() {
+                Some(so_far) => so_far.plus(checked),
+                None => checked,
+            });
+        }
         match &mut self.explanation {
             Some(so_far) => so_far.append(explanation),
             None => self.explanation = Some(explanation),

@@ -1,11 +1,14 @@
 //! The streamed explanation (the replay's files explained window by window, no rows kept)
 //! reports exactly what the explanation of the whole replayed table reports: per-file sets in
-//! the replay's order, every count, volume, note, hazard and accepted value, on every fixture
+//! the replay's order, every count, volume, note, hazard and accepted value, the diagnoses of
+//! `--explain-why` and the files `--assert-stats` names, on every fixture
 //! and on every metadata-only table shape, in windows of one scan batch, of a few files and of
 //! the default size.
 
 use explain_core::ast::ColumnRef;
+use explain_core::diagnose::diagnose;
 use explain_core::explain::{ExplainOptions, explain_with};
+use explain_core::gates::stats_complete;
 use explain_core::replay::{ReplayedTable, WINDOW_ROWS};
 use explain_core::report::Report;
 use explain_core::stream::{StreamRequest, explain_streaming};
@@ -35,6 +38,8 @@ fn assert_streams_alike(
                 predicate: predicate.map(str::to_string),
                 options,
                 window_files,
+                diagnose: true,
+                assert_stats: true,
                 ..StreamRequest::new(location)
             };
             let streamed = explain_streaming(&request, &mut |_| {});
@@ -75,6 +80,18 @@ fn assert_streams_alike(
                 streamed.table.file_count(),
                 cached.files().len(),
                 "{context}"
+            );
+            let diagnoses =
+                |d: &[explain_core::diagnose::Diagnosis]| serde_json::to_string_pretty(d).unwrap();
+            assert_eq!(
+                diagnoses(streamed.diagnoses.as_deref().unwrap_or_default()),
+                diagnoses(&diagnose(cached, whole).unwrap()),
+                "{context}: the diagnoses"
+            );
+            assert_eq!(
+                streamed.stats_assertion,
+                Some(stats_complete(cached, whole)),
+                "{context}: --assert-stats"
             );
         }
     }
