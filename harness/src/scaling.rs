@@ -118,6 +118,74 @@ impl TableShape {
     }
 }
 
+/// The kinds of predicate whose cost the scaling report measures, each against one kernel
+/// scan of the same predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum PredicateClass {
+    /// No predicate: the baseline alone.
+    None,
+    /// Partition columns only: one file per partition asked.
+    PartitionOnly,
+    /// Data columns only: data skipping alone.
+    DataOnly,
+    /// A partition conjunct and data conjuncts: both phases.
+    Mixed,
+    /// A conjunct outside the pruning language beside one data skipping evaluates.
+    Unsupported,
+    /// An OR of a partition column and a data column: neither phase credited alone.
+    MixedOr,
+}
+
+impl PredicateClass {
+    pub const ALL: [PredicateClass; 6] = [
+        PredicateClass::None,
+        PredicateClass::PartitionOnly,
+        PredicateClass::DataOnly,
+        PredicateClass::Mixed,
+        PredicateClass::Unsupported,
+        PredicateClass::MixedOr,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PredicateClass::None => "none",
+            PredicateClass::PartitionOnly => "partition-only",
+            PredicateClass::DataOnly => "data-only",
+            PredicateClass::Mixed => "mixed",
+            PredicateClass::Unsupported => "unsupported",
+            PredicateClass::MixedOr => "mixed-or",
+        }
+    }
+}
+
+impl TableShape {
+    /// The predicate of `class` on this shape: `None` where the class needs partition
+    /// columns the shape lacks, `Some(None)` for no predicate. The data conjuncts keep the
+    /// first tenth of the files, the partition conjunct one partition of ten.
+    pub fn predicate_of(&self, class: PredicateClass) -> Option<Option<String>> {
+        let ids = format!("id < {}", self.files * 100);
+        let partitioned = || self.partitioned.then_some(());
+        Some(match class {
+            PredicateClass::None => None,
+            PredicateClass::PartitionOnly => {
+                partitioned()?;
+                Some("p = 'p3'".to_string())
+            }
+            PredicateClass::DataOnly => Some(format!("{ids} AND value >= 0")),
+            PredicateClass::Mixed => {
+                partitioned()?;
+                Some(format!("p = 'p3' AND {ids} AND value >= 0"))
+            }
+            PredicateClass::Unsupported => Some(format!("{ids} AND id % 7 = 3")),
+            PredicateClass::MixedOr => {
+                partitioned()?;
+                Some(format!("p = 'p3' OR {ids}"))
+            }
+        })
+    }
+}
+
 /// The kernel predicates of both phases of `predicate`, compiled against the table's schema
 /// alone (no replay), exactly as the tool lowers them.
 pub fn scan_predicates(location: &str, predicate: &str) -> Result<KernelScans, String> {
@@ -228,6 +296,22 @@ pub fn naive_explain(location: &str, scans: &KernelScans) -> Result<[usize; 3], 
 /// one replay, both phase scans, the report. Returns the JSON report.
 pub fn delta_explain(location: &str, predicate: &str) -> Result<String, String> {
     delta_explain_with(location, &StorageOptions::default(), predicate)
+}
+
+/// [`delta_explain`] with or without a predicate (`delta-explain TABLE --format json`).
+pub fn delta_explain_opt(location: &str, predicate: Option<&str>) -> Result<String, String> {
+    let args = Args {
+        predicate: predicate.map(str::to_string),
+        ..plain_args(location)
+    };
+    let outcome = run(&args).map_err(|e| e.to_string())?;
+    if outcome.exit_code != 0 {
+        return Err(format!(
+            "delta-explain exited {}: {}",
+            outcome.exit_code, outcome.stderr
+        ));
+    }
+    Ok(outcome.stdout)
 }
 
 /// [`delta_explain`] of a table whose store needs options.

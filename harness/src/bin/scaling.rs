@@ -19,8 +19,9 @@ use explain_core::replay::ReplayedTable;
 use harness::corpus::{corpus_path, read_corpus};
 use harness::page::{Series, log_log_chart};
 use harness::scaling::{
-    ParquetCount, TableShape, cpu_ms, delta_explain, final_files, floor_scan, log_log_slope,
-    median, naive_explain, oracle_subject, plain_args, resident_kib, scan_predicates,
+    ParquetCount, PredicateClass, TableShape, cpu_ms, delta_explain, delta_explain_opt,
+    final_files, floor_scan, log_log_slope, median, naive_explain, oracle_subject, plain_args,
+    resident_kib, scan_predicates,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -51,8 +52,9 @@ enum Step {
         mode: Mode,
         #[arg(long)]
         table: String,
+        /// The predicate; none measures the baseline.
         #[arg(long = "where")]
-        predicate: String,
+        predicate: Option<String>,
     },
 }
 
@@ -84,6 +86,25 @@ struct ReportArgs {
     /// The taxi table (default: the fixtures folder).
     #[arg(long)]
     taxi: Option<PathBuf>,
+    /// Table sizes of the predicate-class measurements (every class against one kernel scan
+    /// of the same predicate), in files.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1000,10000,100000,1000000"
+    )]
+    class_sizes: Vec<usize>,
+    /// Add a 10M-file point to the predicate-class measurements (checkpoint shapes; writing
+    /// the tables takes minutes and a few GB).
+    #[arg(long)]
+    ten_million: bool,
+    /// Measurements per (shape, class, mode) at 1M files and up; more below (`runs_for`).
+    #[arg(long, default_value_t = 3)]
+    class_repeats: usize,
+    /// A `delta-explain` 0.8.1 binary (the peer): measured beside (a) and (c) on every class
+    /// it can run, once per point (it takes seconds where (c) takes milliseconds).
+    #[arg(long)]
+    peer: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
@@ -133,7 +154,7 @@ fn main() {
             mode,
             table,
             predicate,
-        } => measure(mode, &table, &predicate).map(|s| {
+        } => measure(mode, &table, predicate.as_deref()).map(|s| {
             println!("{}", serde_json::to_string(&s).unwrap_or_default());
         }),
         Step::Report(args) => report(&args),
@@ -150,16 +171,19 @@ fn main() {
     }
 }
 
-fn measure(mode: Mode, table: &str, predicate: &str) -> Result<Sample, String> {
+fn measure(mode: Mode, table: &str, predicate: Option<&str>) -> Result<Sample, String> {
     // Lowering the SQL is not part of any mode's cost: it reads the schema only.
-    let scans = scan_predicates(table, predicate)?;
+    let scans = match predicate {
+        Some(p) => scan_predicates(table, p)?,
+        None => Default::default(),
+    };
     let start_kib = resident_kib().map_or(0, |r| r.1);
     let cpu_before = cpu_ms().unwrap_or(0.0);
     let started = Instant::now();
     let survivors = match mode {
         Mode::Floor => floor_scan(table, scans.full.clone())?,
         Mode::Naive => naive_explain(table, &scans)?[2],
-        Mode::Explain => final_files(&delta_explain(table, predicate)?)?,
+        Mode::Explain => final_files(&delta_explain_opt(table, predicate)?)?,
         Mode::Replay => ReplayedTable::open(table, None)
             .map_err(|e| e.to_string())?
             .files()
@@ -281,6 +305,27 @@ struct ScalingReport {
     predicates: PredicateThroughput,
     oracle: OracleThroughput,
     claims: Vec<Claim>,
+    /// Every predicate class against one kernel scan of the same predicate.
+    #[serde(default)]
+    classes: Vec<ClassRow>,
+}
+
+/// One (shape, size, predicate class): (a) one kernel scan of the predicate, (c)
+/// delta-explain, and the peer where one was given.
+#[derive(Debug, Serialize, Deserialize)]
+struct ClassRow {
+    shape: TableShape,
+    config: String,
+    class: PredicateClass,
+    predicate: Option<String>,
+    survivors: usize,
+    floor: ModeFigures,
+    explain: ModeFigures,
+    peer: Option<ModeFigures>,
+    /// (c)/(a): median wall time, median CPU time, peak resident set.
+    wall_ratio: f64,
+    cpu_ratio: f64,
+    memory_ratio: f64,
 }
 
 fn report(args: &ReportArgs) -> Result<(), String> {
@@ -318,7 +363,7 @@ fn report(args: &ReportArgs) -> Result<(), String> {
         for _ in 0..runs_of(shape) {
             for (m, mode) in MODES.iter().enumerate() {
                 bar.set_message(format!("{} {mode:?}", shape.name()));
-                samples[m].push(child(&exe, *mode, &table, &predicate)?);
+                samples[m].push(child(&exe, *mode, &table, Some(&predicate))?);
                 bar.inc(1);
             }
         }
@@ -360,6 +405,7 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     }
     bar.finish_and_clear();
 
+    let classes = measure_classes(args, &exe, &work)?;
     let slopes = slopes(&rows);
     let taxi = args
         .taxi
@@ -370,7 +416,8 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     let predicates = predicate_throughput(&taxi, args.predicates, args.separate_runs)?;
     eprintln!("scaling: oracle against DataFusion on {taxi}");
     let oracle = oracle_throughput(&taxi)?;
-    let claims = claims(&rows, &slopes, &predicates);
+    let mut claims = claims(&rows, &slopes, &predicates);
+    claims.extend(class_claims(&classes));
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let report = ScalingReport {
         command,
@@ -387,8 +434,200 @@ fn report(args: &ReportArgs) -> Result<(), String> {
         predicates,
         oracle,
         claims,
+        classes,
     };
     write_report(&args.out, &report)
+}
+
+/// Every predicate class on every shape and size of `--class-sizes` (and 10M files on the
+/// checkpoint shapes with `--ten-million`): (a), (c) and the peer, interleaved.
+fn measure_classes(args: &ReportArgs, exe: &Path, work: &Path) -> Result<Vec<ClassRow>, String> {
+    let mut shapes: Vec<TableShape> = args
+        .class_sizes
+        .iter()
+        .flat_map(|n| TableShape::all_of(*n))
+        .collect();
+    if args.ten_million {
+        shapes.extend(
+            TableShape::all_of(10_000_000)
+                .into_iter()
+                .filter(|s| s.layout == harness::scaling::LogLayout::Checkpoint),
+        );
+    }
+    let points: Vec<(TableShape, PredicateClass, Option<String>)> = shapes
+        .iter()
+        .flat_map(|shape| {
+            PredicateClass::ALL
+                .iter()
+                .filter_map(move |class| Some((*shape, *class, shape.predicate_of(*class)?)))
+        })
+        .collect();
+    let runs_of = |shape: &TableShape| runs_for(shape.files, args.class_repeats);
+    let total: usize = points.iter().map(|(s, ..)| 2 * runs_of(s) + 1).sum();
+    let bar = ProgressBar::new(total as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} classes: {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut rows = Vec::new();
+    for (shape, class, predicate) in points {
+        bar.set_message(format!("writing {}", shape.name()));
+        let table = shape.write(work)?.to_string_lossy().to_string();
+        let predicate_ref = predicate.as_deref();
+        let (mut floor, mut explain) = (Vec::new(), Vec::new());
+        for _ in 0..runs_of(&shape) {
+            bar.set_message(format!("{} {}", shape.name(), class.name()));
+            floor.push(child(exe, Mode::Floor, &table, predicate_ref)?);
+            explain.push(child(exe, Mode::Explain, &table, predicate_ref)?);
+            bar.inc(2);
+        }
+        let survivors = floor[0].survivors;
+        if let Some(s) = explain.iter().find(|s| s.survivors != survivors) {
+            return Err(format!(
+                "{} {}: delta-explain kept {} files where one kernel scan kept {survivors}",
+                shape.name(),
+                class.name(),
+                s.survivors
+            ));
+        }
+        let peer = match &args.peer {
+            Some(peer) => peer_sample(peer, &table, predicate_ref)?
+                .map(|sample| {
+                    if sample.survivors != survivors {
+                        return Err(format!(
+                            "{} {}: the peer kept {} files where one kernel scan kept {survivors}",
+                            shape.name(),
+                            class.name(),
+                            sample.survivors
+                        ));
+                    }
+                    Ok(figures(&[sample]))
+                })
+                .transpose()?,
+            None => None,
+        };
+        bar.inc(1);
+        let (floor, explain) = (figures(&floor), figures(&explain));
+        rows.push(ClassRow {
+            shape,
+            config: shape.config_name(),
+            class,
+            predicate,
+            survivors,
+            wall_ratio: explain.median_ms / floor.median_ms.max(f64::MIN_POSITIVE),
+            cpu_ratio: explain.median_cpu_ms / floor.median_cpu_ms.max(10.0),
+            memory_ratio: explain.peak_mib / floor.peak_mib.max(f64::MIN_POSITIVE),
+            floor,
+            explain,
+            peer,
+        });
+    }
+    bar.finish_and_clear();
+    Ok(rows)
+}
+
+/// One run of the peer binary under `/usr/bin/time`: wall time, peak resident set and CPU
+/// time of the whole process, and the files its JSON report keeps. `None` where the peer
+/// refuses the predicate (it has no class of its own for some of them).
+fn peer_sample(
+    peer: &Path,
+    table: &str,
+    predicate: Option<&str>,
+) -> Result<Option<Sample>, String> {
+    let mut command = Command::new("/usr/bin/time");
+    command.args(["-f", "%e %M %U %S"]).arg(peer).arg(table);
+    if let Some(p) = predicate {
+        command.args(["--where", p]);
+    }
+    command.args(["--format", "json"]);
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run /usr/bin/time {}: {e}", peer.display()))?;
+    if !output.status.success() {
+        return Ok(None);
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let figures: Vec<f64> = stderr
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let [wall_s, peak_kib, user_s, system_s] = figures[..] else {
+        return Err(format!("the peer's timing line is unreadable: {stderr}"));
+    };
+    let report = String::from_utf8_lossy(&output.stdout);
+    Ok(Some(Sample {
+        wall_ms: wall_s * 1000.0,
+        peak_kib: peak_kib as u64,
+        start_kib: 0,
+        cpu_ms: (user_s + system_s) * 1000.0,
+        survivors: final_files(&report)?,
+    }))
+}
+
+/// The predicate-class targets: per class, (c) against (a) at most 1.10x the wall time,
+/// 1.25x the CPU time and 1.5x the peak memory at every size measured, and (c)'s peak memory
+/// flat in the file count (from 100k files up, its log-log slope at most 0.1).
+fn class_claims(rows: &[ClassRow]) -> Vec<Claim> {
+    let mut out = Vec::new();
+    let worst = |class: PredicateClass, ratio: fn(&ClassRow) -> f64| {
+        rows.iter()
+            .filter(|r| r.class == class)
+            .max_by(|a, b| ratio(a).total_cmp(&ratio(b)))
+    };
+    for class in PredicateClass::ALL {
+        for (what, limit, ratio) in [
+            (
+                "wall time",
+                1.10,
+                (|r: &ClassRow| r.wall_ratio) as fn(&ClassRow) -> f64,
+            ),
+            ("CPU time", 1.25, |r: &ClassRow| r.cpu_ratio),
+            ("peak memory", 1.5, |r: &ClassRow| r.memory_ratio),
+        ] {
+            if let Some(row) = worst(class, ratio) {
+                out.push(Claim {
+                    claim: format!(
+                        "{}: (c) at most {limit}x one kernel scan's {what} at every size",
+                        class.name()
+                    ),
+                    measured: format!("worst {:.2}x ({})", ratio(row), row.shape.name()),
+                    holds: ratio(row) <= limit,
+                });
+            }
+        }
+    }
+    for layout in ["checkpoint", "json-commits"] {
+        let mut worst: Option<(f64, String)> = None;
+        for class in PredicateClass::ALL {
+            for partitioned in [false, true] {
+                let config = format!(
+                    "{layout}/{}",
+                    if partitioned { "partitioned" } else { "flat" }
+                );
+                let points: Vec<(f64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.class == class && r.config == config && r.shape.files >= 100_000)
+                    .map(|r| (r.shape.files as f64, r.explain.peak_mib))
+                    .collect();
+                if let Some(slope) = log_log_slope(&points).filter(|_| points.len() >= 2)
+                    && worst.as_ref().is_none_or(|(w, _)| slope > *w)
+                {
+                    worst = Some((slope, format!("{config}, {}", class.name())));
+                }
+            }
+        }
+        if let Some((slope, at)) = worst {
+            out.push(Claim {
+                claim: format!("{layout} logs: (c)'s peak memory flat in the file count (log-log slope at most 0.1 from 100k files up)"),
+                measured: format!("worst {slope:.3} ({at})"),
+                holds: slope <= 0.1,
+            });
+        }
+    }
+    out
 }
 
 /// Runs per (shape, mode). A run on a small table takes milliseconds, where the machine's
@@ -403,12 +642,14 @@ fn runs_for(files: usize, repeats: usize) -> usize {
     }
 }
 
-fn child(exe: &Path, mode: Mode, table: &str, predicate: &str) -> Result<Sample, String> {
+fn child(exe: &Path, mode: Mode, table: &str, predicate: Option<&str>) -> Result<Sample, String> {
     let mode_name = format!("{mode:?}").to_lowercase();
-    let output = Command::new(exe)
-        .args([
-            "measure", "--mode", &mode_name, "--table", table, "--where", predicate,
-        ])
+    let mut command = Command::new(exe);
+    command.args(["measure", "--mode", &mode_name, "--table", table]);
+    if let Some(p) = predicate {
+        command.args(["--where", p]);
+    }
+    let output = command
         .output()
         .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     if !output.status.success() {
@@ -728,7 +969,103 @@ fn write_report(out: &Path, report: &ScalingReport) -> Result<(), String> {
             charts.push(file);
         }
     }
+    charts.extend(class_charts(report, &write)?);
     write("README.md", &markdown(report, &charts))
+}
+
+const CLASS_COLOURS: [(PredicateClass, &str); 6] = [
+    (PredicateClass::None, "#757575"),
+    (PredicateClass::PartitionOnly, "#8e24aa"),
+    (PredicateClass::DataOnly, "#1e88e5"),
+    (PredicateClass::Mixed, "#43a047"),
+    (PredicateClass::Unsupported, "#fb8c00"),
+    (PredicateClass::MixedOr, "#e53935"),
+];
+
+/// Per log layout: (c)/(a) wall time per predicate class against files, and the peak
+/// memory of (a), (c) and the peer against files. Returns the files written.
+fn class_charts(
+    report: &ScalingReport,
+    write: &dyn Fn(&str, &str) -> Result<(), String>,
+) -> Result<Vec<String>, String> {
+    let mut files = Vec::new();
+    if report.classes.is_empty() {
+        return Ok(files);
+    }
+    for layout in ["checkpoint", "json-commits"] {
+        let of_layout = |r: &&ClassRow| r.config.starts_with(layout);
+        let mut ratios = Vec::new();
+        let mut memory = Vec::new();
+        for (class, colour) in CLASS_COLOURS {
+            for partitioned in [false, true] {
+                let rows: Vec<&ClassRow> = report
+                    .classes
+                    .iter()
+                    .filter(of_layout)
+                    .filter(|r| r.class == class && r.shape.partitioned == partitioned)
+                    .collect();
+                if rows.is_empty() {
+                    continue;
+                }
+                let suffix = if partitioned { ", partitioned" } else { "" };
+                ratios.push(Series {
+                    name: format!("{}{suffix}", class.name()),
+                    colour,
+                    dashed: partitioned,
+                    points: rows
+                        .iter()
+                        .map(|r| (r.shape.files as f64, r.wall_ratio))
+                        .collect(),
+                });
+                if class == PredicateClass::DataOnly {
+                    for (who, colour, pick) in [
+                        (
+                            "(a) one kernel scan",
+                            "#1e88e5",
+                            (|r: &ClassRow| Some(r.floor.peak_mib)) as fn(&ClassRow) -> Option<f64>,
+                        ),
+                        ("(c) delta-explain", "#43a047", |r: &ClassRow| {
+                            Some(r.explain.peak_mib)
+                        }),
+                        ("the peer 0.8.1", "#e53935", |r: &ClassRow| {
+                            r.peer.as_ref().map(|p| p.peak_mib)
+                        }),
+                    ] {
+                        let points: Vec<(f64, f64)> = rows
+                            .iter()
+                            .filter_map(|r| Some((r.shape.files as f64, pick(r)?)))
+                            .collect();
+                        if !points.is_empty() {
+                            memory.push(Series {
+                                name: format!("{who}{suffix}"),
+                                colour,
+                                dashed: partitioned,
+                                points,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        for (name, title, unit, series) in [
+            (
+                format!("{layout}-classes-time-ratio.svg"),
+                format!("{layout} log: (c)/(a) wall time per predicate class"),
+                "(c)/(a) wall time",
+                ratios,
+            ),
+            (
+                format!("{layout}-classes-memory.svg"),
+                format!("{layout} log: peak memory, data-only predicate"),
+                "peak resident set, MiB",
+                memory,
+            ),
+        ] {
+            write(&name, &log_log_chart(&title, "files", unit, &series))?;
+            files.push(name);
+        }
+    }
+    Ok(files)
 }
 
 fn markdown(report: &ScalingReport, charts: &[String]) -> String {
@@ -753,6 +1090,57 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
             c.measured,
             if c.holds { "yes" } else { "**no**" }
         );
+    }
+    if !report.classes.is_empty() {
+        md.push_str("\n## Predicate classes\n\nEvery class of predicate against one kernel scan of the same predicate ((a): its snapshot, its replay, its skipping): (c) is `delta-explain TABLE [--where P] --format json` in process, streamed (a window of rows held at once). Peak memory is the whole process's largest resident set. The peer is `delta-explain` 0.8.1, one run per point, when the report was given its binary (`--peer`).\n\n| shape | files | class | kept | runs | (a) ms | (c) ms | (c)/(a) | (a) CPU ms | (c) CPU ms | (c)/(a) CPU | (a) MiB | (c) MiB | (c)/(a) MiB | peer ms | peer MiB |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for r in &report.classes {
+            let peer = |f: fn(&ModeFigures) -> f64| {
+                r.peer
+                    .as_ref()
+                    .map_or("-".to_string(), |p| format!("{:.0}", f(p)))
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.2} | {:.0} | {:.0} | {:.2} | {:.1} | {:.1} | {:.2} | {} | {} |",
+                r.config,
+                r.shape.files,
+                r.class.name(),
+                r.survivors,
+                r.floor.runs.len(),
+                r.floor.median_ms,
+                r.explain.median_ms,
+                r.wall_ratio,
+                r.floor.median_cpu_ms,
+                r.explain.median_cpu_ms,
+                r.cpu_ratio,
+                r.floor.peak_mib,
+                r.explain.peak_mib,
+                r.memory_ratio,
+                peer(|p| p.median_ms),
+                peer(|p| p.peak_mib),
+            );
+        }
+        md.push_str("\nPredicates (N is the table's file count times 100, so the data conjuncts keep the first tenth of the files): ");
+        let shown: Vec<String> = PredicateClass::ALL
+            .iter()
+            .filter_map(|class| {
+                let shape = TableShape {
+                    files: 0,
+                    partitioned: true,
+                    layout: harness::scaling::LogLayout::Checkpoint,
+                };
+                let text = shape
+                    .predicate_of(*class)?
+                    .unwrap_or_else(|| "(none)".into());
+                Some(format!(
+                    "{}: `{}`",
+                    class.name(),
+                    text.replace("id < 0", "id < N")
+                ))
+            })
+            .collect();
+        md.push_str(&shown.join("; "));
+        md.push_str(".\n");
     }
     md.push_str("\n## Time and memory per shape\n\n| shape | files | kept | runs | (a) ms | (b) ms | (c) ms | (c)/(a) | (b)/(c) | replay ms | unpruned ms | (a) MiB | (b) MiB | (c) MiB | replay MiB | (a) CPU ms | (c) CPU ms | (c)/(a) CPU |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &report.shapes {

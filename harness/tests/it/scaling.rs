@@ -96,6 +96,10 @@ fn the_scaling_binary_writes_a_complete_report() {
             "40",
             "--separate-runs",
             "4",
+            "--class-sizes",
+            "1000",
+            "--class-repeats",
+            "1",
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -122,6 +126,40 @@ fn the_scaling_binary_writes_a_complete_report() {
             );
         }
     }
+    // Every predicate class each shape can hold: three on the flat shapes, six on the
+    // partitioned ones, both log layouts.
+    let classes = report["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 2 * 3 + 2 * 6, "{classes:?}");
+    for class in [
+        "none",
+        "partition-only",
+        "data-only",
+        "mixed",
+        "unsupported",
+        "mixed-or",
+    ] {
+        assert!(
+            classes.iter().any(|c| c["class"] == class),
+            "the class {class} is measured"
+        );
+    }
+    for row in classes {
+        for mode in ["floor", "explain"] {
+            assert_eq!(row[mode]["runs"].as_array().unwrap().len(), 4, "{row}");
+            assert!(row[mode]["peak_mib"].as_f64().unwrap() > 0.0, "{row}");
+        }
+        assert!(row["wall_ratio"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(row["peer"].is_null(), "no peer was given: {row}");
+    }
+    assert_eq!(
+        classes
+            .iter()
+            .filter(|c| c["class"] == "none")
+            .map(|c| c["survivors"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![1000; 4],
+        "no predicate keeps every file"
+    );
     assert_eq!(report["predicates"]["predicates"], 40);
     assert!(
         report["oracle"]["predicates"].as_u64().unwrap() > 0,
@@ -133,6 +171,15 @@ fn the_scaling_binary_writes_a_complete_report() {
             .iter()
             .any(|c| c["claim"].as_str().unwrap().contains("2,000 predicates"))
     );
+    for class in ["none", "mixed-or"] {
+        assert!(
+            claims.iter().any(|c| c["claim"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{class}: (c) at most 1.1x one kernel scan's wall time"))),
+            "a wall-time claim for {class}: {claims:?}"
+        );
+    }
     let page = std::fs::read_to_string(out.path().join("README.md")).unwrap();
     std::fs::remove_file(out.path().join("README.md")).unwrap();
     let render = testkit::run_binary(
@@ -150,6 +197,10 @@ fn the_scaling_binary_writes_a_complete_report() {
         "checkpoint-memory.svg",
         "json-commits-time.svg",
         "json-commits-memory.svg",
+        "checkpoint-classes-time-ratio.svg",
+        "checkpoint-classes-memory.svg",
+        "json-commits-classes-time-ratio.svg",
+        "json-commits-classes-memory.svg",
     ] {
         assert!(page.contains(svg), "the page shows {svg}");
         let chart = std::fs::read_to_string(out.path().join(svg)).unwrap();
