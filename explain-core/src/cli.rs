@@ -5,15 +5,14 @@ use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
 
-use crate::diagnose::diagnose;
 use crate::error::ExplainError;
-use crate::explain::{CompiledPredicate, ExplainOptions, explain_with, kernel_scans};
+use crate::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
 use crate::gates;
-use crate::layers::Layers;
 use crate::progress::ReplayProgress;
 use crate::replay::{Prefetch, ReplayedTable};
 use crate::report::Report;
 use crate::schema::TableColumns;
+use crate::session::{ReportRequest, Session, finish_report};
 use crate::stream::{StreamRequest, explain_streaming};
 use delta_kernel::PredicateRef;
 
@@ -155,6 +154,22 @@ pub fn generated_docs(args: &Args) -> Option<Vec<u8>> {
 
 impl Args {
     /// How to reach the table's store.
+    /// What each report of the run carries beside the counts.
+    pub fn report_request(&self) -> ReportRequest {
+        ReportRequest {
+            options: ExplainOptions {
+                strict: self.strict,
+            },
+            min_pruning: self.min_pruning,
+            min_files: self.min_files,
+            assert_stats: self.assert_stats,
+            verbose: self.verbose,
+            limit: self.limit,
+            layers: self.layers,
+            explain_why: self.explain_why,
+        }
+    }
+
     pub fn storage(&self) -> storage::StorageOptions {
         storage::StorageOptions {
             options: self.storage_options.clone(),
@@ -224,12 +239,12 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         let mut report = streamed.report(elapsed_ms);
         let present = streamed.table.present_values();
         let failures = finish_report(
-            args,
+            &args.report_request(),
             &mut report,
             &streamed.explanation,
             streamed.table.columns(),
             &present,
-            Gathered::Streamed(streamed.stats_assertion.clone()),
+            streamed.stats_assertion.clone(),
         );
         if let Some(diagnoses) = streamed.diagnoses {
             report.explain = Some(diagnoses.clone());
@@ -241,14 +256,15 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     // cores the replay leaves idle (a log of JSON commits keeps barely one busy). It reads
     // every file's statistics where after the replay it would read only the partition
     // survivors', which costs less than waiting for it.
+    let compiled = std::sync::OnceLock::new();
     let prefetch = |columns: &TableColumns| -> Option<PredicateRef> {
         let text = args
             .predicate
             .as_deref()
-            .filter(|_| args.predicates.is_none())?;
-        let compiled = CompiledPredicate::compile_against(text, columns).ok()?;
+            .filter(|_| args.predicates.is_none() && args.budget.is_none())?;
+        let compiled = compiled.get_or_init(|| CompiledPredicate::compile_against(text, columns));
         kernel_scans(
-            &compiled,
+            compiled.as_ref().ok()?,
             columns,
             ExplainOptions {
                 strict: args.strict,
@@ -272,7 +288,14 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     if let Some(path) = &args.budget {
         return run_budget(args, &table, path);
     }
-    let (report, failures) = report_for(args, &table, args.predicate.as_deref(), started)?;
+    // The predicate compiled for the prefetch is the one explained: compiled once.
+    let session = Session::new(&table);
+    let (report, failures) = match compiled.into_inner() {
+        Some(compiled) => {
+            session.report_compiled(Some(&compiled?), &args.report_request(), started)?
+        }
+        None => session.report(args.predicate.as_deref(), &args.report_request(), started)?,
+    };
     Ok(outcome(args, &report, failures))
 }
 
@@ -281,14 +304,6 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
 /// listings (`--verbose`, `--layers`) and the many-predicate runs read the replayed table.
 fn streams(args: &Args) -> bool {
     args.predicates.is_none() && args.budget.is_none() && !args.verbose && !args.layers
-}
-
-/// Where `--assert-stats` reads the files' statistics.
-enum Gathered<'a> {
-    /// The replayed table, checked now.
-    Table(&'a ReplayedTable),
-    /// Checked window by window while the explanation streamed.
-    Streamed(Option<gates::Assertion>),
 }
 
 /// The outcome of one report: printed in the asked format, exit 1 when a gate failed.
@@ -325,24 +340,20 @@ fn run_budget(
         None => Default::default(),
     };
     let mut entries = Vec::new();
+    let session = Session::new(table);
     for entry in &budget.predicates {
-        let entry_args = Args {
-            predicate: Some(entry.predicate.clone()),
+        let request = ReportRequest {
             min_pruning: entry.min_pruning,
             min_files: entry.min_files,
             assert_stats: entry.assert_stats,
-            budget: None,
-            ..args.clone()
+            ..args.report_request()
         };
-        let (report, mut failures) =
-            report_for(&entry_args, table, Some(&entry.predicate), Instant::now()).map_err(
-                |e| match e {
-                    ExplainError::Table { .. } | ExplainError::Output(_) => e,
-                    other => {
-                        ExplainError::Usage(format!("budget {shown}: `{}`: {other}", entry.name))
-                    }
-                },
-            )?;
+        let (report, mut failures) = session
+            .report(Some(&entry.predicate), &request, Instant::now())
+            .map_err(|e| match e {
+                ExplainError::Table { .. } | ExplainError::Output(_) => e,
+                other => ExplainError::Usage(format!("budget {shown}: `{}`: {other}", entry.name)),
+            })?;
         let base = baseline.get(&entry.name).cloned();
         if let Some(b) = &base {
             failures.extend(regressions(&report, b));
@@ -439,7 +450,8 @@ fn run_many(
     let mut summary = Vec::new();
     let mut failures = Vec::new();
     let mut bad_lines = 0usize;
-    for ((line, predicate), outcome) in lines.iter().zip(explain_all(args, table, &predicates)) {
+    let outcomes = Session::new(table).reports(&predicates, &args.report_request());
+    for ((line, predicate), outcome) in lines.iter().zip(outcomes) {
         match outcome {
             Ok((report, gate_failures)) => {
                 failures.extend(
@@ -486,137 +498,4 @@ fn run_many(
             _ => 2,
         },
     })
-}
-
-/// Explains every predicate against the one replay of `table`, on every core (the replay is
-/// shared read-only; each predicate's scans are its own), and returns the outcomes in input
-/// order. Workers get the main thread's deep stack: a predicate file may hold deep predicates.
-pub fn explain_all(
-    args: &Args,
-    table: &ReplayedTable,
-    predicates: &[&str],
-) -> Vec<Result<(Report, Vec<String>), ExplainError>> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    type Outcome = Result<(Report, Vec<String>), ExplainError>;
-    let workers = crate::cores().min(predicates.len());
-    if workers <= 1 {
-        return predicates
-            .iter()
-            .map(|p| report_for(args, table, Some(p), Instant::now()))
-            .collect();
-    }
-    let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Outcome>>> = predicates.iter().map(|_| Mutex::new(None)).collect();
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(predicate) = predicates.get(i) else {
-            break;
-        };
-        let outcome = report_for(args, table, Some(predicate), Instant::now());
-        *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
-    };
-    std::thread::scope(|scope| {
-        let spawned: Vec<bool> = (0..workers)
-            .map(|_| {
-                std::thread::Builder::new()
-                    .stack_size(crate::DEEP_STACK)
-                    .spawn_scoped(scope, work)
-                    .is_ok()
-            })
-            .collect();
-        // A worker that could not start leaves its share to the others; with none, this thread.
-        if !spawned.contains(&true) {
-            work();
-        }
-    });
-    slots
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .unwrap_or_else(|p| p.into_inner())
-                .unwrap_or_else(|| {
-                    Err(ExplainError::Output("a predicate was not explained".into()))
-                })
-        })
-        .collect()
-}
-
-/// Sets what every report of a run carries beside the counts: `--strict`, the gates'
-/// assertions and the warnings; returns the failed gates' lines.
-fn finish_report(
-    args: &Args,
-    report: &mut Report,
-    explanation: &crate::explain::Explanation,
-    columns: &TableColumns,
-    present: &crate::accepted::PresentValues,
-    stats: Gathered<'_>,
-) -> Vec<String> {
-    report.strict = args.strict;
-    let mut assertions = Vec::new();
-    if let Some(threshold) = args.min_pruning {
-        assertions.push(gates::min_pruning(
-            threshold,
-            report.total_files - report.final_files,
-            report.total_files,
-            report.total_pruning_pct,
-        ));
-    }
-    if let Some(threshold) = args.min_files {
-        assertions.push(gates::min_files(threshold, report.final_files));
-    }
-    if args.assert_stats {
-        match stats {
-            Gathered::Table(table) => assertions.push(gates::stats_complete(table, explanation)),
-            Gathered::Streamed(checked) => assertions.extend(checked),
-        }
-    }
-    let failures: Vec<String> = assertions
-        .iter()
-        .filter(|a| a.outcome() == gates::Outcome::Fail)
-        .map(gates::Assertion::failure_line)
-        .collect();
-    // Probably a mistake rather than perfect pruning: said by default.
-    report.warnings = crate::diagnose::absent_partition_values(columns, present, explanation)
-        .iter()
-        .map(crate::diagnose::AbsentValue::warning)
-        .collect();
-    report.set_assertions(assertions);
-    failures
-}
-
-/// The report of one predicate (`None`: the baseline), with the gates it failed: what one
-/// line of `--predicates` costs, which the benchmarks measure.
-pub fn report_for(
-    args: &Args,
-    table: &ReplayedTable,
-    predicate: Option<&str>,
-    started: Instant,
-) -> Result<(Report, Vec<String>), ExplainError> {
-    let options = ExplainOptions {
-        strict: args.strict,
-    };
-    let explanation = explain_with(table, predicate, options)?;
-    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mut report = Report::build(table, &explanation, elapsed_ms);
-    let failures = finish_report(
-        args,
-        &mut report,
-        &explanation,
-        table.columns(),
-        table.present_values(),
-        Gathered::Table(table),
-    );
-    if args.verbose {
-        report = report.with_files(table, &explanation, args.limit);
-    }
-    if args.layers {
-        report.layers = Layers::build(table, &explanation, args.limit);
-    }
-    if args.explain_why {
-        let diagnoses = diagnose(table, &explanation)?;
-        report.explain = Some(diagnoses.clone());
-        report.diagnoses = Some(diagnoses);
-    }
-    Ok((report, failures))
 }

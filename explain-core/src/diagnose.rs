@@ -291,6 +291,16 @@ pub fn diagnose(
     table: &ReplayedTable,
     explanation: &Explanation,
 ) -> Result<Vec<Diagnosis>, ExplainError> {
+    let present = crate::accepted::present_values(table.partitions(), table.columns());
+    diagnose_with(table, explanation, &present)
+}
+
+/// [`diagnose`] with the table's present partition values read already.
+pub fn diagnose_with(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    present: &crate::accepted::PresentValues,
+) -> Result<Vec<Diagnosis>, ExplainError> {
     if explanation.predicate.is_none() {
         return Ok(Vec::new());
     }
@@ -298,7 +308,7 @@ pub fn diagnose(
     Ok(diagnose_from(
         &TableFacts {
             columns: table.columns(),
-            present_values: table.present_values(),
+            present_values: present,
             has_min_max_column: &|path| table.has_min_max_column(path),
         },
         explanation,

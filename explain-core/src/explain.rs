@@ -114,6 +114,19 @@ impl Explanation {
         self.kept.len()
     }
 
+    /// The explanation with its accepted partition values decided over `present`, the values
+    /// the table holds.
+    pub fn with_accepted(
+        mut self,
+        present: &crate::accepted::PresentValues,
+        columns: &TableColumns,
+    ) -> Self {
+        if let Some(compiled) = &self.predicate {
+            self.accepted = accepted_partition_values(&compiled.normalized, present, columns);
+        }
+        self
+    }
+
     /// This explanation of a window of files followed by `next`, the same predicate's of the
     /// window after it (`stream.rs`): per-file sets concatenated, phase counts summed. What
     /// depends on the predicate alone (its form, classes, hazards, kernel scans) is the same
@@ -301,10 +314,15 @@ pub fn explain_with(
     let compiled = predicate
         .map(|text| CompiledPredicate::compile(text, table))
         .transpose()?;
-    explain_compiled(table, compiled.as_ref(), options)
+    let present = crate::accepted::present_values(table.partitions(), table.columns());
+    Ok(explain_compiled(table, compiled.as_ref(), options)?
+        .with_accepted(&present, table.columns()))
 }
 
-/// Explains a predicate compiled against the table's columns (none: just the baseline).
+/// Explains a predicate compiled against the table's columns (none: just the baseline),
+/// leaving `accepted` empty: the accepted partition values are decided over every partition
+/// value the table holds, which the caller knows ([`Explanation::with_accepted`]; a window of
+/// a streamed replay does not).
 pub fn explain_compiled(
     table: &ReplayedTable,
     compiled: Option<&CompiledPredicate>,
@@ -436,7 +454,6 @@ pub fn explain_compiled(
         .map(|p| p.confidence)
         .max()
         .unwrap_or(Confidence::Exact);
-    let accepted = accepted_partition_values(&compiled.normalized, table.present_values(), columns);
     let scans = ScanPredicates {
         partition: partition_kernel.as_ref().map(|p| p.to_string()),
         full: full_kernel.as_ref().map(|p| p.to_string()),
@@ -449,7 +466,7 @@ pub fn explain_compiled(
         notes,
         hazards,
         confidence,
-        accepted,
+        accepted: AcceptedValues::new(),
         scans,
         partition_undecided: undecided,
     })

@@ -32,6 +32,7 @@ pub mod replay;
 pub mod report;
 pub mod retype;
 pub mod schema;
+pub mod session;
 pub mod sql;
 pub mod stream;
 

@@ -79,10 +79,6 @@ pub struct ReplayedTable {
     /// Physical paths of the data columns whose min/max the kernel reads for data skipping,
     /// as the table's current statistics configuration selects them.
     min_max_columns: BTreeSet<Vec<String>>,
-    /// Read on first use, once per snapshot (clustering needs a metadata replay of its own).
-    features: std::sync::OnceLock<crate::features::TableFeatures>,
-    /// The distinct partition values, collected on first use.
-    present_values: std::sync::OnceLock<crate::accepted::PresentValues>,
     /// The fewest rows a phase-scan shard gets (see [`ReplayedTable::with_rows_per_shard`]).
     rows_per_shard: usize,
     /// The distinct partitions, indexed by `LiveFile::partition`.
@@ -177,8 +173,6 @@ impl ReplayedTable {
             cached_rows,
             batch_starts,
             min_max_columns,
-            features: Default::default(),
-            present_values: Default::default(),
             rows_per_shard: ROWS_PER_SHARD,
             partitions,
             prefetched,
@@ -279,19 +273,6 @@ impl ReplayedTable {
                 .map(|(i, path)| (path.to_string(), i))
                 .collect()
         })
-    }
-
-    /// The snapshot's table features, read once however many reports are built.
-    pub fn features(&self) -> &crate::features::TableFeatures {
-        self.features
-            .get_or_init(|| crate::features::TableFeatures::read(self))
-    }
-
-    /// Per partition key, the distinct values present in the snapshot, collected once however
-    /// many predicates are explained.
-    pub fn present_values(&self) -> &crate::accepted::PresentValues {
-        self.present_values
-            .get_or_init(|| crate::accepted::present_values(&self.partitions, &self.columns))
     }
 
     /// Per live file, its size in bytes and its record count where the statistics give one
@@ -480,8 +461,6 @@ impl WindowSink for Windows<'_> {
             cached_rows: rows.cached_rows,
             batch_starts: rows.batch_starts,
             min_max_columns: min_max_columns.clone(),
-            features: Default::default(),
-            present_values: Default::default(),
             rows_per_shard: ROWS_PER_SHARD,
             partitions: self.partitions.clone(),
             prefetched: None,

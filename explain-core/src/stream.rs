@@ -132,15 +132,9 @@ pub fn explain_streaming(
         table: request.location.clone(),
         reason: "the replay handed on no window of files".into(),
     })?;
-    if let Some(compiled) = &explanation.predicate {
-        // Accepted values are decided over every partition of the table, known only now.
-        explanation.accepted = crate::accepted::accepted_partition_values(
-            &compiled.normalized,
-            &table.present_values(),
-            table.columns(),
-        );
-    }
+    // Accepted values are decided over every partition of the table, known only now.
     let present = table.present_values();
+    explanation = explanation.with_accepted(&present, table.columns());
     let diagnoses = request.diagnose.then(|| {
         diagnose_from(
             &TableFacts {

@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use explain_core::cli::{explain_all, report_for};
 use explain_core::replay::ReplayedTable;
+use explain_core::session::{ReportRequest, Session};
 use harness::corpus::{corpus_path, read_corpus};
 use harness::scaling::{
-    ParquetCount, TableShape, delta_explain, floor_scan, naive_explain, oracle_subject, plain_args,
+    ParquetCount, TableShape, delta_explain, floor_scan, naive_explain, oracle_subject,
     scan_predicates,
 };
 
@@ -94,7 +94,8 @@ fn many_predicates(c: &mut Criterion) {
     let corpus = read_corpus(&corpus_path("taxi-nyc")).expect("the taxi corpus");
     let batch: Vec<&String> = corpus.iter().cycle().take(PREDICATES).collect();
     let table = ReplayedTable::open(&taxi, None).expect("taxi replays");
-    let args = plain_args(&taxi);
+    let session = Session::new(&table);
+    let request = ReportRequest::default();
     let mut group = c.benchmark_group("predicates/taxi-nyc");
     group
         .sample_size(10)
@@ -103,15 +104,16 @@ fn many_predicates(c: &mut Criterion) {
     group.bench_function("after-one-replay", |b| {
         b.iter(|| {
             for p in &batch {
-                let (report, _) =
-                    report_for(&args, &table, Some(p), Instant::now()).expect("explain");
+                let (report, _) = session
+                    .report(Some(p), &request, Instant::now())
+                    .expect("explain");
                 black_box(report.to_json());
             }
         })
     });
     group.bench_function("after-one-replay-every-core", |b| {
         b.iter(|| {
-            for outcome in explain_all(&args, &table, &lines) {
+            for outcome in session.reports(&lines, &request) {
                 black_box(outcome.expect("explain").0.to_json());
             }
         })

@@ -19,10 +19,10 @@ use delta_kernel::engine::arrow_data::ArrowEngineData;
 
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::{PredicateRef, Snapshot};
-use explain_core::cli::{Args, run};
 use explain_core::explain::{CompiledPredicate, ExplainOptions, KernelScans, kernel_scans};
 use explain_core::replay::{is_selected, open_engine, plain_engine, selected_count};
 use explain_core::schema::TableColumns;
+use explain_core::stream::{StreamRequest, explain_streaming};
 use serde::{Deserialize, Serialize};
 use storage::StorageOptions;
 
@@ -293,76 +293,27 @@ pub fn naive_explain(location: &str, scans: &KernelScans) -> Result<[usize; 3], 
 }
 
 /// (c) The tool in process, as `delta-explain TABLE --where PREDICATE --format json` runs it:
-/// one replay, both phase scans, the report. Returns the JSON report.
+/// one streamed replay, the phase scans of each window, the report. Returns the JSON report.
 pub fn delta_explain(location: &str, predicate: &str) -> Result<String, String> {
-    delta_explain_with(location, &StorageOptions::default(), predicate)
+    delta_explain_with(location, &StorageOptions::default(), Some(predicate))
 }
 
-/// [`delta_explain`] with or without a predicate (`delta-explain TABLE --format json`).
-pub fn delta_explain_opt(location: &str, predicate: Option<&str>) -> Result<String, String> {
-    let args = Args {
-        predicate: predicate.map(str::to_string),
-        ..plain_args(location)
-    };
-    let outcome = run(&args).map_err(|e| e.to_string())?;
-    if outcome.exit_code != 0 {
-        return Err(format!(
-            "delta-explain exited {}: {}",
-            outcome.exit_code, outcome.stderr
-        ));
-    }
-    Ok(outcome.stdout)
-}
-
-/// [`delta_explain`] of a table whose store needs options.
+/// [`delta_explain`] of a table whose store needs options, with or without a predicate
+/// (`delta-explain TABLE --format json`).
 pub fn delta_explain_with(
     location: &str,
     storage: &StorageOptions,
-    predicate: &str,
+    predicate: Option<&str>,
 ) -> Result<String, String> {
-    let args = Args {
-        predicate: Some(predicate.to_string()),
-        storage_options: storage.options.clone(),
-        region: storage.region.clone(),
-        anonymous: storage.anonymous,
-        ..plain_args(location)
+    let started = std::time::Instant::now();
+    let request = StreamRequest {
+        storage: storage.clone(),
+        predicate: predicate.map(str::to_string),
+        ..StreamRequest::new(location)
     };
-    let outcome = run(&args).map_err(|e| e.to_string())?;
-    if outcome.exit_code != 0 {
-        return Err(format!(
-            "delta-explain exited {}: {}",
-            outcome.exit_code, outcome.stderr
-        ));
-    }
-    Ok(outcome.stdout)
-}
-
-/// `delta-explain TABLE --format json`: no gates, no extra sections.
-pub fn plain_args(location: &str) -> Args {
-    Args {
-        table: Some(location.to_string()),
-        storage_options: Vec::new(),
-        region: None,
-        anonymous: false,
-        predicate: None,
-        predicates: None,
-        format: explain_core::cli::Format::Json,
-        at_version: None,
-        verbose: false,
-        limit: None,
-        min_pruning: None,
-        min_files: None,
-        assert_stats: false,
-        strict: false,
-        explain_why: false,
-        layers: false,
-        budget: None,
-        baseline: None,
-        summary_md: None,
-        junit: None,
-        completions: None,
-        man: false,
-    }
+    let streamed = explain_streaming(&request, &mut |_| {}).map_err(|e| e.to_string())?;
+    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Ok(streamed.report(elapsed_ms).to_json())
 }
 
 /// The `final_files` of a JSON report.

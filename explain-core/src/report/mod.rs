@@ -267,7 +267,7 @@ impl Report {
             TableHeader {
                 location: table.location(),
                 version: table.version(),
-                features: table.features().clone(),
+                features: crate::features::TableFeatures::read(table),
             },
             explanation,
             &FileTallies::of(table, explanation),

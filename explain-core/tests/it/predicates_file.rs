@@ -102,8 +102,7 @@ fn a_bad_line_is_named_and_gates_apply_to_each() {
 /// whole taxi corpus, so the workers interleave many times.
 #[test]
 fn every_core_gives_the_sequential_reports_in_order() {
-    use clap::Parser;
-    use explain_core::cli::{Args, explain_all, report_for};
+    use explain_core::session::{ReportRequest, Session};
     let corpus =
         std::fs::read_to_string(testkit::workspace_root().join("corpora/taxi-nyc.txt")).unwrap();
     let predicates: Vec<&str> = corpus
@@ -117,9 +116,10 @@ fn every_core_gives_the_sequential_reports_in_order() {
         predicates.len()
     );
     let taxi = taxi();
-    let args = Args::try_parse_from(["delta-explain", taxi.as_str(), "--format", "json"]).unwrap();
     let table = explain_core::replay::ReplayedTable::open(&taxi, None).unwrap();
-    let parallel = explain_all(&args, &table, &predicates);
+    let session = Session::new(&table);
+    let request = ReportRequest::default();
+    let parallel = session.reports(&predicates, &request);
     assert_eq!(parallel.len(), predicates.len());
     let comparable = |report: &explain_core::report::Report| {
         let mut doc: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
@@ -128,8 +128,10 @@ fn every_core_gives_the_sequential_reports_in_order() {
     };
     for (predicate, outcome) in predicates.iter().zip(parallel) {
         let (report, _) = outcome.unwrap_or_else(|e| panic!("{predicate}: {e}"));
-        let (sequential, _) =
-            report_for(&args, &table, Some(predicate), std::time::Instant::now()).unwrap();
+        // A session of its own: nothing read for the parallel run is reused.
+        let (sequential, _) = Session::new(&table)
+            .report(Some(predicate), &request, std::time::Instant::now())
+            .unwrap();
         assert_eq!(comparable(&report), comparable(&sequential), "{predicate}");
     }
 }

@@ -109,7 +109,7 @@ fn run(args: &Args) -> Result<(), String> {
             Ok(())
         })?;
         let delta_explain = measure(&server, args.runs, || {
-            let report = delta_explain_with(&url, &storage, &predicate)?;
+            let report = delta_explain_with(&url, &storage, Some(&predicate))?;
             if final_files(&report)? != kept {
                 return Err(format!(
                     "{name}: delta-explain keeps other files than the scan"

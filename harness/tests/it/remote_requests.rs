@@ -4,7 +4,7 @@
 //! files and phases there are: the phases and the per-file view never touch the store again.
 
 use harness::scaling::{
-    TableShape, delta_explain_with, final_files, floor_scan_with, plain_args, scan_predicates,
+    TableShape, delta_explain_with, final_files, floor_scan_with, scan_predicates,
 };
 use storage::StorageOptions;
 use testkit::s3::S3Server;
@@ -54,7 +54,7 @@ fn an_explanation_costs_one_kernel_scan_of_requests_plus_a_constant() {
         let kept = floor_scan_with(&url, &storage, scans.full.clone()).unwrap();
         let scan_requests = server.requests() - before;
         let before = server.requests();
-        let report = delta_explain_with(&url, &storage, &predicate).unwrap();
+        let report = delta_explain_with(&url, &storage, Some(&predicate)).unwrap();
         let explain_requests = server.requests() - before;
         assert_eq!(
             final_files(&report).unwrap(),
@@ -67,14 +67,22 @@ fn an_explanation_costs_one_kernel_scan_of_requests_plus_a_constant() {
             "{name}: delta-explain issued {explain_requests} requests, one kernel scan {scan_requests}"
         );
         // Every section on: per-file view, diagnoses (a scan per conjunct), layers.
-        let args = explain_core::cli::Args {
-            predicate: Some(predicate.clone()),
-            storage_options: storage.options.clone(),
-            verbose: true,
-            explain_why: true,
-            layers: true,
-            ..plain_args(&url)
-        };
+        let mut command = vec![
+            "delta-explain".to_string(),
+            url.clone(),
+            "--where".into(),
+            predicate.clone(),
+        ];
+        for option in &storage.options {
+            command.extend([
+                "--storage-option".to_string(),
+                format!("{}={}", option.0, option.1),
+            ]);
+        }
+        command.extend(
+            ["--verbose", "--explain-why", "--layers", "--format", "json"].map(String::from),
+        );
+        let args = <explain_core::cli::Args as clap::Parser>::try_parse_from(&command).unwrap();
         let before = server.requests();
         let outcome = explain_core::cli::run(&args).unwrap();
         let everything = server.requests() - before;
