@@ -122,11 +122,10 @@ pub(super) fn replay_log(
         engine,
         &snapshot,
         &columns,
-        StatsOptions::json_only(),
+        Statistics::Json,
         observer,
         prefetch,
         sink.as_deref_mut(),
-        false,
     );
     let replayed = match first {
         Err(ReplayFailure::Restart) => None,
@@ -155,13 +154,30 @@ pub(super) fn replay_log(
         engine,
         &snapshot,
         &columns,
-        StatsOptions::all(),
+        Statistics::WithStruct,
         observer,
         prefetch,
         sink,
-        true,
     )?;
     Ok((snapshot, columns, replayed))
+}
+
+/// Which statistics a base scan asks the kernel for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Statistics {
+    /// The JSON strings alone (nearly every table has them for every file).
+    Json,
+    /// `stats_parsed` too, which the kernel turns into JSON where a file has none.
+    WithStruct,
+}
+
+impl Statistics {
+    fn options(self) -> StatsOptions {
+        match self {
+            Statistics::Json => StatsOptions::json_only(),
+            Statistics::WithStruct => StatsOptions::all(),
+        }
+    }
 }
 
 /// The base scan of `snapshot` with `stats`: its selected rows kept (without any
@@ -170,23 +186,22 @@ fn replay_with(
     engine: &dyn Engine,
     snapshot: &SnapshotRef,
     columns: &TableColumns,
-    stats: StatsOptions,
+    stats: Statistics,
     observer: &mut dyn FnMut(usize),
     prefetch: &Prefetch<'_>,
     sink: Option<&mut (dyn WindowSink + '_)>,
-    asked_struct_stats: bool,
 ) -> Result<Replayed, ReplayFailure> {
     let predicate = (prefetch.predicate)(columns);
     // Rows without JSON statistics make a json-only replay start again with struct statistics
     // asked for; a replay that already asked keeps them as they come.
-    let restart_without_stats = !asked_struct_stats;
+    let restart_without_stats = stats == Statistics::Json;
     // No row transforms: they are how a reader injects partition values into the data it
     // reads, built per listed file; the explanation reads no data, and listing every file is
     // exactly where that cost would be paid a million times.
     let base = snapshot
         .clone()
         .scan_builder()
-        .with_stats(stats)
+        .with_stats(stats.options())
         .without_row_transforms()
         .build()
         .map_err(ReplayFailure::Kernel)?;
