@@ -105,6 +105,10 @@ struct ReportArgs {
     /// it can run, once per point (it takes seconds where (c) takes milliseconds).
     #[arg(long)]
     peer: Option<PathBuf>,
+    /// The largest table the peer is run on (it took 124 s and 11.7 GB at 10M files on 16
+    /// cores).
+    #[arg(long, default_value_t = 1_000_000)]
+    peer_up_to: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
@@ -139,7 +143,7 @@ struct Sample {
     peak_kib: u64,
     /// Resident set before the work started, KiB.
     start_kib: u64,
-    /// CPU time of the work, every thread, user and system, ms (10 ms resolution).
+    /// CPU time of the work, every thread, user and system, ms (the process CPU clock).
     #[serde(default)]
     cpu_ms: f64,
     /// Files kept by the full predicate (the three explaining modes must agree); the replay
@@ -495,8 +499,10 @@ fn measure_classes(args: &ReportArgs, exe: &Path, work: &Path) -> Result<Vec<Cla
         }
         // The peer is measured, not trusted: the files it keeps are recorded beside ours.
         let peer = match &args.peer {
-            Some(peer) => peer_sample(peer, &table, predicate_ref)?,
-            None => None,
+            Some(peer) if shape.files <= args.peer_up_to => {
+                peer_sample(peer, &table, predicate_ref)?
+            }
+            _ => None,
         };
         let peer_survivors = peer.as_ref().map(|s| s.survivors);
         let peer = peer.map(|sample| figures(&[sample]));
@@ -509,7 +515,7 @@ fn measure_classes(args: &ReportArgs, exe: &Path, work: &Path) -> Result<Vec<Cla
             predicate,
             survivors,
             wall_ratio: explain.median_ms / floor.median_ms.max(f64::MIN_POSITIVE),
-            cpu_ratio: explain.median_cpu_ms / floor.median_cpu_ms.max(10.0),
+            cpu_ratio: explain.median_cpu_ms / floor.median_cpu_ms.max(f64::MIN_POSITIVE),
             memory_ratio: explain.peak_mib / floor.peak_mib.max(f64::MIN_POSITIVE),
             floor,
             explain,
@@ -562,9 +568,12 @@ fn peer_sample(
     }))
 }
 
+/// What (c) may hold beyond one kernel scan at any size, for its memory to count as flat.
+const FLAT_BEYOND_MIB: f64 = 64.0;
+
 /// The predicate-class targets: per class, (c) against (a) at most 1.10x the wall time,
 /// 1.25x the CPU time and 1.5x the peak memory at every size measured, and (c)'s peak memory
-/// flat in the file count (from 100k files up, its log-log slope at most 0.1).
+/// flat in the file count.
 fn class_claims(rows: &[ClassRow]) -> Vec<Claim> {
     let mut out = Vec::new();
     let worst = |class: PredicateClass, ratio: fn(&ClassRow) -> f64| {
@@ -594,31 +603,25 @@ fn class_claims(rows: &[ClassRow]) -> Vec<Claim> {
             }
         }
     }
+    // Flat in the file count: what (c) holds beyond one kernel scan of the same predicate
+    // (its window, the batches queued behind it, a byte per file and survivor set) stays
+    // within a constant at every size. The kernel's own memory is not flat (it reads a
+    // checkpoint's row groups whole; a predicate-less replay of JSON commits remembers every
+    // file it has seen), and that part is what the ratio claims above compare against.
     for layout in ["checkpoint", "json-commits"] {
-        let mut worst: Option<(f64, String)> = None;
-        for class in PredicateClass::ALL {
-            for partitioned in [false, true] {
-                let config = format!(
-                    "{layout}/{}",
-                    if partitioned { "partitioned" } else { "flat" }
-                );
-                let points: Vec<(f64, f64)> = rows
-                    .iter()
-                    .filter(|r| r.class == class && r.config == config && r.shape.files >= 100_000)
-                    .map(|r| (r.shape.files as f64, r.explain.peak_mib))
-                    .collect();
-                if let Some(slope) = log_log_slope(&points).filter(|_| points.len() >= 2)
-                    && worst.as_ref().is_none_or(|(w, _)| slope > *w)
-                {
-                    worst = Some((slope, format!("{config}, {}", class.name())));
-                }
-            }
-        }
-        if let Some((slope, at)) = worst {
+        if let Some(row) = rows
+            .iter()
+            .filter(|r| r.config.starts_with(layout))
+            .max_by(|a, b| {
+                (a.explain.peak_mib - a.floor.peak_mib)
+                    .total_cmp(&(b.explain.peak_mib - b.floor.peak_mib))
+            })
+        {
+            let beyond = row.explain.peak_mib - row.floor.peak_mib;
             out.push(Claim {
-                claim: format!("{layout} logs: (c)'s peak memory flat in the file count (log-log slope at most 0.1 from 100k files up)"),
-                measured: format!("worst {slope:.3} ({at})"),
-                holds: slope <= 0.1,
+                claim: format!("{layout} logs: (c)'s peak memory beyond one kernel scan's at most {FLAT_BEYOND_MIB} MiB at every size (flat in the file count)"),
+                measured: format!("worst {beyond:.1} MiB ({}, {})", row.shape.name(), row.class.name()),
+                holds: beyond <= FLAT_BEYOND_MIB,
             });
         }
     }
@@ -1075,7 +1078,7 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
         "Command: `{}`. Profile: {}. CPUs: {}.\n",
         report.command, report.profile, report.cpus
     );
-    md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process; the replay alone, the state every phase and predicate shares; and one kernel scan without a predicate, the kernel's own cost of listing every file, which any explanation pays for its baseline and a pruning scan does not. Each measurement runs in a child process of its own, the modes taking turns; times are medians (runs per point in the table), memory is the largest peak resident set minus the resident set before the work.\n\nTimes are wall times. (c) spreads its work over the cores: the rows are kept and listed on one thread while the kernel replays the log on others, the full predicate's scan runs alongside the replay on tables of 4,096 files or more, and large phase scans are split across the cores. (a) is one kernel scan as a reader runs it. The CPU columns therefore add up the time of every thread, user and system (10 ms resolution): they show what (c) costs the machine beside what it costs the person waiting.\n\n");
+    md.push_str("(a) one delta_kernel scan with the full predicate; (b) three independent kernel scans (no predicate, the partition fragment, the full predicate); (c) delta-explain with a JSON report, in process (streamed: a window of rows held at once); the replay alone (the whole table's rows, as `--verbose` and `--predicates` keep them), the state every phase and predicate shares; and one kernel scan without a predicate, the kernel's own cost of listing every file, which any explanation pays for its baseline and a pruning scan does not. Each measurement runs in a child process of its own, the modes taking turns; times are medians (runs per point in the table), memory is the largest peak resident set minus the resident set before the work.\n\nTimes are wall times. (c) spreads its work over the cores: each window of rows is listed and scanned on one thread while the kernel replays the next batches on others. (a) is one kernel scan as a reader runs it. The CPU columns therefore add up the time of every thread, user and system (the process CPU clock): they show what (c) costs the machine beside what it costs the person waiting.\n\n");
     md.push_str("## Claims\n\n| claim | measured | holds |\n|---|---|---|\n");
     for c in &report.claims {
         let _ = writeln!(
