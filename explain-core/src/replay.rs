@@ -65,10 +65,7 @@ pub struct LiveFile {
 
 /// A replayed snapshot: the live files and the cached scan rows behind them.
 pub struct ReplayedTable {
-    location: String,
-    engine: Arc<dyn Engine>,
-    snapshot: SnapshotRef,
-    columns: TableColumns,
+    head: TableHead,
     files: Vec<LiveFile>,
     /// Path -> file index, built only if a phase scan ever answers out of position.
     index_of: std::sync::OnceLock<HashMap<String, usize>>,
@@ -76,9 +73,6 @@ pub struct ReplayedTable {
     cached_rows: Vec<RecordBatch>,
     /// The index of the first file of each cached batch (files are the cached rows in order).
     batch_starts: Vec<usize>,
-    /// Physical paths of the data columns whose min/max the kernel reads for data skipping,
-    /// as the table's current statistics configuration selects them.
-    min_max_columns: BTreeSet<Vec<String>>,
     /// The fewest rows a phase-scan shard gets (see [`ReplayedTable::with_rows_per_shard`]).
     rows_per_shard: usize,
     /// The distinct partitions, indexed by `LiveFile::partition`.
@@ -164,15 +158,17 @@ impl ReplayedTable {
         let min_max_columns =
             min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
         Ok(Self {
-            location: location.to_string(),
-            engine,
-            snapshot,
-            columns,
+            head: TableHead {
+                location: location.to_string(),
+                engine,
+                snapshot,
+                columns,
+                min_max_columns,
+            },
             files,
             index_of,
             cached_rows,
             batch_starts,
-            min_max_columns,
             rows_per_shard: ROWS_PER_SHARD,
             partitions,
             prefetched,
@@ -199,18 +195,6 @@ impl ReplayedTable {
     /// result kept.
     pub fn prefetched(&self) -> Option<&PredicateRef> {
         self.prefetched.as_ref().map(|(predicate, _)| predicate)
-    }
-
-    pub fn location(&self) -> &str {
-        &self.location
-    }
-
-    pub fn version(&self) -> u64 {
-        self.snapshot.version()
-    }
-
-    pub fn columns(&self) -> &TableColumns {
-        &self.columns
     }
 
     pub fn files(&self) -> &[LiveFile] {
@@ -259,13 +243,6 @@ impl ReplayedTable {
         (row < values.len() && values.is_valid(row)).then(|| values.value(row))
     }
 
-    /// Whether data skipping reads min/max for the data column at `stats_path` (physical).
-    /// A column outside the table's statistics columns (`delta.dataSkippingNumIndexedCols`,
-    /// `delta.dataSkippingStatsColumns`) prunes nothing, whatever bounds its files record.
-    pub fn has_min_max_column(&self, stats_path: &[String]) -> bool {
-        self.min_max_columns.contains(stats_path)
-    }
-
     fn index_of(&self) -> &HashMap<String, usize> {
         self.index_of.get_or_init(|| {
             self.paths()
@@ -297,6 +274,33 @@ impl ReplayedTable {
     pub fn deletion_vector_files(&self) -> usize {
         self.files.iter().filter(|f| f.has_deletion_vector).count()
     }
+}
+
+/// What a replayed table is, whether its rows are kept ([`ReplayedTable`]) or were streamed
+/// ([`StreamedTable`]): where it is, its snapshot and columns, its statistics columns. Both
+/// dereference to it.
+pub struct TableHead {
+    location: String,
+    engine: Arc<dyn Engine>,
+    snapshot: SnapshotRef,
+    columns: TableColumns,
+    /// Physical paths of the data columns whose min/max the kernel reads for data skipping,
+    /// as the table's current statistics configuration selects them.
+    min_max_columns: BTreeSet<Vec<String>>,
+}
+
+impl TableHead {
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    pub fn version(&self) -> u64 {
+        self.snapshot.version()
+    }
+
+    pub fn columns(&self) -> &TableColumns {
+        &self.columns
+    }
 
     pub fn engine(&self) -> &dyn Engine {
         self.engine.as_ref()
@@ -304,6 +308,27 @@ impl ReplayedTable {
 
     pub fn snapshot(&self) -> &SnapshotRef {
         &self.snapshot
+    }
+
+    /// Whether data skipping reads min/max for the data column at `stats_path` (physical).
+    /// A column outside the table's statistics columns (`delta.dataSkippingNumIndexedCols`,
+    /// `delta.dataSkippingStatsColumns`) prunes nothing, whatever bounds its files record.
+    pub fn has_min_max_column(&self, stats_path: &[String]) -> bool {
+        self.min_max_columns.contains(stats_path)
+    }
+}
+
+impl std::ops::Deref for ReplayedTable {
+    type Target = TableHead;
+    fn deref(&self) -> &TableHead {
+        &self.head
+    }
+}
+
+impl std::ops::Deref for StreamedTable {
+    type Target = TableHead;
+    fn deref(&self) -> &TableHead {
+        &self.head
     }
 }
 
@@ -349,42 +374,13 @@ fn replay_error(
 /// What a streamed replay leaves once every window has been handed on: the snapshot and the
 /// table-wide facts that need no rows.
 pub struct StreamedTable {
-    location: String,
-    engine: Arc<dyn Engine>,
-    snapshot: SnapshotRef,
-    columns: TableColumns,
+    head: TableHead,
     /// How many live files the windows held between them.
     files: usize,
     partitions: Vec<Arc<RawPartitionValues>>,
-    min_max_columns: BTreeSet<Vec<String>>,
 }
 
 impl StreamedTable {
-    /// As [`ReplayedTable::has_min_max_column`].
-    pub fn has_min_max_column(&self, stats_path: &[String]) -> bool {
-        self.min_max_columns.contains(stats_path)
-    }
-
-    pub fn location(&self) -> &str {
-        &self.location
-    }
-
-    pub fn version(&self) -> u64 {
-        self.snapshot.version()
-    }
-
-    pub fn columns(&self) -> &TableColumns {
-        &self.columns
-    }
-
-    pub fn engine(&self) -> &dyn Engine {
-        self.engine.as_ref()
-    }
-
-    pub fn snapshot(&self) -> &SnapshotRef {
-        &self.snapshot
-    }
-
     /// How many live files the snapshot has.
     pub fn file_count(&self) -> usize {
         self.files
@@ -397,7 +393,7 @@ impl StreamedTable {
 
     /// Per partition key, the distinct values present in the snapshot.
     pub fn present_values(&self) -> crate::accepted::PresentValues {
-        crate::accepted::present_values(&self.partitions, &self.columns)
+        crate::accepted::present_values(&self.partitions, &self.head.columns)
     }
 }
 
@@ -452,15 +448,17 @@ impl WindowSink for Windows<'_> {
         self.files += rows.files.len();
         self.partitions = rows.partitions;
         let window = ReplayedTable {
-            location: self.location.clone(),
-            engine: self.engine.clone(),
-            snapshot: snapshot.clone(),
-            columns: columns.clone(),
+            head: TableHead {
+                location: self.location.clone(),
+                engine: self.engine.clone(),
+                snapshot: snapshot.clone(),
+                columns: columns.clone(),
+                min_max_columns: min_max_columns.clone(),
+            },
             files: rows.files,
             index_of: Default::default(),
             cached_rows: rows.cached_rows,
             batch_starts: rows.batch_starts,
-            min_max_columns: min_max_columns.clone(),
             rows_per_shard: ROWS_PER_SHARD,
             partitions: self.partitions.clone(),
             prefetched: None,
@@ -511,13 +509,15 @@ impl ReplayedTable {
             .map(|(_, _, min_max)| min_max)
             .unwrap_or_default();
         Ok(StreamedTable {
-            location: location.to_string(),
-            engine,
-            snapshot,
-            columns,
+            head: TableHead {
+                location: location.to_string(),
+                engine,
+                snapshot,
+                columns,
+                min_max_columns,
+            },
             files: windows.files,
             partitions: windows.partitions,
-            min_max_columns,
         })
     }
 }
