@@ -230,6 +230,8 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
             },
             diagnose: args.explain_why,
             assert_stats: args.assert_stats,
+            verbose: args.verbose,
+            limit: args.limit,
             ..StreamRequest::new(location)
         };
         let streamed = explain_streaming(&request, &mut |n| progress.files_so_far(n));
@@ -299,11 +301,11 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     Ok(outcome(args, &report, failures))
 }
 
-/// Whether the run explains one predicate and lists no files: it then streams
-/// ([`explain_streaming`]), holding a window of rows rather than the table's. The file
-/// listings (`--verbose`, `--layers`) and the many-predicate runs read the replayed table.
+/// Whether the run explains one predicate without `--layers`: it then streams
+/// ([`explain_streaming`]), holding a window of rows rather than the table's. `--layers` and
+/// the many-predicate runs read the replayed table.
 fn streams(args: &Args) -> bool {
-    args.predicates.is_none() && args.budget.is_none() && !args.verbose && !args.layers
+    args.predicates.is_none() && args.budget.is_none() && !args.layers
 }
 
 /// The outcome of one report: printed in the asked format, exit 1 when a gate failed.

@@ -20,8 +20,9 @@
 //!
 //! `--explain-why` and `--assert-stats` stream too: each window's evidence (what every
 //! data-column conjunct prunes alone, the files without bounds) and missing statistics are
-//! summed. `--verbose` and `--layers`, which list files, and runs of many predicates read the
-//! whole replayed table ([`ReplayedTable::open`]).
+//! summed; `--verbose` keeps each window's first entries of the per-file view, merged into the
+//! first so far. `--layers` and runs of many predicates read the whole replayed table
+//! ([`ReplayedTable::open`]).
 //!
 //! What is held at once: one window's rows, the batches queued behind it, one byte per file
 //! and set (`after_partition`, `kept`), and the distinct partitions.
@@ -32,7 +33,7 @@ use crate::explain::{CompiledPredicate, ExplainOptions, Explanation, explain_com
 use crate::features::TableFeatures;
 use crate::gates::{Assertion, stats_complete};
 use crate::replay::{ReplayedTable, StreamedTable, WINDOW_ROWS, WindowVisitor};
-use crate::report::{FileTallies, Report, TableHeader};
+use crate::report::{FileReport, FileTallies, Report, TableHeader, first_files, merge_first_files};
 use crate::schema::TableColumns;
 use storage::StorageOptions;
 
@@ -53,6 +54,10 @@ pub struct StreamRequest {
     pub diagnose: bool,
     /// Check every file's statistics (`--assert-stats`), window by window.
     pub assert_stats: bool,
+    /// The per-file view (`--verbose`), at most `limit` files: each window's first entries
+    /// merged into the view so far, so no more than `limit` entries and a window are held.
+    pub verbose: bool,
+    pub limit: Option<usize>,
 }
 
 impl StreamRequest {
@@ -67,6 +72,8 @@ impl StreamRequest {
             window_files: WINDOW_ROWS,
             diagnose: false,
             assert_stats: false,
+            verbose: false,
+            limit: None,
         }
     }
 }
@@ -84,12 +91,14 @@ pub struct Streamed {
     pub diagnoses: Option<Vec<Diagnosis>>,
     /// The `--assert-stats` assertion over every file, when asked for.
     pub stats_assertion: Option<Assertion>,
+    /// The per-file view, in its order, when asked for.
+    pub files: Option<Vec<FileReport>>,
 }
 
 impl Streamed {
     /// The report, as [`Report::build`] makes it from a replayed table.
     pub fn report(&self, elapsed_ms: u64) -> Report {
-        Report::assemble(
+        let mut report = Report::assemble(
             TableHeader {
                 location: self.table.location(),
                 version: self.table.version(),
@@ -98,7 +107,11 @@ impl Streamed {
             &self.explanation,
             &self.tallies,
             elapsed_ms,
-        )
+        );
+        if let Some(files) = &self.files {
+            report.set_files(files.clone(), self.table.file_count());
+        }
+        report
     }
 }
 
@@ -119,6 +132,8 @@ pub fn explain_streaming(
         evidence: Evidence::default(),
         assert_stats: request.assert_stats,
         stats_assertion: None,
+        files: request.verbose.then(Vec::new),
+        limit: request.limit,
     };
     let table = ReplayedTable::stream(
         &request.location,
@@ -160,6 +175,7 @@ pub fn explain_streaming(
         windows: windows.windows,
         diagnoses,
         stats_assertion: windows.stats_assertion,
+        files: windows.files,
     })
 }
 
@@ -177,6 +193,8 @@ struct Windows<'a> {
     evidence: Evidence,
     assert_stats: bool,
     stats_assertion: Option<Assertion>,
+    files: Option<Vec<FileReport>>,
+    limit: Option<usize>,
 }
 
 impl WindowVisitor for Windows<'_> {
@@ -194,6 +212,9 @@ impl WindowVisitor for Windows<'_> {
         self.windows = 0;
         self.evidence = Evidence::default();
         self.stats_assertion = None;
+        if let Some(files) = &mut self.files {
+            files.clear();
+        }
         Ok(())
     }
 
@@ -205,6 +226,10 @@ impl WindowVisitor for Windows<'_> {
         if self.diagnose {
             let evidence = gather_evidence(window, &explanation)?;
             self.evidence = std::mem::take(&mut self.evidence).plus(evidence);
+        }
+        if let Some(files) = &mut self.files {
+            let first = first_files(window, &explanation, self.limit);
+            *files = merge_first_files(std::mem::take(files), first, self.limit);
         }
         if self.assert_stats {
             let checked = stats_complete(window, &explanation);

@@ -438,73 +438,16 @@ impl Report {
         explanation: &Explanation,
         limit: Option<usize>,
     ) -> Self {
-        let referenced: Vec<(String, Vec<String>)> = match &explanation.predicate {
-            Some(p) => table
-                .columns()
-                .split_columns(&p.normalized)
-                .1
-                .into_iter()
-                .map(|i| (i.column.dotted(), i.stats_path))
-                .collect(),
-            None => Vec::new(),
-        };
-        // The paths read once, not looked up in the cached rows at every comparison.
-        let paths: Vec<&str> = table.paths().collect();
-        let mut order: Vec<usize> = (0..paths.len()).collect();
-        order.sort_by(|a, b| {
-            explanation.kept[*b]
-                .cmp(&explanation.kept[*a])
-                .then_with(|| paths[*a].cmp(paths[*b]))
-        });
-        let limit = limit.unwrap_or(usize::MAX);
-        let files = order
-            .iter()
-            .take(limit)
-            .map(|&i| {
-                let file = &table.files()[i];
-                let stats = FileStats::parse(table.stats_json(i));
-                let pick =
-                    |root: Option<&serde_json::Value>| -> BTreeMap<String, serde_json::Value> {
-                        let Some(root) = root else {
-                            return BTreeMap::new();
-                        };
-                        if referenced.is_empty() {
-                            return root
-                                .as_object()
-                                .map(|o| o.clone().into_iter().collect())
-                                .unwrap_or_default();
-                        }
-                        referenced
-                            .iter()
-                            .filter_map(|(name, path)| {
-                                path.iter()
-                                    .try_fold(root, |v, p| v.get(p))
-                                    .map(|v| (name.clone(), v.clone()))
-                            })
-                            .collect()
-                    };
-                FileReport {
-                    path: paths[i].to_string(),
-                    size_bytes: file.size_bytes,
-                    partition_values: file
-                        .partition_values
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                    num_records: stats.as_ref().and_then(|s| s.num_records),
-                    has_stats: stats.is_some(),
-                    min_values: pick(stats.as_ref().map(|s| &s.min_values)),
-                    max_values: pick(stats.as_ref().map(|s| &s.max_values)),
-                    null_count: pick(stats.as_ref().map(|s| &s.null_count)),
-                    has_deletion_vector: file.has_deletion_vector,
-                    kept: explanation.kept[i],
-                    pruned_by: explanation.pruned_by(i),
-                }
-            })
-            .collect::<Vec<_>>();
-        self.files_truncated = Some(files.len() < table.files().len());
-        self.files = Some(files);
+        let files = first_files(table, explanation, limit);
+        self.set_files(files, table.files().len());
         self
+    }
+
+    /// Sets the per-file view: `files` in the view's order, of `total` files in the table
+    /// (a streamed explanation gathers them window by window, `stream.rs`).
+    pub fn set_files(&mut self, files: Vec<FileReport>, total: usize) {
+        self.files_truncated = Some(files.len() < total);
+        self.files = Some(files);
     }
 
     pub fn to_json(&self) -> String {
@@ -550,4 +493,96 @@ impl Report {
             .map(abbreviate::abbreviate)
             .collect()
     }
+}
+
+/// The first `limit` entries of the per-file view of `table` (all when `None`): kept files
+/// first, then by path. Only those entries read their statistics. The first entries of a
+/// whole table are the first among the first entries of its windows, which is how a streamed
+/// explanation gathers the view ([`merge_first_files`]).
+pub fn first_files(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    limit: Option<usize>,
+) -> Vec<FileReport> {
+    let referenced: Vec<(String, Vec<String>)> = match &explanation.predicate {
+        Some(p) => table
+            .columns()
+            .split_columns(&p.normalized)
+            .1
+            .into_iter()
+            .map(|i| (i.column.dotted(), i.stats_path))
+            .collect(),
+        None => Vec::new(),
+    };
+    // The paths read once, not looked up in the cached rows at every comparison.
+    let paths: Vec<&str> = table.paths().collect();
+    let mut order: Vec<usize> = (0..paths.len()).collect();
+    order.sort_by(|a, b| {
+        explanation.kept[*b]
+            .cmp(&explanation.kept[*a])
+            .then_with(|| paths[*a].cmp(paths[*b]))
+    });
+    let limit = limit.unwrap_or(usize::MAX);
+    order
+        .iter()
+        .take(limit)
+        .map(|&i| {
+            let file = &table.files()[i];
+            let stats = FileStats::parse(table.stats_json(i));
+            let pick = |root: Option<&serde_json::Value>| -> BTreeMap<String, serde_json::Value> {
+                let Some(root) = root else {
+                    return BTreeMap::new();
+                };
+                if referenced.is_empty() {
+                    return root
+                        .as_object()
+                        .map(|o| o.clone().into_iter().collect())
+                        .unwrap_or_default();
+                }
+                referenced
+                    .iter()
+                    .filter_map(|(name, path)| {
+                        path.iter()
+                            .try_fold(root, |v, p| v.get(p))
+                            .map(|v| (name.clone(), v.clone()))
+                    })
+                    .collect()
+            };
+            FileReport {
+                path: paths[i].to_string(),
+                size_bytes: file.size_bytes,
+                partition_values: file
+                    .partition_values
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                num_records: stats.as_ref().and_then(|s| s.num_records),
+                has_stats: stats.is_some(),
+                min_values: pick(stats.as_ref().map(|s| &s.min_values)),
+                max_values: pick(stats.as_ref().map(|s| &s.max_values)),
+                null_count: pick(stats.as_ref().map(|s| &s.null_count)),
+                has_deletion_vector: file.has_deletion_vector,
+                kept: explanation.kept[i],
+                pruned_by: explanation.pruned_by(i),
+            }
+        })
+        .collect()
+}
+
+/// The per-file view's order: kept files first, then by path.
+fn view_order(a: &FileReport, b: &FileReport) -> std::cmp::Ordering {
+    b.kept.cmp(&a.kept).then_with(|| a.path.cmp(&b.path))
+}
+
+/// `so_far` and `more` (each in the view's order) as one view, cut to `limit` entries.
+pub fn merge_first_files(
+    so_far: Vec<FileReport>,
+    more: Vec<FileReport>,
+    limit: Option<usize>,
+) -> Vec<FileReport> {
+    let mut files = so_far;
+    files.extend(more);
+    files.sort_by(view_order);
+    files.truncate(limit.unwrap_or(usize::MAX));
+    files
 }

@@ -1,7 +1,8 @@
 //! The streamed explanation (the replay's files explained window by window, no rows kept)
 //! reports exactly what the explanation of the whole replayed table reports: per-file sets in
 //! the replay's order, every count, volume, note, hazard and accepted value, the diagnoses of
-//! `--explain-why` and the files `--assert-stats` names, on every fixture
+//! `--explain-why`, the files `--assert-stats` names and the per-file view of `--verbose`
+//! (whole and cut by `--limit`), on every fixture
 //! and on every metadata-only table shape, in windows of one scan batch, of a few files and of
 //! the default size.
 
@@ -34,12 +35,17 @@ fn assert_streams_alike(
         let whole = explain_with(cached, predicate, options);
         for window_files in WINDOWS {
             let context = format!("{context}, windows of {window_files}");
+            // Every file listed, and the view cut short (the first files of the whole table
+            // are the first of the windows' first).
+            let limit = (window_files == 5).then_some(3);
             let request = StreamRequest {
                 predicate: predicate.map(str::to_string),
                 options,
                 window_files,
                 diagnose: true,
                 assert_stats: true,
+                verbose: true,
+                limit,
                 ..StreamRequest::new(location)
             };
             let streamed = explain_streaming(&request, &mut |_| {});
@@ -73,7 +79,9 @@ fn assert_streams_alike(
             );
             assert_eq!(
                 streamed.report(0).to_json(),
-                Report::build(cached, whole, 0).to_json(),
+                Report::build(cached, whole, 0)
+                    .with_files(cached, whole, limit)
+                    .to_json(),
                 "{context}: the report"
             );
             assert_eq!(
