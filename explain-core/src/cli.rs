@@ -6,15 +6,13 @@ use std::time::Instant;
 use clap::{Parser, ValueEnum};
 
 use crate::error::ExplainError;
-use crate::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
+use crate::explain::ExplainOptions;
 use crate::gates;
 use crate::progress::ReplayProgress;
-use crate::replay::{Prefetch, ReplayedTable};
+use crate::replay::ReplayedTable;
 use crate::report::Report;
-use crate::schema::TableColumns;
 use crate::session::{ReportRequest, Session, finish_report};
 use crate::stream::{StreamRequest, explain_streaming};
-use delta_kernel::PredicateRef;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -220,92 +218,66 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         .as_deref()
         .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
     let mut progress = ReplayProgress::new(location);
-    if streams(args) {
-        let request = StreamRequest {
-            storage: args.storage(),
-            version: args.at_version,
-            predicate: args.predicate.clone(),
-            options: ExplainOptions {
-                strict: args.strict,
-            },
-            diagnose: args.explain_why,
-            assert_stats: args.assert_stats,
-            verbose: args.verbose,
-            limit: args.limit,
-            ..StreamRequest::new(location)
-        };
-        let streamed = explain_streaming(&request, &mut |n| progress.files_so_far(n));
-        progress.finish();
-        let streamed = streamed?;
-        let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let mut report = streamed.report(elapsed_ms);
-        let present = streamed.table.present_values();
-        let failures = finish_report(
-            &args.report_request(),
-            &mut report,
-            &streamed.explanation,
-            streamed.table.columns(),
-            &present,
-            streamed.stats_assertion.clone(),
-        );
-        if let Some(diagnoses) = streamed.diagnoses {
-            report.explain = Some(diagnoses.clone());
-            report.diagnoses = Some(diagnoses);
-        }
-        return Ok(outcome(args, &report, failures));
-    }
-    // One predicate: its full scan runs alongside the replay instead of after it, on the
-    // cores the replay leaves idle (a log of JSON commits keeps barely one busy). It reads
-    // every file's statistics where after the replay it would read only the partition
-    // survivors', which costs less than waiting for it.
-    let compiled = std::sync::OnceLock::new();
-    let prefetch = |columns: &TableColumns| -> Option<PredicateRef> {
-        let text = args
-            .predicate
-            .as_deref()
-            .filter(|_| args.predicates.is_none() && args.budget.is_none())?;
-        let compiled = compiled.get_or_init(|| CompiledPredicate::compile_against(text, columns));
-        kernel_scans(
-            compiled.as_ref().ok()?,
-            columns,
-            ExplainOptions {
-                strict: args.strict,
-            },
-        )
-        .ok()?
-        .full
+    // Many predicates share one replay of the whole table; one predicate streams.
+    let (path, budget) = match (&args.predicates, &args.budget) {
+        (Some(path), _) => (path, false),
+        (None, Some(path)) => (path, true),
+        (None, None) => return run_one(args, location, started, progress),
     };
-    let table = ReplayedTable::open_prefetching(
-        location,
-        &args.storage(),
-        args.at_version,
-        &mut |n| progress.files_so_far(n),
-        &Prefetch::new(&prefetch),
-    );
+    let table =
+        ReplayedTable::open_observed_with(location, &args.storage(), args.at_version, &mut |n| {
+            progress.files_so_far(n)
+        });
     progress.finish();
     let table = table?;
-    if let Some(path) = &args.predicates {
-        return run_many(args, &table, path);
+    if budget {
+        run_budget(args, &table, path)
+    } else {
+        run_many(args, &table, path)
     }
-    if let Some(path) = &args.budget {
-        return run_budget(args, &table, path);
-    }
-    // The predicate compiled for the prefetch is the one explained: compiled once.
-    let session = Session::new(&table);
-    let (report, failures) = match compiled.into_inner() {
-        Some(compiled) => {
-            session.report_compiled(Some(&compiled?), &args.report_request(), started)?
-        }
-        None => session.report(args.predicate.as_deref(), &args.report_request(), started)?,
-    };
-    Ok(outcome(args, &report, failures))
 }
 
-/// Whether the run explains one predicate without `--layers`: it then streams
-/// ([`explain_streaming`]), holding a window of rows rather than the table's. `--layers` and
-/// the many-predicate runs read the replayed table.
-fn streams(args: &Args) -> bool {
-    args.predicates.is_none() && args.budget.is_none() && !args.layers
+/// One predicate (or the baseline), explained while the log is replayed
+/// ([`explain_streaming`]): a window of rows held at once, whatever the size of the table.
+fn run_one(
+    args: &Args,
+    location: &str,
+    started: Instant,
+    mut progress: ReplayProgress,
+) -> Result<Outcome, ExplainError> {
+    let request = StreamRequest {
+        storage: args.storage(),
+        version: args.at_version,
+        predicate: args.predicate.clone(),
+        options: ExplainOptions {
+            strict: args.strict,
+        },
+        diagnose: args.explain_why,
+        assert_stats: args.assert_stats,
+        verbose: args.verbose,
+        limit: args.limit,
+        layers: args.layers,
+        ..StreamRequest::new(location)
+    };
+    let streamed = explain_streaming(&request, &mut |n| progress.files_so_far(n));
+    progress.finish();
+    let streamed = streamed?;
+    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut report = streamed.report(elapsed_ms);
+    let present = streamed.table.present_values();
+    let failures = finish_report(
+        &args.report_request(),
+        &mut report,
+        &streamed.explanation,
+        streamed.table.columns(),
+        &present,
+        streamed.stats_assertion.clone(),
+    );
+    if let Some(diagnoses) = streamed.diagnoses {
+        report.explain = Some(diagnoses.clone());
+        report.diagnoses = Some(diagnoses);
+    }
+    Ok(outcome(args, &report, failures))
 }
 
 /// The outcome of one report: printed in the asked format, exit 1 when a gate failed.

@@ -140,6 +140,23 @@ impl Layers {
     }
 }
 
+impl Layers {
+    /// The layers of two consecutive windows of one table as one (`stream.rs`): every form is
+    /// the predicate's and the same in both; the survivor sets are counted together, their
+    /// paths merged in order and cut to `limit` (the first paths of the whole table are the
+    /// first among each window's first).
+    pub fn plus(mut self, other: Layers, limit: Option<usize>) -> Layers {
+        for (set, more) in self.survivors.iter_mut().zip(other.survivors) {
+            set.count += more.count;
+            set.files.extend(more.files);
+            set.files.sort();
+            set.files.truncate(limit.unwrap_or(usize::MAX));
+            set.files_truncated = set.files.len() < set.count;
+        }
+        self
+    }
+}
+
 fn node(kind: &'static str, sql: String, children: Vec<TreeNode>) -> TreeNode {
     TreeNode {
         kind,

@@ -16,16 +16,15 @@
 //! - a predicate over partition columns alone is asked of one file per partition;
 //! - a scan can be asked about a subset of the files (the full scan, about the partition
 //!   survivors), and large scans are split across the cores;
-//! - one phase scan can run alongside the replay itself ([`ReplayedTable::open_prefetching`]),
-//!   on tables large enough to pay for its thread, with what is left of it when the replay
-//!   ends shared across the cores.
+//! - one predicate's scans can run window by window while the log is still being replayed
+//!   ([`ReplayedTable::stream`]), no window kept once scanned.
 //!
 //! `harness/tests/it/phase_scans.rs` holds every one of these to a fresh kernel scan.
 
 mod listing;
 mod phase_scan;
 
-pub use listing::{PREFETCH_AFTER_FILES, Prefetch, WINDOW_ROWS};
+pub use listing::WINDOW_ROWS;
 pub use phase_scan::ROWS_PER_SHARD;
 
 use std::collections::{BTreeSet, HashMap};
@@ -34,7 +33,7 @@ use std::sync::Arc;
 use delta_kernel::arrow::array::{Array, AsArray, RecordBatch};
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::schema::DataType;
-use delta_kernel::{Engine, PredicateRef, SnapshotRef};
+use delta_kernel::{Engine, SnapshotRef};
 use delta_kernel_default_engine::DefaultEngineBuilder;
 use storage::StorageOptions;
 use url::Url;
@@ -77,8 +76,6 @@ pub struct ReplayedTable {
     rows_per_shard: usize,
     /// The distinct partitions, indexed by `LiveFile::partition`.
     partitions: Vec<Arc<RawPartitionValues>>,
-    /// A phase scan run during the replay: its predicate and, per live file, its answer.
-    prefetched: Option<(PredicateRef, Vec<bool>)>,
     /// Per file, its size and record count, read on first use (see [`volumes`](Self::volumes)).
     volumes: std::sync::OnceLock<Vec<(u64, Option<u64>)>>,
 }
@@ -96,7 +93,7 @@ impl ReplayedTable {
         storage: &StorageOptions,
         version: Option<u64>,
     ) -> Result<Self, ExplainError> {
-        Self::open_prefetching(location, storage, version, &mut |_| {}, &Prefetch::none())
+        Self::open_observed_with(location, storage, version, &mut |_| {})
     }
 
     /// [`open`](Self::open), telling `observer` how many live files the replay has
@@ -107,29 +104,15 @@ impl ReplayedTable {
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
     ) -> Result<Self, ExplainError> {
-        Self::open_prefetching(
-            location,
-            &StorageOptions::default(),
-            version,
-            observer,
-            &Prefetch::none(),
-        )
+        Self::open_observed_with(location, &StorageOptions::default(), version, observer)
     }
 
-    /// [`open_observed`](Self::open_observed), running one phase scan while the log is being
-    /// replayed: `prefetch.predicate` gets the table's columns once the snapshot is known and
-    /// names the kernel predicate to scan (or none). Once the replay has listed
-    /// `prefetch.after_files` files, the scan reads each batch of cached rows as the replay
-    /// keeps it, on threads of its own, and [`survivors`](Self::survivors) answers that
-    /// predicate from its result. A smaller table gets no prefetch. A prefetch that fails or
-    /// does not line up with the rows is dropped without a word: the phase is then scanned as
-    /// usual, and reports any error.
-    pub fn open_prefetching(
+    /// [`open_observed`](Self::open_observed) of a table whose store needs options.
+    pub fn open_observed_with(
         location: &str,
         storage: &StorageOptions,
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
-        prefetch: &Prefetch<'_>,
     ) -> Result<Self, ExplainError> {
         let table_err = |reason: String| ExplainError::Table {
             table: location.to_string(),
@@ -137,23 +120,15 @@ impl ReplayedTable {
         };
         let (url, engine) = open_engine_with(location, storage)?;
         let (snapshot, columns, replayed) =
-            replay_log(engine.as_ref(), &url, version, observer, prefetch, None)
+            replay_log(engine.as_ref(), &url, version, observer, None)
                 .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
         let Replayed {
             cached_rows,
             batch_starts,
             files,
             partitions,
-            prefetched,
         } = replayed;
         let partitions = partitions.values;
-        let prefetched = prefetched.map(|(predicate, kept)| {
-            let mut survives = vec![false; files.len()];
-            for i in kept {
-                survives[i] = true;
-            }
-            (predicate, survives)
-        });
         let index_of = std::sync::OnceLock::new();
         let min_max_columns =
             min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
@@ -171,7 +146,6 @@ impl ReplayedTable {
             batch_starts,
             rows_per_shard: ROWS_PER_SHARD,
             partitions,
-            prefetched,
             volumes: Default::default(),
         })
     }
@@ -189,12 +163,6 @@ impl ReplayedTable {
     /// check that, so a change in the kernel's batching shows up there, not as a slowdown.
     pub fn looked_up_by_path(&self) -> bool {
         self.index_of.get().is_some()
-    }
-
-    /// The predicate of the phase scan run during the replay, if one was asked for and its
-    /// result kept.
-    pub fn prefetched(&self) -> Option<&PredicateRef> {
-        self.prefetched.as_ref().map(|(predicate, _)| predicate)
     }
 
     pub fn files(&self) -> &[LiveFile] {
@@ -461,7 +429,6 @@ impl WindowSink for Windows<'_> {
             batch_starts: rows.batch_starts,
             rows_per_shard: ROWS_PER_SHARD,
             partitions: self.partitions.clone(),
-            prefetched: None,
             volumes: Default::default(),
         };
         self.visitor.visit(&window, first_file)
@@ -494,15 +461,9 @@ impl ReplayedTable {
             files: 0,
             partitions: Vec::new(),
         };
-        let (snapshot, columns, _) = replay_log(
-            engine.as_ref(),
-            &url,
-            version,
-            observer,
-            &Prefetch::none(),
-            Some(&mut windows),
-        )
-        .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
+        let (snapshot, columns, _) =
+            replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows))
+                .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
         let min_max_columns = windows
             .state
             .take()

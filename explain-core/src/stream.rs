@@ -20,9 +20,9 @@
 //!
 //! `--explain-why` and `--assert-stats` stream too: each window's evidence (what every
 //! data-column conjunct prunes alone, the files without bounds) and missing statistics are
-//! summed; `--verbose` keeps each window's first entries of the per-file view, merged into the
-//! first so far. `--layers` and runs of many predicates read the whole replayed table
-//! ([`ReplayedTable::open`]).
+//! summed; `--verbose` and `--layers` keep each window's first entries of their file lists,
+//! merged into the first so far. Runs of many predicates (`--predicates`, `--budget`) read the
+//! whole replayed table ([`ReplayedTable::open`]) and share it.
 //!
 //! What is held at once: one window's rows, the batches queued behind it, one byte per file
 //! and set (`after_partition`, `kept`), and the distinct partitions.
@@ -32,6 +32,7 @@ use crate::error::ExplainError;
 use crate::explain::{CompiledPredicate, ExplainOptions, Explanation, explain_compiled};
 use crate::features::TableFeatures;
 use crate::gates::{Assertion, stats_complete};
+use crate::layers::Layers;
 use crate::replay::{ReplayedTable, StreamedTable, WINDOW_ROWS, WindowVisitor};
 use crate::report::{FileReport, FileTallies, Report, TableHeader, first_files, merge_first_files};
 use crate::schema::TableColumns;
@@ -58,6 +59,9 @@ pub struct StreamRequest {
     /// merged into the view so far, so no more than `limit` entries and a window are held.
     pub verbose: bool,
     pub limit: Option<usize>,
+    /// The five forms of the predicate and its survivor sets (`--layers`), their paths cut to
+    /// `limit` window by window as the per-file view's are.
+    pub layers: bool,
 }
 
 impl StreamRequest {
@@ -74,6 +78,7 @@ impl StreamRequest {
             assert_stats: false,
             verbose: false,
             limit: None,
+            layers: false,
         }
     }
 }
@@ -93,6 +98,8 @@ pub struct Streamed {
     pub stats_assertion: Option<Assertion>,
     /// The per-file view, in its order, when asked for.
     pub files: Option<Vec<FileReport>>,
+    /// The layers, when asked for and there is a predicate.
+    pub layers: Option<Layers>,
 }
 
 impl Streamed {
@@ -111,6 +118,7 @@ impl Streamed {
         if let Some(files) = &self.files {
             report.set_files(files.clone(), self.table.file_count());
         }
+        report.layers = self.layers.clone();
         report
     }
 }
@@ -134,6 +142,8 @@ pub fn explain_streaming(
         stats_assertion: None,
         files: request.verbose.then(Vec::new),
         limit: request.limit,
+        layers_asked: request.layers,
+        layers: None,
     };
     let table = ReplayedTable::stream(
         &request.location,
@@ -176,6 +186,7 @@ pub fn explain_streaming(
         diagnoses,
         stats_assertion: windows.stats_assertion,
         files: windows.files,
+        layers: windows.layers,
     })
 }
 
@@ -195,6 +206,8 @@ struct Windows<'a> {
     stats_assertion: Option<Assertion>,
     files: Option<Vec<FileReport>>,
     limit: Option<usize>,
+    layers_asked: bool,
+    layers: Option<Layers>,
 }
 
 impl WindowVisitor for Windows<'_> {
@@ -215,6 +228,7 @@ impl WindowVisitor for Windows<'_> {
         if let Some(files) = &mut self.files {
             files.clear();
         }
+        self.layers = None;
         Ok(())
     }
 
@@ -230,6 +244,14 @@ impl WindowVisitor for Windows<'_> {
         if let Some(files) = &mut self.files {
             let first = first_files(window, &explanation, self.limit);
             *files = merge_first_files(std::mem::take(files), first, self.limit);
+        }
+        if self.layers_asked
+            && let Some(more) = Layers::build(window, &explanation, self.limit)
+        {
+            self.layers = Some(match self.layers.take() {
+                Some(so_far) => so_far.plus(more, self.limit),
+                None => more,
+            });
         }
         if self.assert_stats {
             let checked = stats_complete(window, &explanation);

@@ -1,10 +1,8 @@
 //! The base scan: the one predicate-less kernel scan of a replay, its selected rows kept and
-//! its live files listed, with one phase scan alongside it when asked for.
+//! its live files listed, kept whole or handed on in windows.
 
 use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, Sender};
-use std::sync::{Arc, Mutex};
-use std::thread::ScopedJoinHandle;
+use std::sync::Arc;
 
 use delta_kernel::arrow::array::{
     Array, AsArray, BooleanArray, MapArray, RecordBatch, StructArray,
@@ -13,11 +11,10 @@ use delta_kernel::arrow::compute::filter_record_batch;
 use delta_kernel::arrow::datatypes::Int64Type;
 use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::scan::StatsOptions;
-use delta_kernel::{Engine, PredicateRef, Snapshot, SnapshotRef};
+use delta_kernel::{Engine, Snapshot, SnapshotRef};
 
 use url::Url;
 
-use super::phase_scan::{Answer, FileIndices, Piece, scan_stream};
 use super::{LiveFile, is_selected, selected_count};
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
@@ -30,8 +27,6 @@ pub(super) struct Replayed {
     pub(super) batch_starts: Vec<usize>,
     pub(super) files: Vec<LiveFile>,
     pub(super) partitions: Partitions,
-    /// The prefetched phase scan: its predicate and the files it keeps.
-    pub(super) prefetched: Option<(PredicateRef, Vec<usize>)>,
 }
 
 impl Replayed {
@@ -107,7 +102,6 @@ pub(super) fn replay_log(
     url: &Url,
     version: Option<u64>,
     observer: &mut dyn FnMut(usize),
-    prefetch: &Prefetch<'_>,
     mut sink: Option<&mut (dyn WindowSink + '_)>,
 ) -> Result<(SnapshotRef, TableColumns, Replayed), ReplayFailure> {
     let mut builder = Snapshot::builder_for(url.as_str());
@@ -123,10 +117,8 @@ pub(super) fn replay_log(
     let first = replay_with(
         engine,
         &snapshot,
-        &columns,
         Statistics::Json,
         observer,
-        prefetch,
         sink.as_deref_mut(),
     );
     let replayed = match first {
@@ -152,15 +144,7 @@ pub(super) fn replay_log(
         sink.start(&snapshot, &columns)
             .map_err(ReplayFailure::Sink)?;
     }
-    let replayed = replay_with(
-        engine,
-        &snapshot,
-        &columns,
-        Statistics::WithStruct,
-        observer,
-        prefetch,
-        sink,
-    )?;
+    let replayed = replay_with(engine, &snapshot, Statistics::WithStruct, observer, sink)?;
     Ok((snapshot, columns, replayed))
 }
 
@@ -187,13 +171,10 @@ impl Statistics {
 fn replay_with(
     engine: &dyn Engine,
     snapshot: &SnapshotRef,
-    columns: &TableColumns,
     stats: Statistics,
     observer: &mut dyn FnMut(usize),
-    prefetch: &Prefetch<'_>,
     sink: Option<&mut (dyn WindowSink + '_)>,
 ) -> Result<Replayed, ReplayFailure> {
-    let predicate = (prefetch.predicate)(columns);
     // Rows without JSON statistics make a json-only replay start again with struct statistics
     // asked for; a replay that already asked keeps them as they come.
     let restart_without_stats = stats == Statistics::Json;
@@ -210,30 +191,17 @@ fn replay_with(
     let (send, receive) =
         std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
     let replayed = std::thread::scope(|scope| {
-        let after_files = prefetch.after_files;
-        let predicate = predicate.as_ref();
         let keeper = scope.spawn(move || {
             let mut replayed = Replayed::default();
-            let mut running: Option<PrefetchRun<'_, '_>> = None;
             let mut sink = sink;
             let mut handed_on = false;
             for (batch, selection) in receive {
                 replayed.take(&batch, &selection)?;
-                if let Some(sink) = sink.as_deref_mut() {
-                    if replayed.files.len() >= sink.window_files() {
-                        hand_on(&mut replayed, sink, restart_without_stats)?;
-                        handed_on = true;
-                    }
-                    continue;
-                }
-                if running.is_none()
-                    && let Some(predicate) = predicate
-                    && replayed.files.len() >= after_files
+                if let Some(sink) = sink.as_deref_mut()
+                    && replayed.files.len() >= sink.window_files()
                 {
-                    running = PrefetchRun::start(scope, (snapshot, engine, predicate));
-                }
-                if let Some(run) = running.as_mut() {
-                    run.hand_over(&replayed);
+                    hand_on(&mut replayed, sink, restart_without_stats)?;
+                    handed_on = true;
                 }
             }
             if let Some(sink) = sink
@@ -242,10 +210,6 @@ fn replay_with(
                 // The last window, and the only one (empty) of a table without files.
                 hand_on(&mut replayed, sink, restart_without_stats)?;
             }
-            replayed.prefetched = running
-                .and_then(PrefetchRun::finish)
-                .zip(predicate.cloned())
-                .map(|(kept, p)| (p, kept));
             Ok(replayed)
         });
         let mut live = 0usize;
@@ -308,151 +272,6 @@ fn without_stats_parsed(batch: &RecordBatch) -> RecordBatch {
             batch
         }
         Err(_) => batch.clone(),
-    }
-}
-
-/// A phase scan to run alongside the replay (see [`ReplayedTable::open_prefetching`]).
-pub struct Prefetch<'a> {
-    /// Names the kernel predicate to scan once the table's columns are known, or none.
-    pub predicate: &'a dyn Fn(&TableColumns) -> Option<PredicateRef>,
-    /// The scan starts once the replay has listed this many files; a smaller table gets no
-    /// prefetch, and its phase is scanned after the replay like any other.
-    pub after_files: usize,
-}
-
-/// Below this many files a prefetch costs more than its overlap saves: a thousand files
-/// replay in a few milliseconds, and a scan thread fed through a queue added about a
-/// millisecond to that (measured on JSON commits), where the same scan after the replay, asked
-/// only about the partition survivors on the calling thread, adds less. A larger table starts
-/// the scan after its first few batches and hands those over at once.
-pub const PREFETCH_AFTER_FILES: usize = 4_096;
-
-impl<'a> Prefetch<'a> {
-    pub fn new(predicate: &'a dyn Fn(&TableColumns) -> Option<PredicateRef>) -> Self {
-        Self {
-            predicate,
-            after_files: PREFETCH_AFTER_FILES,
-        }
-    }
-
-    /// No phase scan alongside the replay.
-    pub fn none() -> Prefetch<'static> {
-        Prefetch {
-            predicate: &|_| None,
-            after_files: PREFETCH_AFTER_FILES,
-        }
-    }
-
-    /// Starts the scan once the replay has listed `files` files (0: with the first batch).
-    pub fn after_files(self, files: usize) -> Self {
-        Self {
-            after_files: files,
-            ..self
-        }
-    }
-}
-
-/// A prefetch under way: a kernel scan on a thread of its own, taking the cached batches from
-/// a queue as they are handed over. The queue holds clones of the cached batches (shared
-/// buffers, no copy), so it is unbounded: the replay never waits for the scan.
-///
-/// While the log is replayed, one scan: the replay keeps a core busy, and more scans would
-/// compete with it (measured slower on JSON logs). Once the replay ends, what is still queued
-/// is shared with one more scan per remaining core. A row's answer depends on that row alone
-/// (see `survivors_among`), so how the batches fall to the scans changes no answer.
-struct PrefetchRun<'scope, 'env> {
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-    /// Closed (`None`) once the replay has handed over its last batch.
-    queue: Option<Sender<Piece>>,
-    pieces: Arc<Mutex<Receiver<Piece>>>,
-    scans: Vec<ScopedJoinHandle<'scope, Result<Vec<Answer>, delta_kernel::KernelError>>>,
-    scan: ScanOf<'scope>,
-    /// How many cached batches have been handed over.
-    handed: usize,
-}
-
-/// What a prefetch scans: the snapshot, the engine and the predicate.
-type ScanOf<'scope> = (
-    &'scope SnapshotRef,
-    &'scope dyn Engine,
-    &'scope PredicateRef,
-);
-
-impl<'scope, 'env> PrefetchRun<'scope, 'env> {
-    /// Starts the first scan; `None` (the phase is then scanned after the replay) if its
-    /// thread could not be started.
-    fn start(
-        scope: &'scope std::thread::Scope<'scope, 'env>,
-        scan: ScanOf<'scope>,
-    ) -> Option<Self> {
-        let (queue, pieces) = std::sync::mpsc::channel::<Piece>();
-        let mut run = Self {
-            scope,
-            queue: Some(queue),
-            pieces: Arc::new(Mutex::new(pieces)),
-            scans: Vec::new(),
-            scan,
-            handed: 0,
-        };
-        run.add_scan().then_some(run)
-    }
-
-    /// Starts one more scan taking from the queue; whether its thread started.
-    fn add_scan(&mut self) -> bool {
-        let pieces = self.pieces.clone();
-        // A poisoned queue means another scan panicked: `finish` then drops the prefetch.
-        let next = std::iter::from_fn(move || pieces.lock().ok()?.recv().ok());
-        let (snapshot, engine, predicate) = self.scan;
-        match std::thread::Builder::new()
-            .stack_size(crate::DEEP_STACK)
-            .spawn_scoped(self.scope, move || {
-                scan_stream(snapshot, engine, predicate, next)
-            }) {
-            Ok(handle) => {
-                self.scans.push(handle);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    /// Hands over the cached batches kept since the last call.
-    fn hand_over(&mut self, replayed: &Replayed) {
-        let Some(queue) = &self.queue else { return };
-        for (rows, &start) in replayed
-            .cached_rows
-            .iter()
-            .zip(&replayed.batch_starts)
-            .skip(self.handed)
-        {
-            // A scan that stopped early fails in `finish`; the prefetch is then not used.
-            let _ = queue.send(Piece {
-                rows: rows.clone(),
-                files: FileIndices::From(start),
-            });
-        }
-        self.handed = replayed.cached_rows.len();
-    }
-
-    /// Called once the replay has handed over its last batch: shares what is still queued
-    /// across the cores, and returns the files the scans keep, or `None` if any scan failed
-    /// or answered out of position.
-    fn finish(mut self) -> Option<Vec<usize>> {
-        self.queue = None;
-        for _ in 1..crate::cores() {
-            // A scan that could not start leaves the queue to the others.
-            self.add_scan();
-        }
-        let mut kept = Vec::new();
-        for scan in self.scans {
-            for answer in scan.join().ok()?.ok()? {
-                match answer {
-                    Answer::File(i) => kept.push(i),
-                    Answer::Unmatched(_) => return None,
-                }
-            }
-        }
-        Some(kept)
     }
 }
 

@@ -38,15 +38,6 @@ impl ReplayedTable {
         let Some(predicate) = predicate else {
             return Ok(among.map_or_else(|| vec![true; self.files.len()], <[bool]>::to_vec));
         };
-        if let Some((prefetched, kept)) = &self.prefetched
-            && *prefetched == predicate
-        {
-            return Ok(kept
-                .iter()
-                .enumerate()
-                .map(|(i, k)| *k && among.is_none_or(|a| a[i]))
-                .collect());
-        }
         if self.on_partition_columns_only(&predicate) {
             return self.survivors_per_partition(predicate, among);
         }
@@ -237,7 +228,7 @@ pub(super) enum Answer {
 }
 
 /// One kernel scan with `predicate` over cached rows, taken from `pieces` as the kernel asks
-/// for them (the replay's prefetch hands them over while the log is still being read).
+/// for them.
 pub(super) fn scan_stream(
     snapshot: &SnapshotRef,
     engine: &dyn Engine,

@@ -1166,7 +1166,7 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
             r.explain.median_cpu_ms / r.floor.median_cpu_ms.max(1.0)
         );
     }
-    md.push_str("\n## Where (c)'s time goes\n\nPer shape at its largest size: the kernel listing every file (one scan without a predicate), the replay on top of it (cached rows, live files), then what (c) adds to the replay: the phase scans not already run alongside it, and the report; each against (a).\n\n| shape | files | unpruned / (a) | replay / (a) | (c) - replay, ms | (c) / (a) |\n|---|---:|---:|---:|---:|---:|\n");
+    md.push_str("\n## Where (c)'s time goes\n\nPer shape at its largest size: the kernel listing every file (one scan without a predicate), the replay on top of it (cached rows, live files), then what (c) adds to the replay: the phase scans of its windows and the report, less what it saves by keeping no rows; each against (a).\n\n| shape | files | unpruned / (a) | replay / (a) | (c) - replay, ms | (c) / (a) |\n|---|---:|---:|---:|---:|---:|\n");
     let largest = report
         .shapes
         .iter()

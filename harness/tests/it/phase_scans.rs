@@ -1,17 +1,15 @@
 //! The phase scans ask the kernel cheaply: over the replay's cached rows, once per partition
 //! for a predicate on partition columns alone, only about the partition survivors for the
-//! full predicate, in shards across the cores, or alongside the replay itself (from the
-//! first batch or from half-way, with the rows left at the end shared across the cores). Each
-//! shortcut rests on the kernel deciding a file from that file's own row; here every one of
-//! them is held to a fresh kernel scan (own snapshot, own replay) on every fixture, for
-//! predicates over each column.
+//! full predicate, in shards across the cores. Each shortcut rests on the kernel deciding a
+//! file from that file's own row; here every one of them is held to a fresh kernel scan (own
+//! snapshot, own replay) on every fixture, for predicates over each column. (Windows of a
+//! streamed replay rest on the same argument: `streaming.rs`.)
 
 use std::collections::BTreeSet;
 
 use explain_core::ast::ColumnRef;
 use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
-use explain_core::replay::{PREFETCH_AFTER_FILES, Prefetch, ReplayedTable};
-use explain_core::schema::TableColumns;
+use explain_core::replay::ReplayedTable;
 use harness::scaling::fresh_scan_paths;
 
 /// Predicates over one column: comparisons with a value the table holds (so some files
@@ -70,7 +68,6 @@ fn assert_agrees(cached: &BTreeSet<String>, fresh: &BTreeSet<String>, context: &
 #[test]
 fn phase_scans_answer_as_fresh_kernel_scans_do() {
     let mut compared = 0usize;
-    let mut prefetched = 0usize;
     for table_dir in testkit::all_tables() {
         let location = table_dir.to_string_lossy().into_owned();
         let table =
@@ -116,40 +113,6 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
                         .cloned()
                         .collect();
                     assert_eq!(paths(&table, &subset), expected, "{context}: subset");
-                    // The same scan run alongside the replay, as the command runs a full scan
-                    // no partition pruning narrows (one predicate a column, to keep it quick).
-                    if predicate.contains(">=") {
-                        // From the first batch, and from half-way (the batches kept before
-                        // the start are handed over at once).
-                        for after_files in [0, table.files().len() / 2] {
-                            let context =
-                                format!("{context}: prefetched after {after_files} files");
-                            let prefetch = |_: &TableColumns| Some(kernel.clone());
-                            let prefetching = ReplayedTable::open_prefetching(
-                                &location,
-                                &Default::default(),
-                                None,
-                                &mut |_| {},
-                                &Prefetch::new(&prefetch).after_files(after_files),
-                            )
-                            .unwrap();
-                            assert_eq!(
-                                prefetching.prefetched(),
-                                Some(&kernel),
-                                "{context}: the prefetch was dropped"
-                            );
-                            let early = paths(
-                                &prefetching,
-                                &prefetching.survivors(Some(kernel.clone())).unwrap(),
-                            );
-                            assert_eq!(early, whole, "{context}");
-                            let subset = prefetching
-                                .survivors_among(Some(kernel.clone()), Some(&among))
-                                .unwrap();
-                            assert_eq!(paths(&prefetching, &subset), expected, "{context}: subset");
-                            prefetched += 1;
-                        }
-                    }
                     compared += 1;
                 }
             }
@@ -164,48 +127,6 @@ fn phase_scans_answer_as_fresh_kernel_scans_do() {
         );
     }
     assert!(compared >= 200, "only {compared} scans compared");
-    assert!(
-        prefetched >= 80,
-        "only {prefetched} prefetched scans compared"
-    );
-}
-
-#[test]
-fn a_table_below_the_prefetch_threshold_scans_its_phase_after_the_replay() {
-    let location = testkit::fixtures_location()
-        .join("taxi-nyc")
-        .to_string_lossy()
-        .into_owned();
-    let table = ReplayedTable::open(&location, None).unwrap();
-    assert!(
-        table.files().len() < PREFETCH_AFTER_FILES,
-        "taxi is a small table"
-    );
-    let compiled = CompiledPredicate::compile("passenger_count >= 2", &table).unwrap();
-    let kernel = kernel_scans(&compiled, table.columns(), ExplainOptions::default())
-        .unwrap()
-        .full
-        .unwrap();
-    let prefetch = |_: &TableColumns| Some(kernel.clone());
-    let small = ReplayedTable::open_prefetching(
-        &location,
-        &Default::default(),
-        None,
-        &mut |_| {},
-        &Prefetch::new(&prefetch),
-    )
-    .unwrap();
-    assert_eq!(
-        small.prefetched(),
-        None,
-        "no scan alongside a replay of {} files",
-        small.files().len()
-    );
-    assert_eq!(
-        paths(&small, &small.survivors(Some(kernel.clone())).unwrap()),
-        paths(&table, &table.survivors(Some(kernel)).unwrap()),
-        "scanned after the replay, the phase keeps what it keeps"
-    );
 }
 
 /// Conjuncts over the data columns of `table`, with literals from the first file's recorded

@@ -1,8 +1,8 @@
 //! The streamed explanation (the replay's files explained window by window, no rows kept)
 //! reports exactly what the explanation of the whole replayed table reports: per-file sets in
 //! the replay's order, every count, volume, note, hazard and accepted value, the diagnoses of
-//! `--explain-why`, the files `--assert-stats` names and the per-file view of `--verbose`
-//! (whole and cut by `--limit`), on every fixture
+//! `--explain-why`, the files `--assert-stats` names, the per-file view of `--verbose` and the
+//! survivor sets of `--layers` (whole and cut by `--limit`), on every fixture
 //! and on every metadata-only table shape, in windows of one scan batch, of a few files and of
 //! the default size.
 
@@ -46,6 +46,7 @@ fn assert_streams_alike(
                 assert_stats: true,
                 verbose: true,
                 limit,
+                layers: true,
                 ..StreamRequest::new(location)
             };
             let streamed = explain_streaming(&request, &mut |_| {});
@@ -79,9 +80,12 @@ fn assert_streams_alike(
             );
             assert_eq!(
                 streamed.report(0).to_json(),
-                Report::build(cached, whole, 0)
-                    .with_files(cached, whole, limit)
-                    .to_json(),
+                {
+                    let mut report =
+                        Report::build(cached, whole, 0).with_files(cached, whole, limit);
+                    report.layers = explain_core::layers::Layers::build(cached, whole, limit);
+                    report.to_json()
+                },
                 "{context}: the report"
             );
             assert_eq!(
