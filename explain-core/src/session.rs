@@ -1,7 +1,7 @@
-//! A replayed table and the reports of every predicate asked of it (`--verbose`, `--layers`,
-//! `--predicates`, `--budget`, and the harness): what those reports share is read once here,
-//! above the replay: the table's features (clustering reads domain metadata, a replay of its
-//! own) and the partition values present. The replay itself caches only its own rows.
+//! A replayed table and the reports of every predicate asked of it (`--predicates`,
+//! `--budget`, and the harness): what those reports share is read once here, above the
+//! replay: the table's features (clustering reads domain metadata, a replay of its own) and
+//! the partition values present. The replay itself caches only its own rows.
 
 use std::sync::OnceLock;
 use std::time::Instant;

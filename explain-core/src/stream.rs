@@ -15,7 +15,7 @@
 //! rows, see [`replay`](crate::replay)), the partition evaluator decides each file from its
 //! own partition values, and every count and volume is a sum over files. So the per-file
 //! sets are the whole table's in the replay's order, and every count is the same.
-//! `explain-core/tests/it/streaming.rs` holds the streamed report to the cached one on every
+//! `harness/tests/it/streaming.rs` holds the streamed report to the cached one on every
 //! fixture and table shape.
 //!
 //! `--explain-why` and `--assert-stats` stream too: each window's evidence (what every
