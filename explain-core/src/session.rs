@@ -149,10 +149,21 @@ impl<'t> Session<'t> {
         predicates: &[&str],
         request: &ReportRequest,
     ) -> Vec<Result<Reported, ExplainError>> {
+        self.reports_on(predicates, request, crate::cores())
+    }
+
+    /// [`reports`](Self::reports) on at most `workers` threads (the scaling report measures
+    /// the throughput on one and on every core).
+    pub fn reports_on(
+        &self,
+        predicates: &[&str],
+        request: &ReportRequest,
+        workers: usize,
+    ) -> Vec<Result<Reported, ExplainError>> {
         use std::sync::Mutex;
         use std::sync::atomic::{AtomicUsize, Ordering};
         type Outcome = Result<Reported, ExplainError>;
-        let workers = crate::cores().min(predicates.len());
+        let workers = workers.min(predicates.len());
         if workers <= 1 {
             return predicates
                 .iter()

@@ -268,6 +268,9 @@ struct PredicateThroughput {
     predicates: usize,
     explain_seconds: f64,
     per_second: f64,
+    /// The same predicates explained on one thread: what the cores multiply.
+    #[serde(default)]
+    one_core_per_second: f64,
     separate_runs: usize,
     separate_seconds: f64,
     separate_per_second: f64,
@@ -423,7 +426,8 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     let predicates = predicate_throughput(&taxi, args.predicates, args.separate_runs)?;
     eprintln!("scaling: oracle against DataFusion on {taxi}");
     let oracle = oracle_throughput(&taxi)?;
-    let mut claims = claims(&rows, &slopes, &predicates);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut claims = claims(&rows, &slopes, &predicates, cpus);
     claims.extend(class_claims(&classes));
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let report = ScalingReport {
@@ -434,7 +438,7 @@ fn report(args: &ReportArgs) -> Result<(), String> {
             "release"
         }
         .to_string(),
-        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpus,
         sizes: args.sizes.clone(),
         shapes: rows,
         slopes,
@@ -750,6 +754,17 @@ fn predicate_throughput(
         bytes += report.to_json().len();
     }
     let explain_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let session = Session::new(&table);
+    for (outcome, predicate) in session
+        .reports_on(&batch, &ReportRequest::default(), 1)
+        .into_iter()
+        .zip(&batch)
+    {
+        let (report, _) = outcome.map_err(|e| format!("{predicate}: {e}"))?;
+        bytes += report.to_json().len();
+    }
+    let one_core_seconds = started.elapsed().as_secs_f64();
     std::hint::black_box(bytes);
     let started = Instant::now();
     for predicate in corpus.iter().cycle().take(separate) {
@@ -763,6 +778,7 @@ fn predicate_throughput(
         predicates: count,
         explain_seconds: round(explain_seconds),
         per_second: round(count as f64 / explain_seconds),
+        one_core_per_second: round(count as f64 / one_core_seconds),
         separate_runs: separate,
         separate_seconds: round(separate_seconds),
         separate_per_second: round(separate as f64 / separate_seconds),
@@ -818,7 +834,12 @@ fn oracle_throughput(taxi: &str) -> Result<OracleThroughput, String> {
 }
 
 /// The targets, each checked against this run's figures.
-fn claims(rows: &[ShapeRow], slopes: &[Slope], predicates: &PredicateThroughput) -> Vec<Claim> {
+fn claims(
+    rows: &[ShapeRow],
+    slopes: &[Slope],
+    predicates: &PredicateThroughput,
+    cpus: usize,
+) -> Vec<Claim> {
     let mut out = Vec::new();
     let worst_ratio = rows
         .iter()
@@ -880,6 +901,20 @@ fn claims(rows: &[ShapeRow], slopes: &[Slope], predicates: &PredicateThroughput)
         ),
         holds: predicates.per_second >= 3000.0,
     });
+    if predicates.one_core_per_second > 0.0 && cpus > 1 {
+        let gain = predicates.per_second / predicates.one_core_per_second;
+        out.push(Claim {
+            claim: format!(
+                "--predicates on every core ({cpus}) at least {:.1}x its one-thread throughput",
+                0.75 * cpus as f64
+            ),
+            measured: format!(
+                "{gain:.2}x ({:.0} against {:.0} per second)",
+                predicates.per_second, predicates.one_core_per_second
+            ),
+            holds: gain >= 0.75 * cpus as f64,
+        });
+    }
     out
 }
 
@@ -1218,6 +1253,15 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
         p.separate_seconds,
         p.separate_per_second
     );
+    if p.one_core_per_second > 0.0 {
+        let _ = writeln!(
+            md,
+            "On one thread the same predicates go at {:.0} per second: every core ({}) gives {:.2}x.\n",
+            p.one_core_per_second,
+            report.cpus,
+            p.per_second / p.one_core_per_second
+        );
+    }
     let o = &report.oracle;
     let _ = writeln!(
         md,

@@ -162,6 +162,13 @@ fn the_scaling_binary_writes_a_complete_report() {
     );
     assert_eq!(report["predicates"]["predicates"], 40);
     assert!(
+        report["predicates"]["one_core_per_second"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "the one-thread throughput is measured"
+    );
+    assert!(
         report["oracle"]["predicates"].as_u64().unwrap() > 0,
         "the oracle ran some predicates"
     );
