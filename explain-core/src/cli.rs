@@ -11,7 +11,7 @@ use crate::gates;
 use crate::progress::ReplayProgress;
 use crate::replay::ReplayedTable;
 use crate::report::Report;
-use crate::session::{ReportRequest, Session, finish_report};
+use crate::session::{ReportRequest, Session};
 use crate::stream::{StreamRequest, explain_streaming};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -151,7 +151,6 @@ pub fn generated_docs(args: &Args) -> Option<Vec<u8>> {
 }
 
 impl Args {
-    /// How to reach the table's store.
     /// What each report of the run carries beside the counts.
     pub fn report_request(&self) -> ReportRequest {
         ReportRequest {
@@ -168,6 +167,7 @@ impl Args {
         }
     }
 
+    /// How to reach the table's store.
     pub fn storage(&self) -> storage::StorageOptions {
         storage::StorageOptions {
             options: self.storage_options.clone(),
@@ -249,34 +249,13 @@ fn run_one(
         storage: args.storage(),
         version: args.at_version,
         predicate: args.predicate.clone(),
-        options: ExplainOptions {
-            strict: args.strict,
-        },
-        diagnose: args.explain_why,
-        assert_stats: args.assert_stats,
-        verbose: args.verbose,
-        limit: args.limit,
-        layers: args.layers,
+        report: args.report_request(),
         ..StreamRequest::new(location)
     };
     let streamed = explain_streaming(&request, &mut |n| progress.files_so_far(n));
     progress.finish();
-    let streamed = streamed?;
     let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mut report = streamed.report(elapsed_ms);
-    let present = streamed.table.present_values();
-    let failures = finish_report(
-        &args.report_request(),
-        &mut report,
-        &streamed.explanation,
-        streamed.table.columns(),
-        &present,
-        streamed.stats_assertion.clone(),
-    );
-    if let Some(diagnoses) = streamed.diagnoses {
-        report.explain = Some(diagnoses.clone());
-        report.diagnoses = Some(diagnoses);
-    }
+    let (report, failures) = streamed?.reported(elapsed_ms);
     Ok(outcome(args, &report, failures))
 }
 
@@ -399,20 +378,14 @@ fn run_many(
     table: &ReplayedTable,
     path: &std::path::Path,
 ) -> Result<Outcome, ExplainError> {
-    let shown = if path == std::path::Path::new("-") {
-        "standard input".to_string()
-    } else {
-        path.display().to_string()
-    };
-    let text = if path == std::path::Path::new("-") {
+    let (shown, read) = if path == std::path::Path::new("-") {
         let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .map_err(|e| ExplainError::Usage(format!("cannot read {shown}: {e}")))?;
-        text
+        let read = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text);
+        ("standard input".to_string(), read)
     } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| ExplainError::Usage(format!("cannot read {shown}: {e}")))?
+        (path.display().to_string(), std::fs::read_to_string(path))
     };
+    let text = read.map_err(|e| ExplainError::Usage(format!("cannot read {shown}: {e}")))?;
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()

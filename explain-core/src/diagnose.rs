@@ -166,39 +166,27 @@ pub struct ConjunctEvidence {
 }
 
 impl Evidence {
-    /// The evidence of two disjoint sets of files of one table, for one explanation.
+    /// The evidence of two disjoint sets of files of one table, for one explanation (so
+    /// both list the same conjuncts and columns, in the same order).
     pub fn plus(self, other: Evidence) -> Evidence {
-        let add = |a: Vec<usize>, b: Vec<usize>| -> Vec<usize> {
-            if a.is_empty() {
-                return b;
-            }
-            a.iter()
-                .zip(b.iter().chain(std::iter::repeat(&0)))
-                .map(|(x, y)| x + y)
-                .collect()
-        };
-        let conjuncts = if self.conjuncts.is_empty() {
-            other.conjuncts
-        } else {
-            self.conjuncts
+        Evidence {
+            files: self.files + other.files,
+            input: self.input + other.input,
+            conjuncts: self
+                .conjuncts
                 .iter()
-                .zip(
-                    other
-                        .conjuncts
-                        .iter()
-                        .chain(std::iter::repeat(&ConjunctEvidence::default())),
-                )
+                .zip(&other.conjuncts)
                 .map(|(a, b)| ConjunctEvidence {
                     with_stats: a.with_stats + b.with_stats,
                     pruned: a.pruned + b.pruned,
                 })
-                .collect()
-        };
-        Evidence {
-            files: self.files + other.files,
-            input: self.input + other.input,
-            conjuncts,
-            lacking: add(self.lacking, other.lacking),
+                .collect(),
+            lacking: self
+                .lacking
+                .iter()
+                .zip(&other.lacking)
+                .map(|(a, b)| a + b)
+                .collect(),
         }
     }
 }
@@ -222,20 +210,59 @@ fn skipping_conjuncts(explanation: &Explanation) -> Vec<(&crate::classify::Fragm
         .collect()
 }
 
-/// The evidence of `explanation` over the files of `table`: statistics parsed once per file,
-/// and what each data-column conjunct prunes alone measured in a few kernel scans over the
-/// partition survivors ([`pruned_alone`]).
+/// What the evidence asks of every file, planned once per predicate (a streamed explanation
+/// gathers it window by window with one plan): per data-column conjunct, its data columns and
+/// its guarded kernel scan; the data columns the predicate references.
+pub struct EvidencePlan {
+    conjuncts: Vec<(Vec<ColumnInfo>, Option<delta_kernel::PredicateRef>)>,
+    referenced: Vec<ColumnInfo>,
+}
+
+impl EvidencePlan {
+    pub fn new(
+        columns: &crate::schema::TableColumns,
+        explanation: &Explanation,
+    ) -> Result<Self, ExplainError> {
+        let conjuncts = skipping_conjuncts(explanation)
+            .iter()
+            .map(|(_, evaluable)| {
+                // The message names what the kernel could use: the bounds of files with
+                // statistics.
+                let scan = to_kernel(&guard(evaluable, columns, false).predicate, columns)?;
+                Ok((columns.split_columns(evaluable).1, scan))
+            })
+            .collect::<Result<_, ExplainError>>()?;
+        Ok(Self {
+            conjuncts,
+            referenced: referenced_data_columns(columns, explanation),
+        })
+    }
+}
+
+/// The evidence of `explanation` over the files of `table`.
 pub fn gather_evidence(
     table: &ReplayedTable,
     explanation: &Explanation,
 ) -> Result<Evidence, ExplainError> {
+    gather_planned(
+        table,
+        explanation,
+        &EvidencePlan::new(table.columns(), explanation)?,
+    )
+}
+
+/// [`gather_evidence`] with its plan: statistics parsed once per file, and what each
+/// data-column conjunct prunes alone measured in a few kernel scans over the partition
+/// survivors ([`pruned_alone`]).
+pub fn gather_planned(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    plan: &EvidencePlan,
+) -> Result<Evidence, ExplainError> {
     let files = table.files().len();
-    let columns = table.columns();
     let among = &explanation.after_partition;
     let input = among.iter().filter(|a| **a).count();
-    let conjuncts = skipping_conjuncts(explanation);
-    let referenced = referenced_data_columns(table.columns(), explanation);
-    if conjuncts.is_empty() && referenced.is_empty() {
+    if plan.conjuncts.is_empty() && plan.referenced.is_empty() {
         return Ok(Evidence {
             files,
             input,
@@ -249,27 +276,24 @@ pub fn gather_evidence(
         cols.iter()
             .all(|c| bounds_usable(table, stats[i].as_ref(), c))
     };
-    let mut scans = Vec::with_capacity(conjuncts.len());
-    let mut evidence = Vec::with_capacity(conjuncts.len());
-    for (_, evaluable) in &conjuncts {
-        let data_columns = columns.split_columns(evaluable).1;
-        let with_stats = (0..files)
-            .filter(|&i| among[i] && covers(i, &data_columns))
-            .count();
-        evidence.push(ConjunctEvidence {
-            with_stats,
-            pruned: 0,
-        });
-        // The message names what the kernel could use: the bounds of files with statistics.
-        scans.push(to_kernel(
-            &guard(evaluable, columns, false).predicate,
-            columns,
-        )?);
-    }
-    for (e, pruned) in evidence.iter_mut().zip(pruned_alone(table, &scans, among)?) {
-        e.pruned = pruned;
-    }
-    let lacking = referenced
+    let scans: Vec<_> = plan
+        .conjuncts
+        .iter()
+        .map(|(_, scan)| scan.clone())
+        .collect();
+    let conjuncts = plan
+        .conjuncts
+        .iter()
+        .zip(pruned_alone(table, &scans, among)?)
+        .map(|((data_columns, _), pruned)| ConjunctEvidence {
+            with_stats: (0..files)
+                .filter(|&i| among[i] && covers(i, data_columns))
+                .count(),
+            pruned,
+        })
+        .collect();
+    let lacking = plan
+        .referenced
         .iter()
         .map(|info| {
             (0..files)
@@ -280,7 +304,7 @@ pub fn gather_evidence(
     Ok(Evidence {
         files,
         input,
-        conjuncts: evidence,
+        conjuncts,
         lacking,
     })
 }

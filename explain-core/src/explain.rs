@@ -328,8 +328,20 @@ pub fn explain_compiled(
     compiled: Option<&CompiledPredicate>,
     options: ExplainOptions,
 ) -> Result<Explanation, ExplainError> {
+    let scans = compiled
+        .map(|c| kernel_scans(c, table.columns(), options))
+        .transpose()?;
+    explain_planned(table, compiled.zip(scans.as_ref()))
+}
+
+/// [`explain_compiled`] with the predicate's kernel scans lowered already: a streamed
+/// explanation plans them once and explains every window with them.
+pub fn explain_planned(
+    table: &ReplayedTable,
+    planned: Option<(&CompiledPredicate, &KernelScans)>,
+) -> Result<Explanation, ExplainError> {
     let total = table.files().len();
-    let Some(compiled) = compiled else {
+    let Some((compiled, scans)) = planned else {
         return Ok(Explanation {
             predicate: None,
             phases: Vec::new(),
@@ -356,7 +368,7 @@ pub fn explain_compiled(
         full: full_kernel,
         hazards,
         stripped: unscanned,
-    } = kernel_scans(compiled, columns, options)?;
+    } = scans.clone();
     let partition_scan = table.survivors(partition_kernel.clone())?;
     let mut after_partition = partition_scan.clone();
     let mut undecided = 0usize;

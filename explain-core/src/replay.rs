@@ -114,10 +114,6 @@ impl ReplayedTable {
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
     ) -> Result<Self, ExplainError> {
-        let table_err = |reason: String| ExplainError::Table {
-            table: location.to_string(),
-            reason: one_line(&reason),
-        };
         let (url, engine) = open_engine_with(location, storage)?;
         let (snapshot, columns, replayed) =
             replay_log(engine.as_ref(), &url, version, observer, None)
@@ -128,24 +124,14 @@ impl ReplayedTable {
             files,
             partitions,
         } = replayed;
-        let partitions = partitions.values;
-        let index_of = std::sync::OnceLock::new();
-        let min_max_columns =
-            min_max_columns(&snapshot).map_err(|e| table_err(kernel_message(&e)))?;
         Ok(Self {
-            head: TableHead {
-                location: location.to_string(),
-                engine,
-                snapshot,
-                columns,
-                min_max_columns,
-            },
+            head: TableHead::read(location, engine, snapshot, columns)?,
             files,
-            index_of,
+            index_of: Default::default(),
             cached_rows,
             batch_starts,
             rows_per_shard: ROWS_PER_SHARD,
-            partitions,
+            partitions: partitions.values,
             volumes: Default::default(),
         })
     }
@@ -247,6 +233,7 @@ impl ReplayedTable {
 /// What a replayed table is, whether its rows are kept ([`ReplayedTable`]) or were streamed
 /// ([`StreamedTable`]): where it is, its snapshot and columns, its statistics columns. Both
 /// dereference to it.
+#[derive(Clone)]
 pub struct TableHead {
     location: String,
     engine: Arc<dyn Engine>,
@@ -258,6 +245,26 @@ pub struct TableHead {
 }
 
 impl TableHead {
+    /// The head of the snapshot a replay built, with its statistics columns read.
+    fn read(
+        location: &str,
+        engine: Arc<dyn Engine>,
+        snapshot: SnapshotRef,
+        columns: TableColumns,
+    ) -> Result<Self, ExplainError> {
+        let min_max_columns = min_max_columns(&snapshot).map_err(|e| ExplainError::Table {
+            table: location.to_string(),
+            reason: kernel_message(&e),
+        })?;
+        Ok(Self {
+            location: location.to_string(),
+            engine,
+            snapshot,
+            columns,
+            min_max_columns,
+        })
+    }
+
     pub fn location(&self) -> &str {
         &self.location
     }
@@ -366,20 +373,20 @@ impl StreamedTable {
 }
 
 /// What a streamed replay hands each window to, as a [`ReplayedTable`] of that window's files
-/// alone (file `i` of the window is file `first_file + i` of the table; partition ids and
-/// values are the table's).
+/// alone, in the replay's order (partition ids and values are the table's).
 pub trait WindowVisitor: Send {
     /// The snapshot is known and its replay starts (again, after a restart: forget what the
     /// earlier windows said). An error stops the replay before it lists a file.
     fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError>;
-    fn visit(&mut self, window: &ReplayedTable, first_file: usize) -> Result<(), ExplainError>;
+    fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError>;
 }
 
 /// Builds each window's [`ReplayedTable`] for a [`WindowVisitor`].
 struct Windows<'v> {
     location: String,
     engine: Arc<dyn Engine>,
-    state: Option<(SnapshotRef, TableColumns, BTreeSet<Vec<String>>)>,
+    /// Read once the snapshot is known; every window shares it.
+    head: Option<TableHead>,
     visitor: &'v mut dyn WindowVisitor,
     window_files: usize,
     files: usize,
@@ -392,10 +399,12 @@ impl WindowSink for Windows<'_> {
         snapshot: &SnapshotRef,
         columns: &TableColumns,
     ) -> Result<(), ExplainError> {
-        // The statistics columns cannot fail to be read here once the snapshot could be built;
-        // if they did, no column is taken to have bounds, which keeps files.
-        let min_max = min_max_columns(snapshot).unwrap_or_default();
-        self.state = Some((snapshot.clone(), columns.clone(), min_max));
+        self.head = Some(TableHead::read(
+            &self.location,
+            self.engine.clone(),
+            snapshot.clone(),
+            columns.clone(),
+        )?);
         self.files = 0;
         self.partitions.clear();
         self.visitor.start(columns)
@@ -406,23 +415,16 @@ impl WindowSink for Windows<'_> {
     }
 
     fn window(&mut self, rows: Window) -> Result<(), ExplainError> {
-        let Some((snapshot, columns, min_max_columns)) = &self.state else {
+        let Some(head) = &self.head else {
             return Err(ExplainError::Table {
                 table: self.location.clone(),
                 reason: "a window of rows came before the snapshot".into(),
             });
         };
-        let first_file = self.files;
         self.files += rows.files.len();
         self.partitions = rows.partitions;
         let window = ReplayedTable {
-            head: TableHead {
-                location: self.location.clone(),
-                engine: self.engine.clone(),
-                snapshot: snapshot.clone(),
-                columns: columns.clone(),
-                min_max_columns: min_max_columns.clone(),
-            },
+            head: head.clone(),
             files: rows.files,
             index_of: Default::default(),
             cached_rows: rows.cached_rows,
@@ -431,7 +433,7 @@ impl WindowSink for Windows<'_> {
             partitions: self.partitions.clone(),
             volumes: Default::default(),
         };
-        self.visitor.visit(&window, first_file)
+        self.visitor.visit(&window)
     }
 }
 
@@ -455,7 +457,7 @@ impl ReplayedTable {
         let mut windows = Windows {
             location: location.to_string(),
             engine: engine.clone(),
-            state: None,
+            head: None,
             visitor,
             window_files: window_files.max(1),
             files: 0,
@@ -464,19 +466,12 @@ impl ReplayedTable {
         let (snapshot, columns, _) =
             replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows))
                 .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
-        let min_max_columns = windows
-            .state
-            .take()
-            .map(|(_, _, min_max)| min_max)
-            .unwrap_or_default();
+        let head = match windows.head.take() {
+            Some(head) => head,
+            None => TableHead::read(location, engine, snapshot, columns)?,
+        };
         Ok(StreamedTable {
-            head: TableHead {
-                location: location.to_string(),
-                engine,
-                snapshot,
-                columns,
-                min_max_columns,
-            },
+            head,
             files: windows.files,
             partitions: windows.partitions,
         })

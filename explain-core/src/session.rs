@@ -134,9 +134,7 @@ impl<'t> Session<'t> {
             report.layers = Layers::build(table, &explanation, request.limit);
         }
         if request.explain_why {
-            let diagnoses = diagnose_with(table, &explanation, self.present_values())?;
-            report.explain = Some(diagnoses.clone());
-            report.diagnoses = Some(diagnoses);
+            report.set_diagnoses(diagnose_with(table, &explanation, self.present_values())?);
         }
         Ok((report, failures))
     }

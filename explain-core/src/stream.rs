@@ -1,11 +1,12 @@
 //! One predicate explained while the log is replayed, holding no more than a window of rows.
 //!
 //! The stages of one explanation:
-//! - **compile** once, as soon as the snapshot's columns are known (before any file is
-//!   listed, so a bad predicate is refused without a replay);
-//! - **plan and execute** per window: the replay hands its live files on in windows of about
+//! - **compile** and **plan** (lower the kernel scans) once, as soon as the snapshot's
+//!   columns are known (before any file is listed, so a bad predicate is refused without a
+//!   replay);
+//! - **execute** per window: the replay hands its live files on in windows of about
 //!   [`WINDOW_ROWS`](crate::replay::WINDOW_ROWS) ([`ReplayedTable::stream`]); each window is
-//!   explained with the same code as a whole replayed table ([`explain_compiled`]: the
+//!   explained with the same code as a whole replayed table ([`explain_planned`]: the
 //!   partition scan, the partition evaluator, the full scan over the partition survivors),
 //!   its report tallies read ([`FileTallies::of`]), and its rows dropped;
 //! - **report** from the sum of the windows ([`Explanation::append`], [`FileTallies::plus`]).
@@ -27,18 +28,22 @@
 //! What is held at once: one window's rows, the batches queued behind it, one byte per file
 //! and set (`after_partition`, `kept`), and the distinct partitions.
 
-use crate::diagnose::{Diagnosis, Evidence, TableFacts, diagnose_from, gather_evidence};
+use crate::diagnose::{
+    Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_planned,
+};
 use crate::error::ExplainError;
-use crate::explain::{CompiledPredicate, ExplainOptions, Explanation, explain_compiled};
+use crate::explain::{CompiledPredicate, Explanation, KernelScans, explain_planned, kernel_scans};
 use crate::features::TableFeatures;
 use crate::gates::{Assertion, stats_complete};
 use crate::layers::Layers;
 use crate::replay::{ReplayedTable, StreamedTable, WINDOW_ROWS, WindowVisitor};
 use crate::report::{FileReport, FileTallies, Report, TableHeader, first_files, merge_first_files};
 use crate::schema::TableColumns;
+use crate::session::{ReportRequest, Reported, finish_report};
 use storage::StorageOptions;
 
-/// One explanation to stream: where the table is and what to explain.
+/// One explanation to stream: where the table is, what to explain, and what its report
+/// carries beside the counts.
 #[derive(Clone, Debug)]
 pub struct StreamRequest {
     pub location: String,
@@ -47,21 +52,14 @@ pub struct StreamRequest {
     pub version: Option<u64>,
     /// The predicate; the baseline alone when `None`.
     pub predicate: Option<String>,
-    pub options: ExplainOptions,
+    /// The explain options, the gates and the sections. Each section is gathered window by
+    /// window: `explain_why` the diagnoses' evidence, `assert_stats` the files without
+    /// statistics, `verbose` and `layers` each window's first `limit` entries merged into the
+    /// first so far (no more than `limit` entries and a window are held).
+    pub report: ReportRequest,
     /// The files a window gathers before it is explained and dropped (the tests make windows
     /// of a file or two).
     pub window_files: usize,
-    /// Diagnose the explanation (`--explain-why`): its evidence is gathered per window.
-    pub diagnose: bool,
-    /// Check every file's statistics (`--assert-stats`), window by window.
-    pub assert_stats: bool,
-    /// The per-file view (`--verbose`), at most `limit` files: each window's first entries
-    /// merged into the view so far, so no more than `limit` entries and a window are held.
-    pub verbose: bool,
-    pub limit: Option<usize>,
-    /// The five forms of the predicate and its survivor sets (`--layers`), their paths cut to
-    /// `limit` window by window as the per-file view's are.
-    pub layers: bool,
 }
 
 impl StreamRequest {
@@ -72,19 +70,14 @@ impl StreamRequest {
             storage: StorageOptions::default(),
             version: None,
             predicate: None,
-            options: ExplainOptions::default(),
+            report: ReportRequest::default(),
             window_files: WINDOW_ROWS,
-            diagnose: false,
-            assert_stats: false,
-            verbose: false,
-            limit: None,
-            layers: false,
         }
     }
 }
 
-/// What a streamed explanation leaves: the table's header facts, the explanation, and the
-/// tallies a report needs, with no rows.
+/// What a streamed explanation leaves: the table's header facts, the explanation, and what
+/// its report needs, with no rows.
 pub struct Streamed {
     pub table: StreamedTable,
     pub explanation: Explanation,
@@ -100,10 +93,12 @@ pub struct Streamed {
     pub files: Option<Vec<FileReport>>,
     /// The layers, when asked for and there is a predicate.
     pub layers: Option<Layers>,
+    request: ReportRequest,
 }
 
 impl Streamed {
-    /// The report, as [`Report::build`] makes it from a replayed table.
+    /// The report with its sections, as [`Report::build`] and its sections make it from a
+    /// replayed table (no gates, no warnings).
     pub fn report(&self, elapsed_ms: u64) -> Report {
         let mut report = Report::assemble(
             TableHeader {
@@ -121,6 +116,24 @@ impl Streamed {
         report.layers = self.layers.clone();
         report
     }
+
+    /// The finished report, as [`Session::report`](crate::session::Session::report) gives
+    /// it: the sections, the gates and warnings, the diagnoses; and the failed gates' lines.
+    pub fn reported(&self, elapsed_ms: u64) -> Reported {
+        let mut report = self.report(elapsed_ms);
+        let failures = finish_report(
+            &self.request,
+            &mut report,
+            &self.explanation,
+            self.table.columns(),
+            &self.table.present_values(),
+            self.stats_assertion.clone(),
+        );
+        if let Some(diagnoses) = &self.diagnoses {
+            report.set_diagnoses(diagnoses.clone());
+        }
+        (report, failures)
+    }
 }
 
 /// Explains `request` in one streamed replay; `observer` hears the running file count.
@@ -130,20 +143,10 @@ pub fn explain_streaming(
 ) -> Result<Streamed, ExplainError> {
     let mut windows = Windows {
         predicate: request.predicate.as_deref(),
-        options: request.options,
+        request: &request.report,
         compiled: None,
-        explanation: None,
-        tallies: FileTallies::default(),
-        dv_files: 0,
-        windows: 0,
-        diagnose: request.diagnose,
-        evidence: Evidence::default(),
-        assert_stats: request.assert_stats,
-        stats_assertion: None,
-        files: request.verbose.then(Vec::new),
-        limit: request.limit,
-        layers_asked: request.layers,
-        layers: None,
+        evidence_plan: None,
+        gathered: Gathered::default(),
     };
     let table = ReplayedTable::stream(
         &request.location,
@@ -153,14 +156,15 @@ pub fn explain_streaming(
         &mut windows,
         request.window_files,
     )?;
-    let mut explanation = windows.explanation.ok_or_else(|| ExplainError::Table {
+    let gathered = windows.gathered;
+    let explanation = gathered.explanation.ok_or_else(|| ExplainError::Table {
         table: request.location.clone(),
         reason: "the replay handed on no window of files".into(),
     })?;
     // Accepted values are decided over every partition of the table, known only now.
     let present = table.present_values();
-    explanation = explanation.with_accepted(&present, table.columns());
-    let diagnoses = request.diagnose.then(|| {
+    let explanation = explanation.with_accepted(&present, table.columns());
+    let diagnoses = gathered.evidence.map(|evidence| {
         diagnose_from(
             &TableFacts {
                 columns: table.columns(),
@@ -168,101 +172,111 @@ pub fn explain_streaming(
                 has_min_max_column: &|path| table.has_min_max_column(path),
             },
             &explanation,
-            &windows.evidence,
+            &evidence,
         )
     });
     let features = TableFeatures::read_parts(
         table.snapshot(),
         table.engine(),
         table.columns(),
-        windows.dv_files,
+        gathered.dv_files,
     );
     Ok(Streamed {
         table,
         explanation,
-        tallies: windows.tallies,
+        tallies: gathered.tallies,
         features,
-        windows: windows.windows,
+        windows: gathered.windows,
         diagnoses,
-        stats_assertion: windows.stats_assertion,
-        files: windows.files,
-        layers: windows.layers,
+        stats_assertion: gathered.stats_assertion,
+        files: gathered.files,
+        layers: gathered.layers,
+        request: request.report.clone(),
     })
 }
 
 /// The explanation gathered window by window.
 struct Windows<'a> {
     predicate: Option<&'a str>,
-    options: ExplainOptions,
-    /// Compiled once, when the columns are known.
-    compiled: Option<CompiledPredicate>,
+    request: &'a ReportRequest,
+    /// Compiled and planned (its kernel scans lowered) once, when the columns are known.
+    compiled: Option<(CompiledPredicate, KernelScans)>,
+    /// The diagnoses' kernel scans, lowered at the first window (`--explain-why`).
+    evidence_plan: Option<EvidencePlan>,
+    /// What the windows of this replay attempt have said (a restart starts it again).
+    gathered: Gathered,
+}
+
+/// What the windows say, summed or merged; a section not asked for stays `None`.
+#[derive(Default)]
+struct Gathered {
     explanation: Option<Explanation>,
     tallies: FileTallies,
     dv_files: usize,
     windows: usize,
-    diagnose: bool,
-    evidence: Evidence,
-    assert_stats: bool,
+    evidence: Option<Evidence>,
     stats_assertion: Option<Assertion>,
     files: Option<Vec<FileReport>>,
-    limit: Option<usize>,
-    layers_asked: bool,
     layers: Option<Layers>,
 }
 
 impl WindowVisitor for Windows<'_> {
     fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError> {
         // A restarted replay compiled the predicate already, against the same snapshot.
-        if self.compiled.is_none() {
-            self.compiled = self
-                .predicate
-                .map(|text| CompiledPredicate::compile_against(text, columns))
-                .transpose()?;
+        if self.compiled.is_none()
+            && let Some(text) = self.predicate
+        {
+            let compiled = CompiledPredicate::compile_against(text, columns)?;
+            let scans = kernel_scans(&compiled, columns, self.request.options)?;
+            self.compiled = Some((compiled, scans));
         }
-        self.explanation = None;
-        self.tallies = FileTallies::default();
-        self.dv_files = 0;
-        self.windows = 0;
-        self.evidence = Evidence::default();
-        self.stats_assertion = None;
-        if let Some(files) = &mut self.files {
-            files.clear();
-        }
-        self.layers = None;
+        self.gathered = Gathered::default();
         Ok(())
     }
 
-    fn visit(&mut self, window: &ReplayedTable, _first_file: usize) -> Result<(), ExplainError> {
-        let explanation = explain_compiled(window, self.compiled.as_ref(), self.options)?;
-        self.tallies = self.tallies.plus(FileTallies::of(window, &explanation));
-        self.dv_files += window.deletion_vector_files();
-        self.windows += 1;
-        if self.diagnose {
-            let evidence = gather_evidence(window, &explanation)?;
-            self.evidence = std::mem::take(&mut self.evidence).plus(evidence);
-        }
-        if let Some(files) = &mut self.files {
-            let first = first_files(window, &explanation, self.limit);
-            *files = merge_first_files(std::mem::take(files), first, self.limit);
-        }
-        if self.layers_asked
-            && let Some(more) = Layers::build(window, &explanation, self.limit)
-        {
-            self.layers = Some(match self.layers.take() {
-                Some(so_far) => so_far.plus(more, self.limit),
-                None => more,
+    fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError> {
+        let request = self.request;
+        let planned = self.compiled.as_ref().map(|(c, s)| (c, s));
+        let explanation = explain_planned(window, planned)?;
+        let so_far = &mut self.gathered;
+        so_far.tallies = so_far.tallies.plus(FileTallies::of(window, &explanation));
+        so_far.dv_files += window.deletion_vector_files();
+        so_far.windows += 1;
+        if request.explain_why {
+            let plan = match self.evidence_plan.take() {
+                Some(plan) => plan,
+                None => EvidencePlan::new(window.columns(), &explanation)?,
+            };
+            let evidence = gather_planned(window, &explanation, &plan)?;
+            self.evidence_plan = Some(plan);
+            so_far.evidence = Some(match so_far.evidence.take() {
+                Some(before) => before.plus(evidence),
+                None => evidence,
             });
         }
-        if self.assert_stats {
+        if request.assert_stats {
             let checked = stats_complete(window, &explanation);
-            self.stats_assertion = Some(match self.stats_assertion.take() {
-                Some(so_far) => so_far.plus(checked),
+            so_far.stats_assertion = Some(match so_far.stats_assertion.take() {
+                Some(before) => before.plus(checked),
                 None => checked,
             });
         }
-        match &mut self.explanation {
-            Some(so_far) => so_far.append(explanation),
-            None => self.explanation = Some(explanation),
+        if request.verbose {
+            let first = first_files(window, &explanation, request.limit);
+            let before = so_far.files.take().unwrap_or_default();
+            so_far.files = Some(merge_first_files(before, first, request.limit));
+        }
+        if request.layers
+            && let Some(more) = Layers::build(window, &explanation, request.limit)
+        {
+            so_far.layers = Some(match so_far.layers.take() {
+                Some(before) => before.plus(more, request.limit),
+                None => more,
+            });
+        }
+        match &mut so_far.explanation {
+            Some(before) => before.append(explanation),
+            None => so_far.explanation = Some(explanation),
         }
         Ok(())
     }

@@ -422,6 +422,12 @@ impl Report {
         self
     }
 
+    /// Records the diagnoses of `--explain-why` (under both of the report's names for them).
+    pub fn set_diagnoses(&mut self, diagnoses: Vec<crate::diagnose::Diagnosis>) {
+        self.explain = Some(diagnoses.clone());
+        self.diagnoses = Some(diagnoses);
+    }
+
     /// Records the gates' assertions and their overall result.
     pub fn set_assertions(&mut self, assertions: Vec<Assertion>) {
         if !assertions.is_empty() {

@@ -12,6 +12,7 @@ use explain_core::explain::{ExplainOptions, explain_with};
 use explain_core::gates::stats_complete;
 use explain_core::replay::{ReplayedTable, WINDOW_ROWS};
 use explain_core::report::Report;
+use explain_core::session::ReportRequest;
 use explain_core::stream::{StreamRequest, explain_streaming};
 use harness::scaling::TableShape;
 
@@ -40,13 +41,16 @@ fn assert_streams_alike(
             let limit = (window_files == 5).then_some(3);
             let request = StreamRequest {
                 predicate: predicate.map(str::to_string),
-                options,
+                report: ReportRequest {
+                    options,
+                    explain_why: true,
+                    assert_stats: true,
+                    verbose: true,
+                    limit,
+                    layers: true,
+                    ..ReportRequest::default()
+                },
                 window_files,
-                diagnose: true,
-                assert_stats: true,
-                verbose: true,
-                limit,
-                layers: true,
                 ..StreamRequest::new(location)
             };
             let streamed = explain_streaming(&request, &mut |_| {});
