@@ -18,6 +18,9 @@ use crate::stream::{StreamRequest, explain_streaming};
 pub enum Format {
     Text,
     Json,
+    /// One self-contained page (no network): the funnel, each file's range per column, the
+    /// clustering figures, the analysis and diagnoses.
+    Html,
 }
 
 /// `0.1.0 (commit 1a2b3c4d5e6f)`: the release and the commit it was built from.
@@ -36,6 +39,10 @@ Examples:
   delta-explain ./taxi -w \"fare_amount > 50\" -v --format json | jq '.files[] | select(.kept) | .path'
   # Why pruning is weak, and what would help
   delta-explain ./taxi -w \"trip_distance > 5\" --explain-why
+  # The funnel down to the rows that really match, as a page to open in a browser
+  delta-explain ./taxi -w \"trip_distance > 5\" --verify --format html > funnel.html
+  # Each file's [min, max] of a column against the predicate, in the terminal
+  delta-explain ./taxi -w \"trip_distance > 5\" --ranges trip_distance
   # A CI gate: at least 80% of files pruned, at least one file kept
   delta-explain s3://bucket/events -w \"day = '2024-01-15'\" --min-pruning 80 --min-files 1
   # Many predicates against one log replay, from a file or standard input
@@ -109,6 +116,16 @@ pub struct Args {
     /// kernel scan predicates, survivor sets.
     #[arg(long, requires = "some_predicate")]
     pub layers: bool,
+    /// Verify the funnel against the data: after the log's phases, the row groups an engine
+    /// still reads after checking the Parquet footers (DataFusion's rules) and the files and
+    /// row groups that really hold a matching row (every live row is read). Fails (exit 1) if
+    /// a dropped file holds a match.
+    #[arg(long, requires = "predicate", conflicts_with_all = ["predicates", "budget"])]
+    pub verify: bool,
+    /// Show each file's [min, max] of COLUMN against the predicate's interval, sorted so that
+    /// overlap shows, with the clustering figures (average overlap depth, histogram).
+    #[arg(long, value_name = "COLUMN", conflicts_with_all = ["predicates", "budget"])]
+    pub ranges: Option<String>,
     /// Run a budget: the named predicates of FILE (TOML, `[[predicate]]` entries with `name`,
     /// `where` and their own gates `min_pruning`, `min_files`, `assert_stats`) against one
     /// replay; exit 1 if any gate fails or (with --baseline) any predicate regresses.
@@ -163,7 +180,8 @@ impl Args {
             verbose: self.verbose,
             limit: self.limit,
             layers: self.layers,
-            explain_why: self.explain_why,
+            // `--verify` says what would remove the false positives: the diagnoses.
+            explain_why: self.explain_why || self.verify,
         }
     }
 
@@ -213,15 +231,24 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
             )));
         }
     }
+    if args.format == Format::Html && (args.predicates.is_some() || args.budget.is_some()) {
+        return Err(ExplainError::Usage(
+            "--format html draws one predicate's page; use --format json with --predicates or --budget".into(),
+        ));
+    }
     let location = args
         .table
         .as_deref()
         .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
     let mut progress = ReplayProgress::new(location);
-    // Many predicates share one replay of the whole table; one predicate streams.
+    // Many predicates share one replay of the whole table; one predicate streams, unless its
+    // report reads the files again (`--verify`, the ranges).
     let (path, budget) = match (&args.predicates, &args.budget) {
         (Some(path), _) => (path, false),
         (None, Some(path)) => (path, true),
+        (None, None) if args.verify || args.ranges.is_some() || args.format == Format::Html => {
+            return run_whole(args, location, started, progress);
+        }
         (None, None) => return run_one(args, location, started, progress),
     };
     let table =
@@ -259,11 +286,76 @@ fn run_one(
     Ok(outcome(args, &report, failures))
 }
 
+/// One predicate (or the baseline) over the table replayed whole, for the reports that go
+/// back to the files: `--verify` (the data), the ranges (each file's bounds), the page.
+fn run_whole(
+    args: &Args,
+    location: &str,
+    started: Instant,
+    mut progress: ReplayProgress,
+) -> Result<Outcome, ExplainError> {
+    let table =
+        ReplayedTable::open_observed_with(location, &args.storage(), args.at_version, &mut |n| {
+            progress.files_so_far(n)
+        });
+    progress.finish();
+    let table = table?;
+    let session = Session::new(&table);
+    let compiled = args
+        .predicate
+        .as_deref()
+        .map(|text| crate::explain::CompiledPredicate::compile(text, &table))
+        .transpose()?;
+    let ((mut report, mut failures), explanation) =
+        session.explained(compiled.as_ref(), &args.report_request(), started)?;
+    let mut columns: Vec<String> = args.ranges.iter().cloned().collect();
+    if args.format == Format::Html {
+        // The page draws every column the predicate references.
+        for info in compiled
+            .iter()
+            .flat_map(|c| {
+                let (partition, data) = table.columns().split_columns(&c.normalized);
+                partition.into_iter().chain(data)
+            })
+            .filter(|i| i.primitive().is_some())
+        {
+            let name = info.column.dotted();
+            if !columns.iter().any(|c| c.eq_ignore_ascii_case(&name)) {
+                columns.push(name);
+            }
+        }
+    }
+    if !columns.is_empty() {
+        report.ranges = Some(
+            columns
+                .iter()
+                .map(|c| crate::ranges::column_ranges(&table, &explanation, c))
+                .collect::<Result<_, _>>()?,
+        );
+    }
+    if args.verify {
+        let request = crate::verify::VerifyRequest {
+            storage: args.storage(),
+            parallelism: crate::cores(),
+        };
+        failures.extend(crate::verify::verify(
+            &table,
+            &explanation,
+            args.predicate.as_deref(),
+            &request,
+            &mut report,
+        )?);
+    }
+    report.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Ok(outcome(args, &report, failures))
+}
+
 /// The outcome of one report: printed in the asked format, exit 1 when a gate failed.
 fn outcome(args: &Args, report: &Report, failures: Vec<String>) -> Outcome {
     let stdout = match args.format {
         Format::Text => report.to_text(),
         Format::Json => report.to_json() + "\n",
+        Format::Html => report.to_html(),
     };
     Outcome {
         stdout,
@@ -355,7 +447,7 @@ fn run_budget(
     }
     let stdout = match args.format {
         Format::Json => serde_json::to_string_pretty(&run).unwrap_or_default() + "\n",
-        Format::Text => run.to_text(),
+        Format::Text | Format::Html => run.to_text(),
     };
     Ok(Outcome {
         stdout,
@@ -424,7 +516,7 @@ fn run_many(
     }
     let stdout = match args.format {
         Format::Json => serde_json::to_string_pretty(&entries).unwrap_or_default() + "\n",
-        Format::Text => summary.join("\n") + "\n",
+        Format::Text | Format::Html => summary.join("\n") + "\n",
     };
     if bad_lines > 0 {
         failures.insert(

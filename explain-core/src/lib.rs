@@ -28,6 +28,7 @@ pub mod nnf;
 pub mod normalize;
 pub mod partition_eval;
 pub mod progress;
+pub mod ranges;
 pub mod replay;
 pub mod report;
 pub mod retype;
@@ -35,6 +36,7 @@ pub mod schema;
 pub mod session;
 pub mod sql;
 pub mod stream;
+pub mod verify;
 
 pub use error::ExplainError;
 

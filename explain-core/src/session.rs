@@ -103,6 +103,17 @@ impl<'t> Session<'t> {
         request: &ReportRequest,
         started: Instant,
     ) -> Result<Reported, ExplainError> {
+        Ok(self.explained(compiled, request, started)?.0)
+    }
+
+    /// [`report_compiled`](Self::report_compiled), and the explanation it reports (the
+    /// per-file survivor sets, for `--verify` and the ranges).
+    pub fn explained(
+        &self,
+        compiled: Option<&CompiledPredicate>,
+        request: &ReportRequest,
+        started: Instant,
+    ) -> Result<(Reported, Explanation), ExplainError> {
         let table = self.table;
         let explanation = self.explain(compiled, request.options)?;
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -136,7 +147,7 @@ impl<'t> Session<'t> {
         if request.explain_why {
             report.set_diagnoses(diagnose_with(table, &explanation, self.present_values())?);
         }
-        Ok((report, failures))
+        Ok(((report, failures), explanation))
     }
 
     /// Explains every predicate on every core (the replay is shared read-only; each

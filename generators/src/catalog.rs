@@ -47,6 +47,7 @@ fn all_types(name: &str, seed: u64) -> TableSpec {
         partition_values: 3,
         files_per_partition: 3,
         rows_per_file: 24,
+        rows_per_row_group: None,
         layout: Layout::Sorted,
         null_fraction: 0.1,
         special_values: false,
@@ -80,6 +81,7 @@ pub const NAMES: &[&str] = &[
     "signed-zero-partitions",
     "decimal-f64-bounds",
     "strings-legacy-tie-breaker",
+    "row-groups",
 ];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
@@ -90,6 +92,11 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
         "edge-values" => TableSpec {
             special_values: true,
             layout: Layout::Random,
+            ..base
+        },
+        // Four row groups of six sorted rows per file: footers that prune within a file.
+        "row-groups" => TableSpec {
+            rows_per_row_group: Some(6),
             ..base
         },
         "clustered" => TableSpec {

@@ -161,6 +161,10 @@ pub struct TableSpec {
     pub partition_values: usize,
     pub files_per_partition: usize,
     pub rows_per_file: usize,
+    /// Rows per Parquet row group of a data file (one row group per file when unset), so
+    /// footer statistics have several row groups to tell apart.
+    #[serde(default)]
+    pub rows_per_row_group: Option<usize>,
     pub layout: Layout,
     /// Share of NULL values in data columns (and chance of a NULL partition value).
     pub null_fraction: f64,

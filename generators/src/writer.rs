@@ -42,11 +42,16 @@ pub struct WrittenFile {
     pub removed: bool,
 }
 
-fn props() -> WriterProperties {
-    WriterProperties::builder()
+/// Writer settings: uncompressed, and row groups of at most `rows_per_row_group` rows.
+fn props(rows_per_row_group: Option<usize>) -> WriterProperties {
+    let builder = WriterProperties::builder()
         .set_created_by("delta-explain generators".into())
-        .set_compression(Compression::UNCOMPRESSED)
-        .build()
+        .set_compression(Compression::UNCOMPRESSED);
+    match rows_per_row_group {
+        Some(rows) => builder.set_max_row_group_row_count(Some(rows.max(1))),
+        None => builder,
+    }
+    .build()
 }
 
 fn io(path: &Path, e: impl std::fmt::Display) -> String {
@@ -178,8 +183,9 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
                 .collect();
             let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io(&full, e))?;
             let file = std::fs::File::create(&full).map_err(|e| io(&full, e))?;
-            let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props()))
-                .map_err(|e| io(&full, e))?;
+            let mut writer =
+                ArrowWriter::try_new(file, schema.clone(), Some(props(spec.rows_per_row_group)))
+                    .map_err(|e| io(&full, e))?;
             writer.write(&batch).map_err(|e| io(&full, e))?;
             writer.close().map_err(|e| io(&full, e))?;
             let stats = file_stats(
@@ -551,8 +557,8 @@ pub fn write_checkpoint_with(
         };
         let path = log.join(name);
         let file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
-        let mut writer =
-            ArrowWriter::try_new(file, schema.clone(), Some(props())).map_err(|e| io(&path, e))?;
+        let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props(None)))
+            .map_err(|e| io(&path, e))?;
         if i == 0 {
             // Protocol and metadata go in the first part.
             let text: String = head.iter().map(|r| r.to_string() + "\n").collect();

@@ -8,6 +8,8 @@
 //! - [`read`]: every live row of a file under the logical schema, ranged reads by row group;
 //! - [`matching`]: the files that really match, evaluated by DataFusion's SQL planner;
 //! - [`interpret`]: a second, row-wise evaluator with the engines' float semantics as a parameter;
+//! - [`row_groups`]: the row groups a file's Parquet footer statistics leave to be read,
+//!   under DataFusion's pruning rules;
 //! - [`pruning`]: a second kept set from DataFusion's `PruningPredicate` over the statistics;
 //! - [`planning`]: how many files to read at once (CPU, file descriptors, memory, cgroups);
 //! - [`report`]: what `delta-oracle` prints;
@@ -27,6 +29,7 @@ pub mod pruning;
 pub mod read;
 pub mod report;
 pub mod respell;
+pub mod row_groups;
 pub mod store;
 pub mod timestamps;
 

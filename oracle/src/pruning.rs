@@ -20,7 +20,7 @@ use arrow::array::{ArrayRef, BooleanArray, UInt64Array, new_null_array};
 use arrow::datatypes::DataType;
 use datafusion::common::pruning::PruningStatistics;
 use datafusion::common::{Column, DFSchema};
-use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
+use datafusion::physical_optimizer::pruning::{PruningPredicate, PruningPredicateBuilder};
 use datafusion::scalar::ScalarValue;
 use serde_json::Value;
 
@@ -32,6 +32,22 @@ use crate::partition::typed_value;
 
 /// Per live file: whether DataFusion's pruning over the replayed statistics keeps it.
 pub fn kept_by_statistics(snapshot: &Snapshot, predicate: &str) -> Result<Vec<bool>, OracleError> {
+    let pruning = pruning_predicate(snapshot, predicate)?;
+    let stats = SnapshotStatistics::new(snapshot);
+    pruning.prune(&stats).map_err(|e| {
+        OracleError::log(format!(
+            "statistics pruning failed: {}",
+            one_line(&e.to_string())
+        ))
+    })
+}
+
+/// `predicate` planned by DataFusion as its pruning over containers of the table's logical
+/// columns (files here, row groups in `row_groups.rs`).
+pub(crate) fn pruning_predicate(
+    snapshot: &Snapshot,
+    predicate: &str,
+) -> Result<PruningPredicate, OracleError> {
     let schema = arrow_schema(&snapshot.fields);
     let ctx = session(1);
     let expr = parse_predicate(&ctx, &schema, predicate)?;
@@ -40,17 +56,10 @@ pub fn kept_by_statistics(snapshot: &Snapshot, predicate: &str) -> Result<Vec<bo
     let physical = ctx
         .create_physical_expr(expr, &df_schema)
         .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
-    let pruning = PruningPredicateBuilder::new()
+    PruningPredicateBuilder::new()
         .with_file_schema(schema)
         .try_build(physical)
-        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
-    let stats = SnapshotStatistics::new(snapshot);
-    pruning.prune(&stats).map_err(|e| {
-        OracleError::log(format!(
-            "statistics pruning failed: {}",
-            one_line(&e.to_string())
-        ))
-    })
+        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))
 }
 
 struct SnapshotStatistics<'a> {

@@ -12,9 +12,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, ListArray, MapArray, RecordBatch, StructArray, new_null_array,
+    Array, ArrayRef, BooleanArray, ListArray, MapArray, RecordBatch, StructArray, UInt32Array,
+    new_null_array,
 };
-use arrow::compute::{CastOptions, cast_with_options, filter_record_batch};
+use arrow::compute::{CastOptions, cast_with_options, filter, filter_record_batch};
 use arrow::datatypes::{DataType, Field, FieldRef, Fields, SchemaRef};
 use futures::StreamExt;
 use parquet::arrow::ParquetRecordBatchStreamBuilder;
@@ -32,6 +33,8 @@ use crate::partition::typed_value_of;
 #[derive(Debug)]
 pub struct FileRows {
     pub batches: Vec<RecordBatch>,
+    /// Beside each batch, the row group (index in the file) of each of its rows.
+    pub row_groups: Vec<UInt32Array>,
     /// Rows read from the Parquet file (or range).
     pub physical_rows: u64,
     /// Rows left after the deletion vector.
@@ -111,6 +114,7 @@ fn read_rows(
     let partition = partition_columns(snapshot, file)?;
     let mut positions = RowPositions::new(&selected, &starts, &metadata);
     let mut batches = Vec::new();
+    let mut row_groups = Vec::new();
     let (mut physical_rows, mut live_rows) = (0u64, 0u64);
     while let Some(batch) = files.block_on(reader.next()) {
         let batch = batch.map_err(|e| OracleError::file(&shown, format!("cannot decode: {e}")))?;
@@ -118,19 +122,30 @@ fn read_rows(
         physical_rows += rows as u64;
         let logical_batch = to_logical_batch(&batch, &file_schema, snapshot, &logical, &partition)
             .map_err(|e| OracleError::file(&shown, e))?;
-        let keep = positions.next_mask(rows, deleted.as_ref());
-        let kept = match keep {
-            Some(mask) => filter_record_batch(&logical_batch, &mask)
-                .map_err(|e| OracleError::file(&shown, e))?,
-            None => logical_batch,
+        let (keep, groups) = positions.next_mask(rows, deleted.as_ref());
+        let (kept, groups) = match keep {
+            Some(mask) => (
+                filter_record_batch(&logical_batch, &mask)
+                    .map_err(|e| OracleError::file(&shown, e))?,
+                filter(&groups, &mask).map_err(|e| OracleError::file(&shown, e))?,
+            ),
+            None => (logical_batch, Arc::new(groups) as ArrayRef),
         };
         live_rows += kept.num_rows() as u64;
         if kept.num_rows() > 0 {
             batches.push(kept);
+            row_groups.push(
+                groups
+                    .as_any()
+                    .downcast_ref::<UInt32Array>()
+                    .cloned()
+                    .ok_or_else(|| OracleError::file(&shown, "row groups lost their type"))?,
+            );
         }
     }
     Ok(FileRows {
         batches,
+        row_groups,
         physical_rows,
         live_rows,
     })
@@ -138,8 +153,8 @@ fn read_rows(
 
 /// Walks the file positions of the rows a reader emits (row groups in selection order).
 struct RowPositions {
-    /// `(first position, rows)` of each selected row group, in order.
-    groups: Vec<(u64, u64)>,
+    /// `(first position, rows, index in the file)` of each selected row group, in order.
+    groups: Vec<(u64, u64, u32)>,
     group: usize,
     offset_in_group: u64,
 }
@@ -152,6 +167,7 @@ impl RowPositions {
                 (
                     starts[i],
                     u64::try_from(metadata.row_group(i).num_rows()).unwrap_or(0),
+                    u32::try_from(i).unwrap_or(u32::MAX),
                 )
             })
             .collect();
@@ -162,9 +178,15 @@ impl RowPositions {
         }
     }
 
-    /// The keep-mask of the next `rows` rows (`None`: keep all, no deletion vector).
-    fn next_mask(&mut self, rows: usize, deleted: Option<&RoaringTreemap>) -> Option<BooleanArray> {
+    /// The keep-mask of the next `rows` rows (`None`: keep all, no deletion vector), and the
+    /// row group of each of them.
+    fn next_mask(
+        &mut self,
+        rows: usize,
+        deleted: Option<&RoaringTreemap>,
+    ) -> (Option<BooleanArray>, UInt32Array) {
         let mut mask = Vec::with_capacity(rows);
+        let mut groups = Vec::with_capacity(rows);
         for _ in 0..rows {
             while self.group < self.groups.len()
                 && self.offset_in_group >= self.groups[self.group].1
@@ -172,17 +194,25 @@ impl RowPositions {
                 self.group += 1;
                 self.offset_in_group = 0;
             }
-            let position =
-                self.groups.get(self.group).map_or(u64::MAX, |g| g.0) + self.offset_in_group;
+            let (first, _, index) =
+                self.groups
+                    .get(self.group)
+                    .copied()
+                    .unwrap_or((u64::MAX, 0, u32::MAX));
+            let position = first.saturating_add(self.offset_in_group);
             self.offset_in_group += 1;
             mask.push(deleted.is_none_or(|d| !d.contains(position)));
+            groups.push(index);
         }
-        deleted.map(|_| BooleanArray::from(mask))
+        (
+            deleted.map(|_| BooleanArray::from(mask)),
+            UInt32Array::from(groups),
+        )
     }
 }
 
 /// The file's partition values, typed, by logical column name.
-fn partition_columns(
+pub(crate) fn partition_columns(
     snapshot: &Snapshot,
     file: &LiveFile,
 ) -> Result<Vec<(String, datafusion::scalar::ScalarValue)>, OracleError> {
@@ -235,7 +265,11 @@ fn to_logical_batch(
 
 /// The index of the file field that holds `field`: its Parquet field id under id mapping,
 /// else its physical name, else (no mapping) a case-insensitive name match.
-fn find_child(fields: &Fields, field: &DeltaField, mode: ColumnMapping) -> Option<usize> {
+pub(crate) fn find_child(
+    fields: &Fields,
+    field: &DeltaField,
+    mode: ColumnMapping,
+) -> Option<usize> {
     if mode == ColumnMapping::Id
         && let Some(id) = field.field_id
     {

@@ -18,11 +18,12 @@ use crate::nnf::Leaf;
 use crate::replay::ReplayedTable;
 
 mod abbreviate;
+mod html;
 mod text;
 
 /// The version of the JSON document's shape: this project's own series (`dx-` and semver),
 /// never a version of the peer delta-explain report it is a superset of.
-pub const SCHEMA_VERSION: &str = "dx-1.0.0";
+pub const SCHEMA_VERSION: &str = "dx-1.1.0";
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -72,6 +73,13 @@ pub struct Report {
     /// With `--layers`: the five forms of the predicate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layers: Option<Layers>,
+    /// With `--verify`: the funnel to the matching rows, checked against the data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::Funnel>,
+    /// With `--ranges COLUMN` (and on the HTML page, every referenced column): each file's
+    /// `[min, max]` against the predicate's interval, and the clustering figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranges: Option<Vec<crate::ranges::ColumnRanges>>,
 }
 
 /// One live file's outcome, from the same replay that produced the counts.
@@ -179,10 +187,15 @@ pub struct PhaseReport {
 }
 
 fn pct(removed: usize, of: usize) -> f64 {
+    pct_of(removed as u64, of as u64)
+}
+
+/// `part` in percent of `of`, to two decimals (0 when `of` is 0).
+pub(crate) fn pct_of(part: u64, of: u64) -> f64 {
     if of == 0 {
         0.0
     } else {
-        (removed as f64 * 10000.0 / of as f64).round() / 100.0
+        (part as f64 * 10000.0 / of as f64).round() / 100.0
     }
 }
 
@@ -413,6 +426,8 @@ impl Report {
             diagnoses: None,
             explain: None,
             layers: None,
+            verify: None,
+            ranges: None,
         }
     }
 
@@ -488,6 +503,11 @@ impl Report {
             },
             abbreviate::abbreviate(self.predicate.as_deref().unwrap_or("-"))
         )
+    }
+
+    /// The page for a browser: one self-contained HTML file.
+    pub fn to_html(&self) -> String {
+        html::page(self)
     }
 
     /// The human page.

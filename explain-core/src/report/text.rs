@@ -216,6 +216,12 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             }
         }
     }
+    if let Some(funnel) = &report.verify {
+        write_funnel(funnel, out)?;
+    }
+    for column in report.ranges.iter().flatten() {
+        write_ranges(column, out)?;
+    }
     if !report.warnings.is_empty() {
         writeln!(out)?;
         for w in &report.warnings {
@@ -348,6 +354,152 @@ fn render_phase_predicate(p: &PhaseReport) -> String {
         ));
     }
     text
+}
+
+/// `--verify`: the funnel, stage by stage, and what each stage keeps in vain.
+fn write_funnel(funnel: &crate::verify::Funnel, out: &mut String) -> std::fmt::Result {
+    writeln!(out)?;
+    writeln!(out, "Verified against the data (--verify):")?;
+    for stage in &funnel.stages {
+        let groups = stage
+            .row_groups
+            .map(|g| format!(", {} row groups", thousands(g as u64)))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "  {:<18} {:>10} files  {:>10}  {:>12} rows{groups}",
+            stage.name,
+            thousands(stage.files as u64),
+            human_bytes(stage.bytes),
+            thousands(stage.rows)
+        )?;
+    }
+    writeln!(out, "  row groups: {}", funnel.row_group_rules)?;
+    let files = &funnel.false_positive_files;
+    writeln!(
+        out,
+        "  false positives: {} kept file(s) hold no match ({}, {}% of the kept bytes)",
+        thousands(files.count as u64),
+        human_bytes(files.bytes),
+        files.bytes_pct
+    )?;
+    let groups = &funnel.false_positive_row_groups;
+    writeln!(
+        out,
+        "                   {} row group(s) read hold no match ({}, {}% of the bytes read)",
+        thousands(groups.count as u64),
+        human_bytes(groups.bytes),
+        groups.bytes_pct
+    )?;
+    match funnel.dropped_matching_files.len() {
+        0 => writeln!(out, "  sound: no dropped file holds a match")?,
+        n => writeln!(
+            out,
+            "  UNSOUND: {n} dropped file(s) hold a match: {}",
+            funnel.dropped_matching_files.join(", ")
+        )?,
+    }
+    if !funnel.dropped_matching_row_groups.is_empty() {
+        writeln!(
+            out,
+            "  the footer rules drop {} row group(s) holding a match: {}",
+            funnel.dropped_matching_row_groups.len(),
+            funnel.dropped_matching_row_groups.join(", ")
+        )?;
+    }
+    for remedy in &funnel.remedies {
+        writeln!(out, "  would help: {remedy}")?;
+    }
+    Ok(())
+}
+
+/// Rows of the terminal's range picture at most; beyond, files evenly spaced in order.
+const RANGE_ROWS: usize = 40;
+const RANGE_WIDTH: usize = 50;
+
+/// `--ranges COLUMN`: each file's `[min, max]` as a bar under the predicate's interval.
+fn write_ranges(column: &crate::ranges::ColumnRanges, out: &mut String) -> std::fmt::Result {
+    writeln!(out)?;
+    let c = &column.clustering;
+    writeln!(
+        out,
+        "Ranges of {} ({} files with bounds, {} without, {} axis): average overlap depth {}, average overlaps {}",
+        column.column,
+        thousands(column.files.len() as u64),
+        thousands(column.files_without_bounds as u64),
+        column.axis,
+        c.average_depth,
+        c.average_overlaps
+    )?;
+    let files = &column.files;
+    let rows: Vec<&crate::ranges::FileRange> = if files.len() <= RANGE_ROWS {
+        files.iter().collect()
+    } else {
+        (0..RANGE_ROWS)
+            .map(|i| &files[i * files.len() / RANGE_ROWS])
+            .collect()
+    };
+    let mut ends: Vec<f64> = files.iter().flat_map(|f| [f.low, f.high]).collect();
+    if let Some(i) = &column.interval {
+        ends.extend(i.low.iter().chain(i.high.iter()).map(|(_, at)| *at));
+    }
+    let (lo, hi) = ends
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(*v), b.max(*v))
+        });
+    if !lo.is_finite() {
+        return Ok(());
+    }
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let cell = |v: f64| (((v - lo) / span) * (RANGE_WIDTH - 1) as f64).round() as usize;
+    if let Some(i) = &column.interval {
+        let from = i.low.as_ref().map_or(0, |(_, at)| cell(*at));
+        let to = i.high.as_ref().map_or(RANGE_WIDTH - 1, |(_, at)| cell(*at));
+        let line: String = (0..RANGE_WIDTH)
+            .map(|k| if (from..=to).contains(&k) { '=' } else { ' ' })
+            .collect();
+        let shown = |end: &Option<(String, f64)>, open: &str| {
+            end.as_ref().map_or(open.to_string(), |(t, _)| t.clone())
+        };
+        writeln!(
+            out,
+            "  predicate |{line}| {} .. {}",
+            shown(&i.low, "-inf"),
+            shown(&i.high, "+inf")
+        )?;
+    }
+    for file in &rows {
+        let (a, b) = (cell(file.low), cell(file.high));
+        let mark = if file.kept { '#' } else { '-' };
+        let line: String = (0..RANGE_WIDTH)
+            .map(|k| if (a..=b).contains(&k) { mark } else { ' ' })
+            .collect();
+        writeln!(
+            out,
+            "  {:<9} |{line}| {} .. {}  {}",
+            if file.kept { "kept" } else { "pruned" },
+            file.min,
+            file.max,
+            file.path
+        )?;
+    }
+    if rows.len() < files.len() {
+        writeln!(
+            out,
+            "  ({} of {} files shown, evenly spaced in order; every one is in the JSON report)",
+            rows.len(),
+            thousands(files.len() as u64)
+        )?;
+    }
+    let histogram: Vec<String> = c
+        .depth_histogram
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(d, n)| format!("{d}: {n}"))
+        .collect();
+    writeln!(out, "  files by overlap depth: {}", histogram.join(", "))
 }
 
 fn write_layers(layers: &Layers, out: &mut String) -> std::fmt::Result {

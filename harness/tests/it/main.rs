@@ -9,4 +9,5 @@ mod replay_agreement;
 mod scaling;
 mod streaming;
 mod tightness;
+mod verify_funnel;
 mod writer_quirks;

@@ -1,0 +1,393 @@
+//! The HTML page (`--format html`): one self-contained file, no network. Its figures are SVG
+//! drawn here from the report (no script draws them):
+//! - the funnel: files, bytes and rows at each stage, each bar against the snapshot's;
+//! - per column of `ranges`: each file's `[min, max]` as a bar against the predicate's
+//!   interval (a band), kept and pruned in two colours, sorted by low bound;
+//! - per column, the clustering figures and the overlap-depth histogram;
+//! - the text page itself (analysis, notes, hazards, diagnoses), so the two cannot disagree.
+//!
+//! A small inline script counts what was drawn and records any script error in
+//! `data-` attributes of `<body>`: what the headless-browser test reads.
+
+use std::fmt::Write;
+
+use super::Report;
+use super::text::{human_bytes, thousands};
+use crate::ranges::ColumnRanges;
+use crate::verify::{Stage, log_stages};
+
+/// Bars drawn per column at most; beyond, files are drawn evenly spaced in sorted order.
+pub const MAX_BARS: usize = 2_000;
+
+const KEPT: &str = "#2b6cb0";
+const PRUNED: &str = "#c4c9d0";
+const BAND: &str = "#f6e05e";
+
+pub(super) fn page(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = write_page(report, &mut out);
+    out
+}
+
+fn write_page(report: &Report, out: &mut String) -> std::fmt::Result {
+    let title = format!(
+        "delta-explain: {}",
+        report.predicate.as_deref().unwrap_or("(no predicate)")
+    );
+    write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style><script>{ERRORS}</script></head>\n<body>\n",
+        esc(&title)
+    )?;
+    writeln!(out, "<h1>{}</h1>", esc(&title))?;
+    writeln!(
+        out,
+        "<p class=\"meta\">{} at version {} &middot; {} files &middot; {} ms</p>",
+        esc(&report.table),
+        report.version,
+        thousands(report.total_files as u64),
+        report.elapsed_ms
+    )?;
+    if let Some(normalized) = &report.normalized_predicate {
+        writeln!(
+            out,
+            "<p class=\"meta\">normalized: <code>{}</code></p>",
+            esc(normalized)
+        )?;
+    }
+    let stages = match &report.verify {
+        Some(funnel) => funnel.stages.clone(),
+        None => log_stages(report),
+    };
+    writeln!(out, "<h2>Funnel</h2>")?;
+    funnel_chart(&stages, out)?;
+    if let Some(funnel) = &report.verify {
+        writeln!(out, "<p>Row groups: {}.</p>", esc(funnel.row_group_rules))?;
+        writeln!(out, "<ul>")?;
+        for (what, waste) in [
+            ("kept files hold no match", &funnel.false_positive_files),
+            (
+                "row groups read hold no match",
+                &funnel.false_positive_row_groups,
+            ),
+        ] {
+            writeln!(
+                out,
+                "<li><b>{}</b> {what} ({}, {}% of the bytes){}</li>",
+                thousands(waste.count as u64),
+                human_bytes(waste.bytes),
+                waste.bytes_pct,
+                examples(&waste.examples)
+            )?;
+        }
+        writeln!(
+            out,
+            "<li class=\"{}\"><b>{}</b> dropped files hold a match</li>",
+            if funnel.dropped_matching_files.is_empty() {
+                "ok"
+            } else {
+                "bad"
+            },
+            funnel.dropped_matching_files.len()
+        )?;
+        writeln!(
+            out,
+            "<li><b>{}</b> row groups the footer rules drop hold a match</li></ul>",
+            funnel.dropped_matching_row_groups.len()
+        )?;
+        if !funnel.remedies.is_empty() {
+            writeln!(out, "<p>What would remove them:</p><ul>")?;
+            for remedy in &funnel.remedies {
+                writeln!(out, "<li>{}</li>", esc(remedy))?;
+            }
+            writeln!(out, "</ul>")?;
+        }
+    }
+    for column in report.ranges.iter().flatten() {
+        ranges_chart(column, out)?;
+    }
+    writeln!(
+        out,
+        "<h2>Report</h2>\n<pre>{}</pre>",
+        esc(&report.to_text())
+    )?;
+    writeln!(out, "<script>{SCRIPT}</script>\n</body></html>")
+}
+
+fn examples(paths: &[String]) -> String {
+    if paths.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<String> = paths
+        .iter()
+        .map(|p| format!("<code>{}</code>", esc(p)))
+        .collect();
+    format!(": {}", shown.join(", "))
+}
+
+/// A funnel metric: its name, its value at a stage, and how a value is shown.
+type Metric = (&'static str, fn(&Stage) -> u64, fn(u64) -> String);
+
+/// Three bar charts side by side (files, bytes, rows), one row per stage.
+fn funnel_chart(stages: &[Stage], out: &mut String) -> std::fmt::Result {
+    const LABEL: f64 = 150.0;
+    const BAR: f64 = 170.0;
+    // Room right of a full bar for its label.
+    const GAP: f64 = 90.0;
+    const ROW: f64 = 30.0;
+    let height = ROW * stages.len() as f64 + 30.0;
+    let width = LABEL + 3.0 * (BAR + GAP);
+    writeln!(
+        out,
+        "<svg class=\"funnel\" role=\"img\" aria-label=\"funnel\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\">"
+    )?;
+    let first = stages.first();
+    let metrics: [Metric; 3] = [
+        ("files", |s| s.files as u64, thousands),
+        ("bytes", |s| s.bytes, human_bytes),
+        ("rows", |s| s.rows, thousands),
+    ];
+    for (m, (name, value, shown)) in metrics.iter().enumerate() {
+        let x0 = LABEL + m as f64 * (BAR + GAP);
+        writeln!(
+            out,
+            "<text x=\"{x0}\" y=\"16\" class=\"head\">{name}</text>"
+        )?;
+        let full = first.map_or(0, value).max(1) as f64;
+        for (i, stage) in stages.iter().enumerate() {
+            let y = 24.0 + ROW * i as f64;
+            let v = value(stage);
+            // A stage may exceed the snapshot's scale (row-group bytes are not file bytes).
+            let w = (v as f64 / full * BAR).clamp(0.0, BAR);
+            writeln!(
+                out,
+                "<rect class=\"funnel-bar\" data-stage=\"{}\" x=\"{x0}\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"{KEPT}\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                stage.name,
+                ROW - 8.0,
+                x0 + w + 4.0,
+                y + ROW / 2.0,
+                shown(v)
+            )?;
+        }
+    }
+    for (i, stage) in stages.iter().enumerate() {
+        let y = 24.0 + ROW * i as f64 + ROW / 2.0;
+        let groups = stage
+            .row_groups
+            .map(|g| format!(" ({} rg)", thousands(g as u64)))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "<text x=\"4\" y=\"{y:.1}\">{}{groups}</text>",
+            stage.name.replace('_', " ")
+        )?;
+    }
+    writeln!(out, "</svg>")
+}
+
+/// One column: the files' ranges against the predicate's band, then the depth histogram.
+fn ranges_chart(column: &ColumnRanges, out: &mut String) -> std::fmt::Result {
+    const LEFT: f64 = 10.0;
+    const WIDTH: f64 = 760.0;
+    writeln!(
+        out,
+        "<h2>Ranges of <code>{}</code></h2>",
+        esc(&column.column)
+    )?;
+    let c = &column.clustering;
+    writeln!(
+        out,
+        "<p>{} files with bounds ({} axis), {} without. Clustering: average overlap depth \
+         <b>{}</b>, average overlaps {}.</p>",
+        thousands(column.files.len() as u64),
+        column.axis,
+        thousands(column.files_without_bounds as u64),
+        c.average_depth,
+        c.average_overlaps
+    )?;
+    let drawn: Vec<&crate::ranges::FileRange> = if column.files.len() <= MAX_BARS {
+        column.files.iter().collect()
+    } else {
+        (0..MAX_BARS)
+            .map(|i| &column.files[i * column.files.len() / MAX_BARS])
+            .collect()
+    };
+    if drawn.len() < column.files.len() {
+        writeln!(
+            out,
+            "<p class=\"meta\">{} of {} files drawn, evenly spaced in order.</p>",
+            thousands(drawn.len() as u64),
+            thousands(column.files.len() as u64)
+        )?;
+    }
+    let band = column.interval.as_ref();
+    let ends = drawn
+        .iter()
+        .flat_map(|f| [f.low, f.high])
+        .chain(band.into_iter().flat_map(|i| {
+            i.low
+                .iter()
+                .chain(i.high.iter())
+                .map(|(_, at)| *at)
+                .collect::<Vec<_>>()
+        }))
+        .filter(|v| v.is_finite());
+    let (lo, hi) = ends.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let (lo, hi) = if lo.is_finite() {
+        (lo, if hi > lo { hi } else { lo + 1.0 })
+    } else {
+        (0.0, 1.0)
+    };
+    let x = |v: f64| LEFT + (v - lo) / (hi - lo) * WIDTH;
+    // Rows of 12 px for a few files, down to 2 px for many: the figure stays on a screen or two.
+    let bar = (1_200.0 / drawn.len().max(1) as f64).clamp(2.0, 12.0);
+    let height = (drawn.len() as f64 * bar).max(bar) + 40.0;
+    writeln!(
+        out,
+        "<svg class=\"ranges\" role=\"img\" aria-label=\"ranges of {}\" viewBox=\"0 0 {} {height}\" width=\"{}\" height=\"{height}\">",
+        esc(&column.column),
+        WIDTH + 2.0 * LEFT,
+        WIDTH + 2.0 * LEFT
+    )?;
+    if let Some(interval) = band {
+        let from = interval.low.as_ref().map_or(LEFT, |(_, at)| x(*at));
+        let to = interval
+            .high
+            .as_ref()
+            .map_or(LEFT + WIDTH, |(_, at)| x(*at));
+        writeln!(
+            out,
+            "<rect class=\"interval\" x=\"{from:.1}\" y=\"0\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{BAND}\" stroke=\"#b7791f\" opacity=\"0.6\"/>",
+            (to - from).max(3.0),
+            height - 30.0
+        )?;
+    }
+    for (i, file) in drawn.iter().enumerate() {
+        let (a, b) = (x(file.low), x(file.high));
+        writeln!(
+            out,
+            "<rect class=\"range-bar\" data-kept=\"{}\" x=\"{a:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{}: {} .. {}</title></rect>",
+            file.kept,
+            i as f64 * bar,
+            (b - a).max(3.0),
+            (bar * 0.8).max(1.5),
+            if file.kept { KEPT } else { PRUNED },
+            esc(&file.path),
+            esc(&file.min),
+            esc(&file.max)
+        )?;
+    }
+    let axis_y = height - 18.0;
+    let label = |v: f64| {
+        column
+            .files
+            .iter()
+            .find(|f| f.low == v)
+            .map(|f| f.min.clone())
+            .or_else(|| {
+                column
+                    .files
+                    .iter()
+                    .find(|f| f.high == v)
+                    .map(|f| f.max.clone())
+            })
+            .unwrap_or_else(|| format!("{v}"))
+    };
+    writeln!(
+        out,
+        "<text x=\"{LEFT}\" y=\"{axis_y}\">{}</text><text x=\"{}\" y=\"{axis_y}\" text-anchor=\"end\">{}</text>",
+        esc(&label(lo)),
+        LEFT + WIDTH,
+        esc(&label(hi))
+    )?;
+    writeln!(
+        out,
+        "<text x=\"{LEFT}\" y=\"{}\" class=\"legend\"><tspan fill=\"{KEPT}\">&#9632; kept</tspan> <tspan fill=\"{PRUNED}\">&#9632; pruned</tspan> <tspan fill=\"#b7791f\">&#9632; predicate</tspan></text>",
+        height - 2.0
+    )?;
+    writeln!(out, "</svg>")?;
+    histogram(&c.depth_histogram, out)
+}
+
+/// Files per overlap depth.
+fn histogram(buckets: &[(usize, usize)], out: &mut String) -> std::fmt::Result {
+    const BAR: f64 = 26.0;
+    const HEIGHT: f64 = 120.0;
+    let most = buckets.iter().map(|b| b.1).max().unwrap_or(0).max(1) as f64;
+    let width = (BAR * buckets.len().max(1) as f64 + 20.0).max(220.0);
+    writeln!(
+        out,
+        "<svg class=\"histogram\" role=\"img\" aria-label=\"overlap depth histogram\" viewBox=\"0 0 {width} {}\" width=\"{width}\" height=\"{}\">",
+        HEIGHT + 30.0,
+        HEIGHT + 30.0
+    )?;
+    for (i, (depth, files)) in buckets.iter().enumerate() {
+        let h = *files as f64 / most * HEIGHT;
+        let x = 10.0 + BAR * i as f64;
+        writeln!(
+            out,
+            "<rect class=\"depth-bar\" x=\"{x}\" y=\"{:.1}\" width=\"{}\" height=\"{h:.1}\" fill=\"{KEPT}\"><title>depth {depth}: {files} files</title></rect>\
+             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{depth}</text>",
+            HEIGHT - h,
+            BAR - 4.0,
+            x + (BAR - 4.0) / 2.0,
+            HEIGHT + 14.0
+        )?;
+    }
+    writeln!(
+        out,
+        "<text x=\"10\" y=\"{}\" class=\"legend\">files by overlap depth</text></svg>",
+        HEIGHT + 28.0
+    )
+}
+
+/// Text for HTML content and attribute values.
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#1a202c;max-width:1000px}\
+code,pre{font-family:ui-monospace,monospace}pre{background:#f7fafc;padding:12px;overflow-x:auto;font-size:12px}\
+.meta{color:#4a5568}svg{display:block;margin:8px 0;font-size:12px}svg text{fill:#1a202c}\
+svg text.head{font-weight:bold}.ok{color:#276749}.bad{color:#c53030}";
+
+/// Counts script errors from the start of the page (in `<head>`).
+const ERRORS: &str = "window.dxErrors=0;window.addEventListener('error',function(){window.dxErrors++;\
+if(document.body){document.body.dataset.errors=String(window.dxErrors);}});";
+
+/// Records what was drawn and the script errors so far on `<body>`, for the browser test.
+const SCRIPT: &str = "(function(){var b=document.body;\
+b.dataset.errors=String(window.dxErrors||0);\
+b.dataset.funnelBars=String(document.querySelectorAll('svg.funnel rect.funnel-bar').length);\
+b.dataset.rangeBars=String(document.querySelectorAll('svg.ranges rect.range-bar').length);\
+b.dataset.depthBars=String(document.querySelectorAll('svg.histogram rect.depth-bar').length);\
+b.dataset.rendered='ok';})();";
+
+#[cfg(test)]
+mod tests {
+    use super::esc;
+
+    #[test]
+    fn text_is_escaped_for_content_and_attributes() {
+        assert_eq!(
+            esc(r#"a < b & "c" > 'd'"#),
+            "a &lt; b &amp; &quot;c&quot; &gt; &#39;d&#39;"
+        );
+    }
+}

@@ -1,0 +1,345 @@
+//! `--verify`: the funnel from the snapshot's files to the rows that really match, checked
+//! against the data. After the log's phases (partition pruning, data skipping) come two
+//! stages the log cannot see:
+//!
+//! - **row groups**: of the files the log kept, the row groups an engine still reads after
+//!   checking each file's Parquet footer statistics, under DataFusion's rules
+//!   ([`oracle::row_groups::RULES`]); footers only, no data page is read;
+//! - **matching**: the files and row groups that hold a live row the predicate makes TRUE,
+//!   every live row of the table read by the oracle (its own log replay, deletion vectors
+//!   applied, DataFusion's evaluation).
+//!
+//! The oracle depends on neither explain-core nor the kernel; this module composes the two and
+//! compares them. Each stage's false positives (kept, yet no match) are counted, and a matching
+//! file a log phase dropped is a violation: `--verify` fails like a gate (exit 1). A matching
+//! row group the footer rules drop is a finding about those rules, shown but not a failure of
+//! this tool's pruning.
+
+use std::collections::HashMap;
+
+use oracle::log::Snapshot;
+use oracle::matching::LoadedTable;
+use oracle::row_groups::{FooterPruning, RowGroup};
+use serde::Serialize;
+
+use crate::error::ExplainError;
+use crate::explain::Explanation;
+use crate::replay::ReplayedTable;
+use crate::report::Report;
+
+/// The stages' names, in funnel order.
+pub const SNAPSHOT_STAGE: &str = "snapshot";
+pub const PARTITION_STAGE: &str = "partition_pruning";
+pub const SKIPPING_STAGE: &str = "data_skipping";
+pub const ROW_GROUP_STAGE: &str = "row_groups";
+pub const MATCHING_STAGE: &str = "matching";
+
+/// Paths named in a list of examples (the counts are always whole).
+const EXAMPLES: usize = 10;
+
+/// How to reach the table's data (the same snapshot as the explanation's).
+#[derive(Clone, Debug, Default)]
+pub struct VerifyRequest {
+    pub storage: storage::StorageOptions,
+    /// Files read at once by the oracle (at least 1).
+    pub parallelism: usize,
+}
+
+/// The funnel, stage by stage, with what each stage keeps in vain.
+#[derive(Clone, Debug, Serialize)]
+pub struct Funnel {
+    pub stages: Vec<Stage>,
+    /// The rules of the row-group stage.
+    pub row_group_rules: &'static str,
+    /// Files the log phases kept that hold no match.
+    pub false_positive_files: Waste,
+    /// Row groups the footer kept that hold no match.
+    pub false_positive_row_groups: Waste,
+    /// Matching files a log phase dropped: a soundness failure of this tool (empty when sound).
+    pub dropped_matching_files: Vec<String>,
+    /// Matching row groups the footer rules drop (`path#index`): a finding about those rules.
+    pub dropped_matching_row_groups: Vec<String>,
+    /// What would remove the false positives: the diagnoses' suggestions (also in `diagnoses`).
+    pub remedies: Vec<String>,
+}
+
+/// One stage: what an engine still reads after it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Stage {
+    pub name: &'static str,
+    pub files: usize,
+    /// Log stages: the files' sizes; row-group stages: the row groups' compressed column bytes.
+    pub bytes: u64,
+    /// Log stages: `numRecords` of the files that record it; row groups: their rows; matching:
+    /// the matching live rows.
+    pub rows: u64,
+    /// Row groups still read (row-group and matching stages; null before them).
+    pub row_groups: Option<usize>,
+}
+
+/// What a stage keeps that holds no match.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Waste {
+    pub count: usize,
+    pub bytes: u64,
+    /// `bytes` in percent of what the stage keeps.
+    pub bytes_pct: f64,
+    /// Up to ten of them (paths; `path#row group` for row groups).
+    pub examples: Vec<String>,
+}
+
+/// Verifies `explanation` of `predicate` (already in `report`) against the table's rows: adds
+/// the funnel to the report and returns the failure line when a matching file was dropped.
+pub fn verify(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    predicate: Option<&str>,
+    request: &VerifyRequest,
+    report: &mut Report,
+) -> Result<Option<String>, ExplainError> {
+    let snapshot = Snapshot::open_with(table.location(), &request.storage, Some(table.version()))
+        .map_err(|e| oracle_error(table, e))?;
+    let loaded = LoadedTable::load(snapshot, &oracle::planning::plan(request.parallelism))
+        .map_err(|e| oracle_error(table, e))?;
+    verify_loaded(table, explanation, predicate, &loaded, report)
+}
+
+/// An oracle error as this tool reports it: a predicate the oracle cannot read is bad input,
+/// anything else a table error.
+fn oracle_error(table: &ReplayedTable, e: oracle::OracleError) -> ExplainError {
+    match e {
+        oracle::OracleError::Predicate(reason) => ExplainError::Usage(format!(
+            "--verify: the oracle cannot evaluate the predicate: {reason}"
+        )),
+        other => ExplainError::Table {
+            table: table.location().to_string(),
+            reason: format!("--verify: {other}"),
+        },
+    }
+}
+
+/// [`verify`] against rows the oracle has loaded already (of the same version), so that many
+/// predicates can be verified against one read of the table.
+pub fn verify_loaded(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    predicate: Option<&str>,
+    loaded: &LoadedTable,
+    report: &mut Report,
+) -> Result<Option<String>, ExplainError> {
+    let table_error = |e| oracle_error(table, e);
+    if loaded.snapshot.version != table.version() {
+        return Err(ExplainError::Table {
+            table: table.location().to_string(),
+            reason: format!(
+                "--verify: the oracle read version {}, the explanation version {}",
+                loaded.snapshot.version,
+                table.version()
+            ),
+        });
+    }
+    let oracle_files = &loaded.snapshot.files;
+    let by_path: HashMap<&str, usize> = oracle_files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), i))
+        .collect();
+    let index: Vec<usize> = table
+        .paths()
+        .map(|path| {
+            by_path
+                .get(path)
+                .copied()
+                .ok_or_else(|| ExplainError::Table {
+                    table: table.location().to_string(),
+                    reason: format!("--verify: the oracle's replay does not list `{path}`"),
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    if index.len() != oracle_files.len() {
+        return Err(ExplainError::Table {
+            table: table.location().to_string(),
+            reason: format!(
+                "--verify: the oracle's replay lists {} live files, the kernel's {}",
+                oracle_files.len(),
+                index.len()
+            ),
+        });
+    }
+    // The baseline matches every row.
+    let matching = loaded
+        .matching_row_groups(predicate.unwrap_or("TRUE"))
+        .map_err(table_error)?;
+    let footers = FooterPruning::new(&loaded.snapshot, predicate).map_err(table_error)?;
+    // Footers of the files kept, and of any matching file (for its bytes).
+    let mut groups: Vec<Option<Vec<RowGroup>>> = vec![None; index.len()];
+    for (file, &o) in index.iter().enumerate() {
+        if !explanation.kept[file] && matching[o].is_empty() {
+            continue;
+        }
+        groups[file] = Some(footers.row_groups(&oracle_files[o]).map_err(table_error)?);
+    }
+    let funnel = Funnel::build(table, explanation, report, &index, &matching, &groups);
+    // In default mode a guard may announce that an engine can find a match in a dropped file
+    // (NaN, for one); such drops are announced, not hidden. Any other is a failure.
+    let announced = explanation
+        .hazards
+        .iter()
+        .any(|h| h.effect == crate::guards::Effect::Announced);
+    let dropped = &funnel.dropped_matching_files;
+    let failure = (!dropped.is_empty()).then(|| {
+        format!(
+            "verify failed: {} dropped file(s) hold matching rows{}: {}",
+            dropped.len(),
+            if announced {
+                " (announced by a hazard; --strict keeps them)"
+            } else {
+                ""
+            },
+            dropped
+                .iter()
+                .take(EXAMPLES)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    });
+    report.verify = Some(funnel);
+    Ok(failure)
+}
+
+/// The stage name of a phase (the report names phases for people).
+fn phase_stage(phase: &'static str) -> &'static str {
+    match phase {
+        crate::explain::PARTITION_PHASE => PARTITION_STAGE,
+        crate::explain::DATA_SKIPPING_PHASE => SKIPPING_STAGE,
+        other => other,
+    }
+}
+
+/// The stages the log alone decides: the snapshot, then each phase's survivors.
+pub fn log_stages(report: &Report) -> Vec<Stage> {
+    let mut stages = vec![Stage {
+        name: SNAPSHOT_STAGE,
+        files: report.total_files,
+        bytes: report.total_bytes,
+        rows: report.total_records,
+        row_groups: None,
+    }];
+    stages.extend(report.phases.iter().map(|p| Stage {
+        name: phase_stage(p.name),
+        files: p.output_files,
+        bytes: p.output_bytes,
+        rows: p.output_records,
+        row_groups: None,
+    }));
+    stages
+}
+
+impl Funnel {
+    /// The funnel from the report's log stages, the kept files' row groups (`groups`, per
+    /// explained file) and the matching row groups (`matching`, per oracle file; `index` maps
+    /// an explained file to it).
+    fn build(
+        table: &ReplayedTable,
+        explanation: &Explanation,
+        report: &Report,
+        index: &[usize],
+        matching: &[Vec<(u32, u64)>],
+        groups: &[Option<Vec<RowGroup>>],
+    ) -> Funnel {
+        let mut stages = log_stages(report);
+        let mut read = Stage {
+            name: ROW_GROUP_STAGE,
+            files: 0,
+            bytes: 0,
+            rows: 0,
+            row_groups: Some(0),
+        };
+        let mut matched = Stage {
+            name: MATCHING_STAGE,
+            files: 0,
+            bytes: 0,
+            rows: 0,
+            row_groups: Some(0),
+        };
+        let mut false_files = Waste::default();
+        let mut false_groups = Waste::default();
+        let mut dropped_files = Vec::new();
+        let mut dropped_groups = Vec::new();
+        let mut kept_bytes = 0u64;
+        for (file, &o) in index.iter().enumerate() {
+            let path = table.path(file);
+            let matches = &matching[o];
+            let file_groups = groups[file].as_deref().unwrap_or(&[]);
+            let bytes_of = |g: u32| file_groups.get(g as usize).map_or(0, |rg| rg.bytes);
+            if !matches.is_empty() {
+                matched.files += 1;
+                *matched.row_groups.get_or_insert(0) += matches.len();
+                matched.rows += matches.iter().map(|(_, n)| n).sum::<u64>();
+                matched.bytes += matches.iter().map(|(g, _)| bytes_of(*g)).sum::<u64>();
+                if !explanation.kept[file] {
+                    dropped_files.push(path.to_string());
+                }
+            }
+            if !explanation.kept[file] {
+                continue;
+            }
+            let size = table.volumes()[file].0;
+            kept_bytes += size;
+            if matches.is_empty() {
+                false_files.add(size, path);
+            }
+            let mut any = false;
+            for (g, rg) in file_groups.iter().enumerate() {
+                let g32 = u32::try_from(g).unwrap_or(u32::MAX);
+                let holds = matches.binary_search_by_key(&g32, |(i, _)| *i).is_ok();
+                if rg.kept {
+                    any = true;
+                    *read.row_groups.get_or_insert(0) += 1;
+                    read.rows += rg.rows;
+                    read.bytes += rg.bytes;
+                    if !holds {
+                        false_groups.add(rg.bytes, &format!("{path}#{g}"));
+                    }
+                } else if holds {
+                    dropped_groups.push(format!("{path}#{g}"));
+                }
+            }
+            read.files += usize::from(any);
+        }
+        false_files.bytes_pct = crate::report::pct_of(false_files.bytes, kept_bytes);
+        false_groups.bytes_pct = crate::report::pct_of(false_groups.bytes, read.bytes);
+        stages.push(read);
+        stages.push(matched);
+        Funnel {
+            stages,
+            row_group_rules: oracle::row_groups::RULES,
+            false_positive_files: false_files,
+            false_positive_row_groups: false_groups,
+            dropped_matching_files: dropped_files,
+            dropped_matching_row_groups: dropped_groups,
+            remedies: report
+                .diagnoses
+                .iter()
+                .flatten()
+                .map(|d| format!("{}: {}", d.code, d.suggestion))
+                .collect(),
+        }
+    }
+
+    /// The stage called `name`.
+    pub fn stage(&self, name: &str) -> Option<&Stage> {
+        self.stages.iter().find(|s| s.name == name)
+    }
+}
+
+impl Waste {
+    fn add(&mut self, bytes: u64, example: &str) {
+        self.count += 1;
+        self.bytes += bytes;
+        if self.examples.len() < EXAMPLES {
+            self.examples.push(example.to_string());
+        }
+    }
+}

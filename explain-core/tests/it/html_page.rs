@@ -1,0 +1,112 @@
+//! The HTML page (`--format html`) opened in a real headless browser: Chromium renders it
+//! without script errors, and the funnel, the range bars and the depth histograms are in the
+//! rendered document. `.ci/run` installs Chromium (the Debian package) where it is missing;
+//! `CHROMIUM` names another binary. Without a browser the test fails: it is never skipped.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::support::{run, taxi};
+
+const PREDICATE: &str = "pickup_date >= '2024-01-03' AND fare_amount > 30";
+
+fn browser() -> PathBuf {
+    if let Some(path) = std::env::var_os("CHROMIUM") {
+        return PathBuf::from(path);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return candidate;
+            }
+        }
+    }
+    panic!(
+        "no Chromium on PATH: install the Debian package `chromium` (`bash .ci/run` does), or set CHROMIUM"
+    );
+}
+
+/// Runs the browser headless on `page` with `args`, within two minutes.
+fn headless(profile: &Path, page: &Path, args: &[&str]) -> testkit::Run {
+    let browser = browser();
+    let url = format!("file://{}", page.display());
+    let profile = format!("--user-data-dir={}", profile.display());
+    let mut all = vec![
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--hide-scrollbars",
+        "--enable-logging=stderr",
+        "--v=0",
+        profile.as_str(),
+    ];
+    all.extend(args);
+    all.push(&url);
+    testkit::run_binary_within(&browser.to_string_lossy(), &all, Duration::from_secs(120))
+        .unwrap_or_else(|| panic!("{} did not finish within two minutes", browser.display()))
+}
+
+/// The value of `data-NAME` on the rendered `<body>`.
+fn body_data<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+    let body = &dom[dom.find("<body")?..];
+    let body = &body[..body.find('>')?];
+    let key = format!("data-{name}=\"");
+    let start = body.find(&key)? + key.len();
+    Some(&body[start..start + body[start..].find('"')?])
+}
+
+#[test]
+fn the_page_renders_in_chromium_with_its_figures() {
+    let r = run(&[&taxi(), "-w", PREDICATE, "--verify", "--format", "html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = r.stdout;
+    // Self-contained: nothing is fetched.
+    for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
+        assert!(!html.contains(external), "the page fetches `{external}`");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, &html).unwrap();
+
+    let dom = headless(&dir.path().join("profile-dom"), &page, &["--dump-dom"]);
+    assert_eq!(dom.code, 0, "{}", dom.stderr);
+    let data = |name: &str| {
+        body_data(&dom.stdout, name).unwrap_or_else(|| {
+            panic!(
+                "data-{name} on <body>: {}",
+                &dom.stdout[..dom.stdout.len().min(2000)]
+            )
+        })
+    };
+    assert_eq!(data("rendered"), "ok", "the page's script ran to its end");
+    assert_eq!(data("errors"), "0", "script errors");
+    assert!(
+        !dom.stderr.contains("Uncaught"),
+        "console errors: {}",
+        dom.stderr
+    );
+    // Five stages, three bars each (files, bytes, rows).
+    assert_eq!(data("funnel-bars"), "15");
+    // Two referenced columns, a bar per taxi file each.
+    assert_eq!(data("range-bars"), "40");
+    assert!(data("depth-bars").parse::<usize>().unwrap() >= 2);
+    assert!(dom.stdout.contains("Ranges of <code>fare_amount</code>"));
+    assert!(dom.stdout.contains("Ranges of <code>pickup_date</code>"));
+
+    let shot = dir.path().join("page.png");
+    let screenshot = format!("--screenshot={}", shot.display());
+    let r = headless(
+        &dir.path().join("profile-shot"),
+        &page,
+        &[&screenshot, "--window-size=1100,1600"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG screenshot");
+    // A blank 1100x1600 page compresses to a few KiB; the figures and text make it larger.
+    assert!(png.len() > 50_000, "screenshot of {} bytes", png.len());
+}
