@@ -11,8 +11,9 @@ use crate::gates;
 use crate::progress::ReplayProgress;
 use crate::replay::ReplayedTable;
 use crate::report::Report;
+use crate::request::{ExplainRequest, explain_one};
 use crate::session::{ReportRequest, Session};
-use crate::stream::{StreamRequest, explain_streaming};
+use crate::stream::StreamRequest;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -214,7 +215,6 @@ pub struct Outcome {
 
 /// Runs the tool. Errors carry their exit code; stdout stays empty on error.
 pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
-    let started = Instant::now();
     if args.predicates.is_some() && args.format == Format::Text {
         let sections: Vec<&str> = [
             (args.verbose, "--verbose"),
@@ -242,14 +242,11 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
     let mut progress = ReplayProgress::new(location);
     // Many predicates share one replay of the whole table; one predicate streams, unless its
-    // report reads the files again (`--verify`, the ranges).
+    // report goes back to the files (`--verify`, the ranges).
     let (path, budget) = match (&args.predicates, &args.budget) {
         (Some(path), _) => (path, false),
         (None, Some(path)) => (path, true),
-        (None, None) if args.verify || args.ranges.is_some() || args.format == Format::Html => {
-            return run_whole(args, location, started, progress);
-        }
-        (None, None) => return run_one(args, location, started, progress),
+        (None, None) => return run_one(args, location, progress),
     };
     let table =
         ReplayedTable::open_observed_with(location, &args.storage(), args.at_version, &mut |n| {
@@ -264,89 +261,30 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
     }
 }
 
-/// One predicate (or the baseline), explained while the log is replayed
-/// ([`explain_streaming`]): a window of rows held at once, whatever the size of the table.
+/// One predicate (or the baseline): streamed while the log is replayed, a window of rows held
+/// at once whatever the size of the table, unless the report goes back to the files
+/// (`--verify`, `--ranges`, the HTML page).
 fn run_one(
     args: &Args,
     location: &str,
-    started: Instant,
     mut progress: ReplayProgress,
 ) -> Result<Outcome, ExplainError> {
-    let request = StreamRequest {
-        storage: args.storage(),
-        version: args.at_version,
-        predicate: args.predicate.clone(),
-        report: args.report_request(),
-        ..StreamRequest::new(location)
-    };
-    let streamed = explain_streaming(&request, &mut |n| progress.files_so_far(n));
-    progress.finish();
-    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let (report, failures) = streamed?.reported(elapsed_ms);
-    Ok(outcome(args, &report, failures))
-}
-
-/// One predicate (or the baseline) over the table replayed whole, for the reports that go
-/// back to the files: `--verify` (the data), the ranges (each file's bounds), the page.
-fn run_whole(
-    args: &Args,
-    location: &str,
-    started: Instant,
-    mut progress: ReplayProgress,
-) -> Result<Outcome, ExplainError> {
-    let table =
-        ReplayedTable::open_observed_with(location, &args.storage(), args.at_version, &mut |n| {
-            progress.files_so_far(n)
-        });
-    progress.finish();
-    let table = table?;
-    let session = Session::new(&table);
-    let compiled = args
-        .predicate
-        .as_deref()
-        .map(|text| crate::explain::CompiledPredicate::compile(text, &table))
-        .transpose()?;
-    let ((mut report, mut failures), explanation) =
-        session.explained(compiled.as_ref(), &args.report_request(), started)?;
-    let mut columns: Vec<String> = args.ranges.iter().cloned().collect();
-    if args.format == Format::Html {
-        // The page draws every column the predicate references.
-        for info in compiled
-            .iter()
-            .flat_map(|c| {
-                let (partition, data) = table.columns().split_columns(&c.normalized);
-                partition.into_iter().chain(data)
-            })
-            .filter(|i| i.primitive().is_some())
-        {
-            let name = info.column.dotted();
-            if !columns.iter().any(|c| c.eq_ignore_ascii_case(&name)) {
-                columns.push(name);
-            }
-        }
-    }
-    if !columns.is_empty() {
-        report.ranges = Some(
-            columns
-                .iter()
-                .map(|c| crate::ranges::column_ranges(&table, &explanation, c))
-                .collect::<Result<_, _>>()?,
-        );
-    }
-    if args.verify {
-        let request = crate::verify::VerifyRequest {
+    let request = ExplainRequest {
+        stream: StreamRequest {
             storage: args.storage(),
-            parallelism: crate::cores(),
-        };
-        failures.extend(crate::verify::verify(
-            &table,
-            &explanation,
-            args.predicate.as_deref(),
-            &request,
-            &mut report,
-        )?);
-    }
-    report.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            version: args.at_version,
+            predicate: args.predicate.clone(),
+            report: args.report_request(),
+            ..StreamRequest::new(location)
+        },
+        verify: args.verify,
+        ranges: args.ranges.iter().cloned().collect(),
+        referenced_ranges: args.format == Format::Html,
+        ..ExplainRequest::new(location)
+    };
+    let reported = explain_one(&request, &mut |n| progress.files_so_far(n));
+    progress.finish();
+    let (report, failures) = reported?;
     Ok(outcome(args, &report, failures))
 }
 

@@ -31,6 +31,7 @@ pub mod progress;
 pub mod ranges;
 pub mod replay;
 pub mod report;
+pub mod request;
 pub mod retype;
 pub mod schema;
 pub mod session;

@@ -1,5 +1,6 @@
 //! Integration tests: the `delta-explain` binary on real Delta tables.
 
+mod action;
 mod budget;
 mod conventions;
 mod damaged_logs;

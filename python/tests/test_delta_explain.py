@@ -1,0 +1,248 @@
+"""The Python package against the shared fixtures, the command and delta-rs.
+
+Run by `.ci/run` in a virtual environment it creates (`python/tests/run.sh`). The command's
+binary (`DX_BIN`) is the reference: the package must print the same document it does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pyarrow as pa
+import pytest
+
+import delta_explain
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = pathlib.Path(os.environ.get("DELTA_FIXTURES", ROOT.parent / "shared" / "fixtures"))
+TAXI = FIXTURES / "taxi-nyc"
+MIXED = "pickup_date = '2024-01-03' AND trip_distance > 5"
+
+
+def command(*args: str) -> dict:
+    """The command's JSON report (DX_BIN: the delta-explain binary built by cargo)."""
+    binary = os.environ.get("DX_BIN")
+    assert binary, "DX_BIN names the delta-explain binary (python/tests/run.sh sets it)"
+    out = subprocess.run(
+        [binary, *args, "--format", "json"], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def without_timing(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k != "elapsed_ms"}
+
+
+def test_the_fixtures_are_there():
+    assert (TAXI / "_delta_log").is_dir(), f"taxi-nyc under {FIXTURES}"
+
+
+@pytest.mark.parametrize(
+    "predicate",
+    [None, MIXED, "fare_amount > 50 OR passenger_count IS NULL", "pickup_date IN ('2024-01-01', '2024-01-05')"],
+)
+def test_explain_returns_the_commands_document(predicate):
+    args = [str(TAXI), "-v", "--limit", "3"]
+    if predicate:
+        args += ["-w", predicate, "--explain-why"]
+    expected = command(*args)
+    actual = delta_explain.explain(
+        TAXI, predicate, explain_why=predicate is not None, verbose=True, limit=3
+    )
+    assert without_timing(actual) == without_timing(expected)
+
+
+def test_the_mixed_predicate_prunes_as_the_readme_says():
+    report = delta_explain.explain(str(TAXI), MIXED)
+    assert (report["total_files"], report["final_files"]) == (20, 2)
+    assert [p["output_files"] for p in report["phases"]] == [4, 2]
+    assert report["analysis"]["confidence"] == "conservative"
+
+
+def test_gates_are_in_the_report():
+    report = delta_explain.explain(TAXI, MIXED, min_pruning=95, min_files=1)
+    assert report["result"] == "fail"
+    outcomes = {a["name"]: a["result"] for a in report["assertions"]}
+    assert outcomes == {"min_pruning": "fail", "min_files": "pass"}
+
+
+def test_explain_many_is_explain_on_one_replay():
+    predicates = [MIXED, "fare_amount > 50", "pickup_date >= '2024-01-04'", "trip_distance < 1"]
+    many = delta_explain.explain_many(TAXI, predicates)
+    assert len(many) == len(predicates)
+    for predicate, report in zip(predicates, many):
+        assert without_timing(report) == without_timing(delta_explain.explain(TAXI, predicate))
+
+
+def test_explain_many_names_a_bad_line_or_keeps_it_in_place():
+    predicates = ["fare_amount > 50", "no_such_column = 1", "trip_distance > 5"]
+    with pytest.raises(delta_explain.BadInputError, match=r"predicate 1 .*no_such_column"):
+        delta_explain.explain_many(TAXI, predicates)
+    reports = delta_explain.explain_many(TAXI, predicates, errors="entry")
+    assert reports[1]["exit_code"] == 2
+    assert "unknown column" in reports[1]["error"]
+    assert reports[0]["final_files"] == delta_explain.explain(TAXI, "fare_amount > 50")["final_files"]
+
+
+def test_files_is_the_per_file_view_as_a_pyarrow_table():
+    table = delta_explain.files(TAXI, MIXED)
+    assert isinstance(table, pa.Table)
+    assert table.num_rows == 20
+    assert table.column_names[:7] == [
+        "path", "size_bytes", "num_records", "has_stats", "has_deletion_vector", "kept", "pruned_by",
+    ]
+    rows = table.to_pylist()
+    assert sum(r["kept"] for r in rows) == 2
+    assert {r["pruned_by"] for r in rows if not r["kept"]} == {
+        "Partition pruning",
+        "Data skipping (min/max statistics)",
+    }
+    kept = [r for r in rows if r["kept"]]
+    assert all(dict(r["partition_values"]) == {"pickup_date": "2024-01-03"} for r in kept)
+    # Each kept file's recorded bounds admit the predicate's data fragment.
+    assert all(json.loads(r["max_values"])["trip_distance"] > 5 for r in kept)
+    # The same survivors as the command's per-file view.
+    expected = command(str(TAXI), "-w", MIXED, "-v")
+    assert sorted(r["path"] for r in kept) == sorted(
+        f["path"] for f in expected["files"] if f["kept"]
+    )
+
+
+def test_errors_carry_the_commands_exit_code_classes():
+    with pytest.raises(delta_explain.BadInputError) as bad:
+        delta_explain.explain(TAXI, "fare_amount >")
+    assert bad.value.exit_code == 2
+    assert isinstance(bad.value, delta_explain.DeltaExplainError)
+    with pytest.raises(delta_explain.BadInputError, match="unknown column"):
+        delta_explain.explain(TAXI, "fare > 1")
+    with pytest.raises(delta_explain.TableError) as missing:
+        delta_explain.explain(FIXTURES / "no-such-table", "x = 1")
+    assert missing.value.exit_code == 3
+    with pytest.raises(delta_explain.BadInputError):
+        delta_explain.explain(TAXI, "fare_amount > 1", min_pruning=120)
+    with pytest.raises(delta_explain.BadInputError, match="verify needs a predicate"):
+        delta_explain.explain(TAXI, verify=True)
+
+
+def test_time_travel_reads_the_asked_version():
+    latest = delta_explain.explain(TAXI)
+    first = delta_explain.explain(TAXI, version=0)
+    assert first["version"] == 0
+    assert without_timing(first) == without_timing(command(str(TAXI), "--at-version", "0"))
+    assert latest["version"] >= first["version"]
+
+
+def test_verify_and_ranges_reach_the_data():
+    report = delta_explain.explain(
+        TAXI, "fare_amount BETWEEN 84 AND 85", verify=True, ranges=["fare_amount"]
+    )
+    stages = {s["name"]: s for s in report["verify"]["stages"]}
+    assert stages["matching"]["files"] == 6
+    assert report["verify"]["dropped_matching_files"] == []
+    assert report["ranges"][0]["column"] == "fare_amount"
+    assert len(report["ranges"][0]["files"]) == 20
+
+
+def test_the_kept_files_agree_with_delta_rs_file_uris():
+    """delta-rs prunes files for a SQL predicate (`file_uris(file_pruning_predicate=...)`):
+    partition filters exactly, data filters by min/max. Its set is our final survivor set."""
+    from deltalake import DeltaTable
+
+    dt = DeltaTable(str(TAXI))
+    for predicate in [
+        "pickup_date = '2024-01-03'",
+        "pickup_date IN ('2024-01-01', '2024-01-05')",
+        "pickup_date != '2024-01-02'",
+        MIXED,
+        "fare_amount BETWEEN 84 AND 85",
+        "trip_distance > 20 OR pickup_date = '2024-01-01'",
+    ]:
+        ours = {
+            pathlib.PurePosixPath(r["path"]).name
+            for r in delta_explain.files(TAXI, predicate).to_pylist()
+            if r["kept"]
+        }
+        theirs = {
+            pathlib.PurePosixPath(u).name
+            for u in dt.file_uris(file_pruning_predicate=predicate)
+        }
+        assert ours == theirs, predicate
+        assert 0 < len(theirs) < 20, predicate
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3_taxi(tmp_path_factory):
+    """taxi-nyc in a bucket of a moto S3 server on 127.0.0.1."""
+    import boto3
+
+    port = free_port()
+    log = tmp_path_factory.mktemp("moto") / "server.log"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        client = boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
+            region_name="us-east-1",
+        )
+        client.create_bucket(Bucket="lake")
+        for path in TAXI.rglob("*"):
+            if path.is_file():
+                key = "taxi/" + path.relative_to(TAXI).as_posix()
+                client.upload_file(str(path), "lake", key)
+        yield endpoint
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_storage_options_reach_an_s3_table_as_delta_rs_takes_them(s3_taxi):
+    options = {
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": s3_taxi,
+        "AWS_ALLOW_HTTP": "true",
+    }
+    remote = delta_explain.explain("s3://lake/taxi", MIXED, storage_options=options)
+    local = delta_explain.explain(TAXI, MIXED)
+    assert remote["final_files"] == local["final_files"] == 2
+    assert [p["output_files"] for p in remote["phases"]] == [4, 2]
+    # Wrong credentials: a table error naming no secret.
+    bad = {**options, "AWS_SECRET_ACCESS_KEY": "not-the-secret-value"}
+    with pytest.raises(delta_explain.TableError) as error:
+        delta_explain.explain("s3://lake/nothing-here", MIXED, storage_options=bad)
+    assert "not-the-secret-value" not in str(error.value)
+
+
+def test_the_package_is_typed():
+    package = pathlib.Path(delta_explain.__file__).parent
+    assert (package / "py.typed").is_file()
+    assert (package / "__init__.pyi").is_file()
+    for name in ("explain", "explain_many", "files"):
+        assert getattr(delta_explain, name).__doc__
