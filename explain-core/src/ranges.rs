@@ -46,6 +46,42 @@ pub struct ColumnRanges {
     pub clustering: Clustering,
 }
 
+impl ColumnRanges {
+    /// At most `n` files, evenly spaced in sorted order (all of them when there are no more).
+    pub fn sampled(&self, n: usize) -> Vec<&FileRange> {
+        let len = self.files.len();
+        if len <= n {
+            return self.files.iter().collect();
+        }
+        (0..n).map(|i| &self.files[i * len / n]).collect()
+    }
+
+    /// The axis span to draw: every file's bounds and the interval's ends (finite ones), never
+    /// empty (`(0, 1)` when nothing is finite; one unit wide when all coincide).
+    pub fn extent(&self) -> (f64, f64) {
+        let interval = self
+            .interval
+            .iter()
+            .flat_map(|i| i.low.iter().chain(i.high.iter()).map(|(_, at)| *at));
+        let (lo, hi) = self
+            .files
+            .iter()
+            .flat_map(|f| [f.low, f.high])
+            .chain(interval)
+            .filter(|v| v.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+        if !lo.is_finite() {
+            (0.0, 1.0)
+        } else if hi > lo {
+            (lo, hi)
+        } else {
+            (lo, lo + 1.0)
+        }
+    }
+}
+
 /// One file's range on the axis.
 #[derive(Clone, Debug, Serialize)]
 pub struct FileRange {

@@ -208,13 +208,7 @@ fn ranges_chart(column: &ColumnRanges, out: &mut String) -> std::fmt::Result {
         c.average_depth,
         c.average_overlaps
     )?;
-    let drawn: Vec<&crate::ranges::FileRange> = if column.files.len() <= MAX_BARS {
-        column.files.iter().collect()
-    } else {
-        (0..MAX_BARS)
-            .map(|i| &column.files[i * column.files.len() / MAX_BARS])
-            .collect()
-    };
+    let drawn = column.sampled(MAX_BARS);
     if drawn.len() < column.files.len() {
         writeln!(
             out,
@@ -224,25 +218,7 @@ fn ranges_chart(column: &ColumnRanges, out: &mut String) -> std::fmt::Result {
         )?;
     }
     let band = column.interval.as_ref();
-    let ends = drawn
-        .iter()
-        .flat_map(|f| [f.low, f.high])
-        .chain(band.into_iter().flat_map(|i| {
-            i.low
-                .iter()
-                .chain(i.high.iter())
-                .map(|(_, at)| *at)
-                .collect::<Vec<_>>()
-        }))
-        .filter(|v| v.is_finite());
-    let (lo, hi) = ends.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-        (a.min(v), b.max(v))
-    });
-    let (lo, hi) = if lo.is_finite() {
-        (lo, if hi > lo { hi } else { lo + 1.0 })
-    } else {
-        (0.0, 1.0)
-    };
+    let (lo, hi) = column.extent();
     let x = |v: f64| LEFT + (v - lo) / (hi - lo) * WIDTH;
     // Rows of 12 px for a few files, down to 2 px for many: the figure stays on a screen or two.
     let bar = (1_200.0 / drawn.len().max(1) as f64).clamp(2.0, 12.0);

@@ -432,27 +432,12 @@ fn write_ranges(column: &crate::ranges::ColumnRanges, out: &mut String) -> std::
         c.average_overlaps
     )?;
     let files = &column.files;
-    let rows: Vec<&crate::ranges::FileRange> = if files.len() <= RANGE_ROWS {
-        files.iter().collect()
-    } else {
-        (0..RANGE_ROWS)
-            .map(|i| &files[i * files.len() / RANGE_ROWS])
-            .collect()
-    };
-    let mut ends: Vec<f64> = files.iter().flat_map(|f| [f.low, f.high]).collect();
-    if let Some(i) = &column.interval {
-        ends.extend(i.low.iter().chain(i.high.iter()).map(|(_, at)| *at));
-    }
-    let (lo, hi) = ends
-        .iter()
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-            (a.min(*v), b.max(*v))
-        });
-    if !lo.is_finite() {
+    if files.is_empty() {
         return Ok(());
     }
-    let span = if hi > lo { hi - lo } else { 1.0 };
+    let rows = column.sampled(RANGE_ROWS);
+    let (lo, hi) = column.extent();
+    let span = hi - lo;
     let cell = |v: f64| (((v - lo) / span) * (RANGE_WIDTH - 1) as f64).round() as usize;
     if let Some(i) = &column.interval {
         let from = i.low.as_ref().map_or(0, |(_, at)| cell(*at));
