@@ -201,3 +201,81 @@ fn the_row_group_stage_prunes_what_datafusions_parquet_scan_prunes() {
         "{pruned_total} of {groups_total} row groups pruned"
     );
 }
+
+/// Every catalog table written with several row groups per file (the writers' quirks, NaN,
+/// truncated strings, checkpoints, partition types): the funnel nests, its matching stage is the
+/// oracle's, and the footers prune within files. A dropped matching file is a failure unless a
+/// hazard announced it (NaN in default mode).
+#[test]
+fn the_funnel_holds_on_every_catalog_table_cut_into_row_groups() {
+    let (mut verified, mut footer_pruned, mut findings) = (0, 0usize, Vec::new());
+    for name in generators::catalog::NAMES {
+        let spec = generators::spec::TableSpec {
+            rows_per_row_group: Some(6),
+            ..named(name).unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        write_table(&spec, dir.path()).unwrap();
+        let location = dir.path().to_string_lossy().into_owned();
+        let table = ReplayedTable::open(&location, None).unwrap();
+        let loaded = LoadedTable::load(Snapshot::open(&location, None).unwrap(), &plan(2)).unwrap();
+        let session = Session::new(&table);
+        let request = ReportRequest::default();
+        for predicate in predicates(&loaded.snapshot) {
+            let ctx = format!("{name}: `{predicate}`");
+            let Ok(compiled) = CompiledPredicate::compile(&predicate, &table) else {
+                continue;
+            };
+            let Ok(matching_rows) = loaded.matching_rows(&predicate) else {
+                continue;
+            };
+            let ((mut report, _), explanation) = session
+                .explained(Some(&compiled), &request, Instant::now())
+                .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
+            let failure =
+                verify_loaded(&table, &explanation, Some(&predicate), &loaded, &mut report)
+                    .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
+            let funnel = report.verify.as_ref().unwrap();
+            if let Some(line) = &failure {
+                assert!(
+                    line.contains("announced by a hazard"),
+                    "{ctx}: an unannounced drop: {line}"
+                );
+            }
+            let matched = funnel.stage(MATCHING_STAGE).unwrap();
+            assert_eq!(
+                matched.files,
+                matching_rows.iter().filter(|n| **n > 0).count(),
+                "{ctx}"
+            );
+            assert_eq!(matched.rows, matching_rows.iter().sum::<u64>(), "{ctx}");
+            let read = funnel.stage(ROW_GROUP_STAGE).unwrap();
+            assert!(read.files <= report.final_files, "{ctx}");
+            assert!(
+                read.rows >= matched.rows
+                    || failure.is_some()
+                    || !funnel.dropped_matching_row_groups.is_empty(),
+                "{ctx}"
+            );
+            // Row groups of the kept files: four per file here.
+            footer_pruned += 4 * report.final_files - read.row_groups.unwrap();
+            findings.extend(
+                funnel
+                    .dropped_matching_row_groups
+                    .iter()
+                    .map(|g| format!("{ctx}: {g}")),
+            );
+            verified += 1;
+        }
+    }
+    assert!(verified > 300, "only {verified} predicates verified");
+    assert!(footer_pruned > 0, "the footers never pruned a row group");
+    // Findings about DataFusion's footer rules are reported, not failures; say what they were.
+    eprintln!(
+        "{} matching row groups dropped by the footer rules",
+        findings.len()
+    );
+    for f in findings.iter().take(20) {
+        eprintln!("  {f}");
+    }
+}
