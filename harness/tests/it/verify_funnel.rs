@@ -251,12 +251,9 @@ fn the_funnel_holds_on_every_catalog_table_cut_into_row_groups() {
             assert_eq!(matched.rows, matching_rows.iter().sum::<u64>(), "{ctx}");
             let read = funnel.stage(ROW_GROUP_STAGE).unwrap();
             assert!(read.files <= report.final_files, "{ctx}");
-            assert!(
-                read.rows >= matched.rows
-                    || failure.is_some()
-                    || !funnel.dropped_matching_row_groups.is_empty(),
-                "{ctx}"
-            );
+            // Rows read hold every matching row, unless a stage dropped some (and said so).
+            let dropped = failure.is_some() || !funnel.dropped_matching_row_groups.is_empty();
+            assert!(read.rows >= matched.rows || dropped, "{ctx}");
             // Row groups of the kept files: four per file here.
             footer_pruned += 4 * report.final_files - read.row_groups.unwrap();
             findings.extend(
