@@ -7,7 +7,8 @@
 //!   ([`oracle::row_groups::RULES`]); footers only, no data page is read;
 //! - **matching**: the files and row groups that hold a live row the predicate makes TRUE,
 //!   every live row of the table read by the oracle (its own log replay, deletion vectors
-//!   applied, DataFusion's evaluation).
+//!   applied, DataFusion's evaluation), file by file (`oracle::streamed`): a file per worker
+//!   in memory.
 //!
 //! The oracle depends on neither explain-core nor the kernel; this module composes the two and
 //! compares them. Each stage's false positives (kept, yet no match) are counted, and a matching
@@ -18,7 +19,6 @@
 use std::collections::HashMap;
 
 use oracle::log::Snapshot;
-use oracle::matching::LoadedTable;
 use oracle::row_groups::{FooterPruning, RowGroup};
 use serde::Serialize;
 
@@ -99,9 +99,14 @@ pub fn verify(
 ) -> Result<Option<String>, ExplainError> {
     let snapshot = Snapshot::open_with(table.location(), &request.storage, Some(table.version()))
         .map_err(|e| oracle_error(table, e))?;
-    let loaded = LoadedTable::load(snapshot, &oracle::planning::plan(request.parallelism))
-        .map_err(|e| oracle_error(table, e))?;
-    verify_loaded(table, explanation, predicate, &loaded, report)
+    verify_snapshot(
+        table,
+        explanation,
+        predicate,
+        &snapshot,
+        request.parallelism,
+        report,
+    )
 }
 
 /// An oracle error as this tool reports it: a predicate the oracle cannot read is bad input,
@@ -118,27 +123,28 @@ fn oracle_error(table: &ReplayedTable, e: oracle::OracleError) -> ExplainError {
     }
 }
 
-/// [`verify`] against rows the oracle has loaded already (of the same version), so that many
-/// predicates can be verified against one read of the table.
-pub fn verify_loaded(
+/// [`verify`] against the oracle's replay of the same version (`snapshot`): its files read
+/// `parallelism` at a time, one file per worker in memory, whatever the size of the table.
+pub fn verify_snapshot(
     table: &ReplayedTable,
     explanation: &Explanation,
     predicate: Option<&str>,
-    loaded: &LoadedTable,
+    snapshot: &Snapshot,
+    parallelism: usize,
     report: &mut Report,
 ) -> Result<Option<String>, ExplainError> {
     let table_error = |e| oracle_error(table, e);
-    if loaded.snapshot.version != table.version() {
+    if snapshot.version != table.version() {
         return Err(ExplainError::Table {
             table: table.location().to_string(),
             reason: format!(
                 "--verify: the oracle read version {}, the explanation version {}",
-                loaded.snapshot.version,
+                snapshot.version,
                 table.version()
             ),
         });
     }
-    let oracle_files = &loaded.snapshot.files;
+    let oracle_files = &snapshot.files;
     let by_path: HashMap<&str, usize> = oracle_files
         .iter()
         .enumerate()
@@ -167,10 +173,13 @@ pub fn verify_loaded(
         });
     }
     // The baseline matches every row.
-    let matching = loaded
-        .matching_row_groups(predicate.unwrap_or("TRUE"))
-        .map_err(table_error)?;
-    let footers = FooterPruning::new(&loaded.snapshot, predicate).map_err(table_error)?;
+    let matching = oracle::streamed::matching_row_groups(
+        snapshot,
+        predicate.unwrap_or("TRUE"),
+        &oracle::planning::plan(parallelism),
+    )
+    .map_err(table_error)?;
+    let footers = FooterPruning::new(snapshot, predicate).map_err(table_error)?;
     // Footers of the files kept, and of any matching file (for its bytes).
     let mut groups: Vec<Option<Vec<RowGroup>>> = vec![None; index.len()];
     for (file, &o) in index.iter().enumerate() {

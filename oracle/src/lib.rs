@@ -7,6 +7,7 @@
 //! - [`dv`]: deletion vectors (inline and on disk);
 //! - [`read`]: every live row of a file under the logical schema, ranged reads by row group;
 //! - [`matching`]: the files that really match, evaluated by DataFusion's SQL planner;
+//! - [`streamed`]: the same for one predicate, file by file, without loading the table;
 //! - [`interpret`]: a second, row-wise evaluator with the engines' float semantics as a parameter;
 //! - [`row_groups`]: the row groups a file's Parquet footer statistics leave to be read,
 //!   under DataFusion's pruning rules;
@@ -31,6 +32,7 @@ pub mod report;
 pub mod respell;
 pub mod row_groups;
 pub mod store;
+pub mod streamed;
 pub mod timestamps;
 
 pub use error::OracleError;

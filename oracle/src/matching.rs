@@ -23,9 +23,6 @@ use crate::read::read_file;
 /// The column that tags each row with the index of its file in `Snapshot::files`.
 pub const FILE_COLUMN: &str = "__oracle_file";
 
-/// The column that tags each row with the index of its row group in its file.
-pub const ROW_GROUP_COLUMN: &str = "__oracle_row_group";
-
 /// Files larger than this are read as several byte ranges, in parallel.
 pub const RANGE_BYTES: u64 = 128 * 1024 * 1024;
 
@@ -97,7 +94,6 @@ impl LoadedTable {
             .map(|f| f.as_ref().clone())
             .collect();
         tagged_fields.push(Field::new(FILE_COLUMN, DataType::UInt32, false));
-        tagged_fields.push(Field::new(ROW_GROUP_COLUMN, DataType::UInt32, false));
         let tagged = Arc::new(Schema::new(tagged_fields));
 
         // One task per file, or per byte range of a large file; ranges own whole row groups
@@ -140,12 +136,10 @@ impl LoadedTable {
                             let batches = rows
                                 .batches
                                 .into_iter()
-                                .zip(rows.row_groups)
-                                .map(|(b, groups)| {
+                                .map(|b| {
                                     let mut columns: Vec<ArrayRef> = b.columns().to_vec();
                                     columns
                                         .push(Arc::new(UInt32Array::from(vec![tag; b.num_rows()])));
-                                    columns.push(Arc::new(groups));
                                     RecordBatch::try_new(tagged.clone(), columns)
                                         .map_err(|e| OracleError::file(file.path.clone(), e))
                                 })
@@ -236,63 +230,29 @@ impl LoadedTable {
 
     /// Per live file, the number of live rows for which `predicate` is TRUE.
     pub fn matching_rows(&self, predicate: &str) -> Result<Vec<u64>, OracleError> {
-        let mut out = vec![0u64; self.snapshot.files.len()];
-        self.count_matches(predicate, &[FILE_COLUMN], |keys, n| {
-            out[keys[0] as usize] = n;
-        })?;
-        Ok(out)
-    }
-
-    /// Per live file, the row groups (index in the file) holding live rows for which
-    /// `predicate` is TRUE, with the number of such rows in each, in row-group order.
-    pub fn matching_row_groups(
-        &self,
-        predicate: &str,
-    ) -> Result<Vec<Vec<(u32, u64)>>, OracleError> {
-        let mut out = vec![Vec::new(); self.snapshot.files.len()];
-        self.count_matches(predicate, &[FILE_COLUMN, ROW_GROUP_COLUMN], |keys, n| {
-            out[keys[0] as usize].push((keys[1], n));
-        })?;
-        for groups in &mut out {
-            groups.sort_unstable();
-        }
-        Ok(out)
-    }
-
-    /// The rows for which `predicate` is TRUE, counted per value of the tag columns `by`:
-    /// `found(tags, count)` once per group with at least one such row.
-    fn count_matches(
-        &self,
-        predicate: &str,
-        by: &[&str],
-        mut found: impl FnMut(&[u32], u64),
-    ) -> Result<(), OracleError> {
         let expr = self.parse_predicate(predicate)?;
         let invalid = |e: datafusion::error::DataFusionError| {
             OracleError::Predicate(one_line(&e.to_string()))
         };
         let batches = self.runtime.block_on(async {
             let df = self.ctx.table("t").await?;
-            let df = df.filter(expr)?.aggregate(
-                by.iter().map(|c| col(*c)).collect(),
-                vec![count_all().alias("n")],
-            )?;
+            let df = df
+                .filter(expr)?
+                .aggregate(vec![col(FILE_COLUMN)], vec![count_all().alias("n")])?;
             df.collect().await
         });
         let batches = batches.map_err(invalid)?;
-        let mut keys = vec![0u32; by.len()];
+        let mut out = vec![0u64; self.snapshot.files.len()];
         for batch in batches {
+            let files = batch.column(0).as_primitive::<UInt32Type>();
             let counts = batch
-                .column(by.len())
+                .column(1)
                 .as_primitive::<arrow::datatypes::Int64Type>();
             for row in 0..batch.num_rows() {
-                for (k, key) in keys.iter_mut().enumerate() {
-                    *key = batch.column(k).as_primitive::<UInt32Type>().value(row);
-                }
-                found(&keys, u64::try_from(counts.value(row)).unwrap_or(0));
+                out[files.value(row) as usize] = u64::try_from(counts.value(row)).unwrap_or(0);
             }
         }
-        Ok(())
+        Ok(out)
     }
 }
 

@@ -1,6 +1,8 @@
-//! `--verify` checked from outside: its matching stage against the oracle's own count on every
-//! fixture, its stages nested, and its row-group stage against DataFusion's own Parquet scan,
-//! whose metrics say how many row groups the footer statistics pruned.
+//! `--verify` checked from outside: its matching stage (read file by file, `oracle::streamed`)
+//! against the oracle's count over the table loaded whole (`LoadedTable`, DataFusion's
+//! filter) on every fixture and catalog table, its stages nested, and its row-group stage
+//! against DataFusion's own Parquet scan, whose metrics say how many row groups the footer
+//! statistics pruned.
 
 use std::time::Instant;
 
@@ -9,7 +11,7 @@ use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use explain_core::explain::CompiledPredicate;
 use explain_core::replay::ReplayedTable;
 use explain_core::session::{ReportRequest, Session};
-use explain_core::verify::{MATCHING_STAGE, ROW_GROUP_STAGE, verify_loaded};
+use explain_core::verify::{MATCHING_STAGE, ROW_GROUP_STAGE, verify_snapshot};
 use generators::catalog::named;
 use generators::writer::write_table;
 use oracle::log::Snapshot;
@@ -64,9 +66,15 @@ fn the_funnel_agrees_with_the_oracle_and_nests_on_every_fixture() {
             let ((mut report, _), explanation) = session
                 .explained(Some(&compiled), &request, Instant::now())
                 .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
-            let failure =
-                verify_loaded(&table, &explanation, Some(&predicate), &loaded, &mut report)
-                    .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
+            let failure = verify_snapshot(
+                &table,
+                &explanation,
+                Some(&predicate),
+                &loaded.snapshot,
+                2,
+                &mut report,
+            )
+            .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
             let funnel = report.verify.as_ref().expect("the funnel is in the report");
             assert_eq!(failure, None, "{ctx}");
             assert!(funnel.dropped_matching_files.is_empty(), "{ctx}");
@@ -232,9 +240,15 @@ fn the_funnel_holds_on_every_catalog_table_cut_into_row_groups() {
             let ((mut report, _), explanation) = session
                 .explained(Some(&compiled), &request, Instant::now())
                 .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
-            let failure =
-                verify_loaded(&table, &explanation, Some(&predicate), &loaded, &mut report)
-                    .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
+            let failure = verify_snapshot(
+                &table,
+                &explanation,
+                Some(&predicate),
+                &loaded.snapshot,
+                2,
+                &mut report,
+            )
+            .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
             let funnel = report.verify.as_ref().unwrap();
             if let Some(line) = &failure {
                 assert!(

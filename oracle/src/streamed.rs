@@ -1,0 +1,106 @@
+//! Matching one predicate file by file, without loading the table: each worker reads a file
+//! (deletion vector applied, [`crate::read::read_file`]), evaluates the predicate on its rows
+//! with DataFusion's physical expression (planned once, with type coercion and no
+//! simplification, as [`crate::matching`] evaluates it) and keeps only the counts. Memory is a
+//! file per worker, whatever the size of the table: what `--verify` needs for one predicate.
+//! [`crate::matching::LoadedTable`] stays the path for many predicates over one read.
+
+use std::sync::{Arc, Mutex};
+
+use arrow::array::{Array, AsArray};
+use datafusion::common::DFSchema;
+use datafusion::physical_plan::PhysicalExpr;
+
+use crate::delta_schema::arrow_schema;
+use crate::error::{OracleError, one_line};
+use crate::log::replay::Snapshot;
+use crate::matching::{parse_predicate, session};
+use crate::planning::ScanPlan;
+use crate::read::read_file;
+
+/// One file's matching rows per row group `(index, rows)`, or why it could not be read.
+type FileMatches = Result<Vec<(u32, u64)>, OracleError>;
+
+/// Per live file of `snapshot`, the row groups holding live rows for which `predicate` is
+/// TRUE, with the number of such rows in each, in row-group order.
+pub fn matching_row_groups(
+    snapshot: &Snapshot,
+    predicate: &str,
+    plan: &ScanPlan,
+) -> Result<Vec<Vec<(u32, u64)>>, OracleError> {
+    let schema = arrow_schema(&snapshot.fields);
+    let ctx = session(1);
+    let expr = parse_predicate(&ctx, &schema, predicate)?;
+    let df_schema = DFSchema::try_from(schema.as_ref().clone())
+        .map_err(|e| OracleError::Predicate(e.to_string()))?;
+    let physical = ctx
+        .create_physical_expr(expr, &df_schema)
+        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<Option<FileMatches>>> =
+        Mutex::new((0..snapshot.files.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..plan.partitions.min(snapshot.files.len()).max(1) {
+            scope.spawn(|| {
+                loop {
+                    let i = {
+                        let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
+                        let i = *n;
+                        *n += 1;
+                        i
+                    };
+                    let Some(file) = snapshot.files.get(i) else {
+                        break;
+                    };
+                    let counted = count_file(snapshot, file, &physical);
+                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(counted);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(OracleError::log("a file was not read"))))
+        .collect()
+}
+
+/// The matching rows of one file, per row group.
+fn count_file(
+    snapshot: &Snapshot,
+    file: &crate::log::replay::LiveFile,
+    predicate: &Arc<dyn PhysicalExpr>,
+) -> Result<Vec<(u32, u64)>, OracleError> {
+    let rows = read_file(snapshot, file, None)?;
+    let mut counts: Vec<(u32, u64)> = Vec::new();
+    for (batch, groups) in rows.batches.iter().zip(&rows.row_groups) {
+        let value = predicate
+            .evaluate(batch)
+            .and_then(|v| v.into_array(batch.num_rows()))
+            .map_err(|e| OracleError::file(&file.path, one_line(&e.to_string())))?;
+        let matched = value
+            .as_boolean_opt()
+            .ok_or_else(|| OracleError::Predicate("the predicate is not boolean".into()))?;
+        for row in 0..matched.len() {
+            if matched.is_valid(row) && matched.value(row) {
+                let group = groups.value(row);
+                match counts.last_mut() {
+                    Some((g, n)) if *g == group => *n += 1,
+                    _ => counts.push((group, 1)),
+                }
+            }
+        }
+    }
+    // Batches come in row-group order; merged, in case a group's rows were not contiguous.
+    counts.sort_unstable_by_key(|(g, _)| *g);
+    counts.dedup_by(|later, first| {
+        if later.0 == first.0 {
+            first.1 += later.1;
+            true
+        } else {
+            false
+        }
+    });
+    Ok(counts)
+}
