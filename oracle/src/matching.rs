@@ -256,6 +256,22 @@ impl LoadedTable {
     }
 }
 
+/// `predicate` over the logical columns of `snapshot` as DataFusion's physical expression:
+/// parsed as [`parse_predicate`] parses it, types coerced, nothing simplified (see
+/// [`session`]). What the streamed matching evaluates and the statistics pruning plans.
+pub fn physical_predicate(
+    snapshot: &Snapshot,
+    predicate: &str,
+) -> Result<Arc<dyn datafusion::physical_plan::PhysicalExpr>, OracleError> {
+    let schema = arrow_schema(&snapshot.fields);
+    let ctx = session(1);
+    let expr = parse_predicate(&ctx, &schema, predicate)?;
+    let df_schema = DFSchema::try_from(schema.as_ref().clone())
+        .map_err(|e| OracleError::Predicate(e.to_string()))?;
+    ctx.create_physical_expr(expr, &df_schema)
+        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))
+}
+
 /// Parses a predicate into a DataFusion expression over `schema`; it must be boolean.
 pub fn parse_predicate(
     ctx: &SessionContext,

@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, BooleanArray, UInt64Array, new_null_array};
 use arrow::datatypes::DataType;
+use datafusion::common::Column;
 use datafusion::common::pruning::PruningStatistics;
-use datafusion::common::{Column, DFSchema};
 use datafusion::physical_optimizer::pruning::{PruningPredicate, PruningPredicateBuilder};
 use datafusion::scalar::ScalarValue;
 use serde_json::Value;
@@ -27,7 +27,7 @@ use serde_json::Value;
 use crate::delta_schema::{DeltaField, arrow_schema, arrow_type};
 use crate::error::{OracleError, one_line};
 use crate::log::replay::Snapshot;
-use crate::matching::{parse_predicate, session};
+use crate::matching::physical_predicate;
 use crate::partition::typed_value;
 
 /// Per live file: whether DataFusion's pruning over the replayed statistics keeps it.
@@ -49,13 +49,7 @@ pub(crate) fn pruning_predicate(
     predicate: &str,
 ) -> Result<PruningPredicate, OracleError> {
     let schema = arrow_schema(&snapshot.fields);
-    let ctx = session(1);
-    let expr = parse_predicate(&ctx, &schema, predicate)?;
-    let df_schema = DFSchema::try_from(schema.as_ref().clone())
-        .map_err(|e| OracleError::Predicate(e.to_string()))?;
-    let physical = ctx
-        .create_physical_expr(expr, &df_schema)
-        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    let physical = physical_predicate(snapshot, predicate)?;
     PruningPredicateBuilder::new()
         .with_file_schema(schema)
         .try_build(physical)

@@ -8,13 +8,11 @@
 use std::sync::{Arc, Mutex};
 
 use arrow::array::{Array, AsArray};
-use datafusion::common::DFSchema;
 use datafusion::physical_plan::PhysicalExpr;
 
-use crate::delta_schema::arrow_schema;
 use crate::error::{OracleError, one_line};
 use crate::log::replay::Snapshot;
-use crate::matching::{parse_predicate, session};
+use crate::matching::physical_predicate;
 use crate::planning::ScanPlan;
 use crate::read::read_file;
 
@@ -28,14 +26,7 @@ pub fn matching_row_groups(
     predicate: &str,
     plan: &ScanPlan,
 ) -> Result<Vec<Vec<(u32, u64)>>, OracleError> {
-    let schema = arrow_schema(&snapshot.fields);
-    let ctx = session(1);
-    let expr = parse_predicate(&ctx, &schema, predicate)?;
-    let df_schema = DFSchema::try_from(schema.as_ref().clone())
-        .map_err(|e| OracleError::Predicate(e.to_string()))?;
-    let physical = ctx
-        .create_physical_expr(expr, &df_schema)
-        .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    let physical = physical_predicate(snapshot, predicate)?;
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<FileMatches>>> =
         Mutex::new((0..snapshot.files.len()).map(|_| None).collect());

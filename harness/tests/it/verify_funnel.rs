@@ -42,6 +42,37 @@ fn predicates(snapshot: &Snapshot) -> Vec<String> {
     out
 }
 
+/// `predicate` explained on `table` and verified against the oracle's replay, with the oracle's
+/// own count over the table loaded whole beside it: `(report, failure line, matching rows per
+/// file)`; `None` when one side cannot read the predicate (not a verify case).
+fn explain_and_verify(
+    session: &Session<'_>,
+    loaded: &LoadedTable,
+    predicate: &str,
+    ctx: &str,
+) -> Option<(explain_core::report::Report, Option<String>, Vec<u64>)> {
+    let table = session.table();
+    let compiled = CompiledPredicate::compile(predicate, table).ok()?;
+    let matching_rows = loaded.matching_rows(predicate).ok()?;
+    let request = ReportRequest {
+        explain_why: true,
+        ..ReportRequest::default()
+    };
+    let ((mut report, _), explanation) = session
+        .explained(Some(&compiled), &request, Instant::now())
+        .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
+    let failure = verify_snapshot(
+        table,
+        &explanation,
+        Some(predicate),
+        &loaded.snapshot,
+        2,
+        &mut report,
+    )
+    .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
+    Some((report, failure, matching_rows))
+}
+
 #[test]
 fn the_funnel_agrees_with_the_oracle_and_nests_on_every_fixture() {
     let mut verified = 0;
@@ -50,31 +81,13 @@ fn the_funnel_agrees_with_the_oracle_and_nests_on_every_fixture() {
         let table = ReplayedTable::open(&location, None).unwrap();
         let loaded = LoadedTable::load(Snapshot::open(&location, None).unwrap(), &plan(2)).unwrap();
         let session = Session::new(&table);
-        let request = ReportRequest {
-            explain_why: true,
-            ..ReportRequest::default()
-        };
         for predicate in predicates(&loaded.snapshot) {
             let ctx = format!("{location}: `{predicate}`");
-            // A predicate one side cannot read is not a verify case.
-            let Ok(compiled) = CompiledPredicate::compile(&predicate, &table) else {
+            let Some((report, failure, matching_rows)) =
+                explain_and_verify(&session, &loaded, &predicate, &ctx)
+            else {
                 continue;
             };
-            let Ok(matching_rows) = loaded.matching_rows(&predicate) else {
-                continue;
-            };
-            let ((mut report, _), explanation) = session
-                .explained(Some(&compiled), &request, Instant::now())
-                .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
-            let failure = verify_snapshot(
-                &table,
-                &explanation,
-                Some(&predicate),
-                &loaded.snapshot,
-                2,
-                &mut report,
-            )
-            .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
             let funnel = report.verify.as_ref().expect("the funnel is in the report");
             assert_eq!(failure, None, "{ctx}");
             assert!(funnel.dropped_matching_files.is_empty(), "{ctx}");
@@ -228,27 +241,13 @@ fn the_funnel_holds_on_every_catalog_table_cut_into_row_groups() {
         let table = ReplayedTable::open(&location, None).unwrap();
         let loaded = LoadedTable::load(Snapshot::open(&location, None).unwrap(), &plan(2)).unwrap();
         let session = Session::new(&table);
-        let request = ReportRequest::default();
         for predicate in predicates(&loaded.snapshot) {
             let ctx = format!("{name}: `{predicate}`");
-            let Ok(compiled) = CompiledPredicate::compile(&predicate, &table) else {
+            let Some((report, failure, matching_rows)) =
+                explain_and_verify(&session, &loaded, &predicate, &ctx)
+            else {
                 continue;
             };
-            let Ok(matching_rows) = loaded.matching_rows(&predicate) else {
-                continue;
-            };
-            let ((mut report, _), explanation) = session
-                .explained(Some(&compiled), &request, Instant::now())
-                .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
-            let failure = verify_snapshot(
-                &table,
-                &explanation,
-                Some(&predicate),
-                &loaded.snapshot,
-                2,
-                &mut report,
-            )
-            .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
             let funnel = report.verify.as_ref().unwrap();
             if let Some(line) = &failure {
                 assert!(
