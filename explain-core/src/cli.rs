@@ -8,10 +8,10 @@ use clap::{Parser, ValueEnum};
 use crate::error::ExplainError;
 use crate::explain::ExplainOptions;
 use crate::gates;
-use crate::progress::ReplayProgress;
+use crate::progress::FileProgress;
 use crate::replay::ReplayedTable;
 use crate::report::Report;
-use crate::request::{ExplainRequest, explain_one};
+use crate::request::{ExplainRequest, Progress, explain_one};
 use crate::session::{ReportRequest, Session};
 use crate::stream::StreamRequest;
 
@@ -240,7 +240,7 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         .table
         .as_deref()
         .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
-    let mut progress = ReplayProgress::new(location);
+    let progress = FileProgress::replay(location);
     // Many predicates share one replay of the whole table; one predicate streams, unless its
     // report goes back to the files (`--verify`, the ranges).
     let (path, budget) = match (&args.predicates, &args.budget) {
@@ -264,11 +264,7 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
 /// One predicate (or the baseline): streamed while the log is replayed, a window of rows held
 /// at once whatever the size of the table, unless the report goes back to the files
 /// (`--verify`, `--ranges`, the HTML page).
-fn run_one(
-    args: &Args,
-    location: &str,
-    mut progress: ReplayProgress,
-) -> Result<Outcome, ExplainError> {
+fn run_one(args: &Args, location: &str, progress: FileProgress) -> Result<Outcome, ExplainError> {
     let request = ExplainRequest {
         stream: StreamRequest {
             storage: args.storage(),
@@ -282,8 +278,20 @@ fn run_one(
         referenced_ranges: args.format == Format::Html,
         ..ExplainRequest::new(location)
     };
-    let reported = explain_one(&request, &mut |n| progress.files_so_far(n));
+    let reading = FileProgress::reading(location);
+    let reported = explain_one(
+        &request,
+        Progress {
+            replayed: &mut |n| progress.files_so_far(n),
+            files_read: &|n| {
+                // The replay is over when the data is read.
+                progress.finish();
+                reading.files_so_far(n);
+            },
+        },
+    );
     progress.finish();
+    reading.finish();
     let (report, failures) = reported?;
     Ok(outcome(args, &report, failures))
 }

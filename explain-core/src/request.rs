@@ -46,23 +46,39 @@ impl ExplainRequest {
     }
 }
 
+/// What a long run reports as it goes: the files replayed so far, and for `--verify` the data
+/// files read so far (from the oracle's workers).
+pub struct Progress<'a> {
+    pub replayed: &'a mut dyn FnMut(usize),
+    pub files_read: &'a (dyn Fn(usize) + Sync),
+}
+
+impl Progress<'_> {
+    /// Nothing reported (the Python package, the tests).
+    pub fn silent<T>(run: impl FnOnce(Progress<'_>) -> T) -> T {
+        run(Progress {
+            replayed: &mut |_| {},
+            files_read: &|_| {},
+        })
+    }
+}
+
 /// The report of one predicate (or the baseline) and the gates it failed (`--verify` is one).
-/// `progress` hears the number of files replayed so far.
 pub fn explain_one(
     request: &ExplainRequest,
-    progress: &mut dyn FnMut(usize),
+    progress: Progress<'_>,
 ) -> Result<Reported, ExplainError> {
     let started = Instant::now();
     let stream = &request.stream;
     if !request.whole() {
-        let streamed = explain_streaming(stream, progress)?;
+        let streamed = explain_streaming(stream, progress.replayed)?;
         return Ok(streamed.reported(elapsed_ms(started)));
     }
     let table = ReplayedTable::open_observed_with(
         &stream.location,
         &stream.storage,
         stream.version,
-        progress,
+        progress.replayed,
     )?;
     let session = Session::new(&table);
     let compiled = stream
@@ -107,6 +123,7 @@ pub fn explain_one(
             stream.predicate.as_deref(),
             &verify,
             &mut report,
+            progress.files_read,
         )?);
     }
     report.elapsed_ms = elapsed_ms(started);

@@ -96,6 +96,7 @@ pub fn verify(
     predicate: Option<&str>,
     request: &VerifyRequest,
     report: &mut Report,
+    files_read: &(dyn Fn(usize) + Sync),
 ) -> Result<Option<String>, ExplainError> {
     let snapshot = Snapshot::open_with(table.location(), &request.storage, Some(table.version()))
         .map_err(|e| oracle_error(table, e))?;
@@ -106,6 +107,7 @@ pub fn verify(
         &snapshot,
         request.parallelism,
         report,
+        files_read,
     )
 }
 
@@ -124,7 +126,8 @@ fn oracle_error(table: &ReplayedTable, e: oracle::OracleError) -> ExplainError {
 }
 
 /// [`verify`] against the oracle's replay of the same version (`snapshot`): its files read
-/// `parallelism` at a time, one file per worker in memory, whatever the size of the table.
+/// `parallelism` at a time, one file per worker in memory, whatever the size of the table;
+/// `files_read` hears how many so far.
 pub fn verify_snapshot(
     table: &ReplayedTable,
     explanation: &Explanation,
@@ -132,6 +135,7 @@ pub fn verify_snapshot(
     snapshot: &Snapshot,
     parallelism: usize,
     report: &mut Report,
+    files_read: &(dyn Fn(usize) + Sync),
 ) -> Result<Option<String>, ExplainError> {
     let table_error = |e| oracle_error(table, e);
     if snapshot.version != table.version() {
@@ -177,6 +181,7 @@ pub fn verify_snapshot(
         snapshot,
         predicate.unwrap_or("TRUE"),
         &oracle::planning::plan(parallelism),
+        files_read,
     )
     .map_err(table_error)?;
     let footers = FooterPruning::new(snapshot, predicate).map_err(table_error)?;

@@ -5,6 +5,7 @@
 //! file per worker, whatever the size of the table: what `--verify` needs for one predicate.
 //! [`crate::matching::LoadedTable`] stays the path for many predicates over one read.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arrow::array::{Array, AsArray};
@@ -20,14 +21,17 @@ use crate::read::read_file;
 type FileMatches = Result<Vec<(u32, u64)>, OracleError>;
 
 /// Per live file of `snapshot`, the row groups holding live rows for which `predicate` is
-/// TRUE, with the number of such rows in each, in row-group order.
+/// TRUE, with the number of such rows in each, in row-group order. `files_read` hears the
+/// number of files read so far, from the workers, as each file is done.
 pub fn matching_row_groups(
     snapshot: &Snapshot,
     predicate: &str,
     plan: &ScanPlan,
+    files_read: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<Vec<(u32, u64)>>, OracleError> {
     let physical = physical_predicate(snapshot, predicate)?;
     let next = Mutex::new(0usize);
+    let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FileMatches>>> =
         Mutex::new((0..snapshot.files.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
@@ -45,6 +49,7 @@ pub fn matching_row_groups(
                     };
                     let counted = count_file(snapshot, file, &physical);
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(counted);
+                    files_read(done.fetch_add(1, Ordering::Relaxed) + 1);
                 }
             });
         }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use explain_core::error::ExplainError;
 use explain_core::explain::ExplainOptions;
-use explain_core::request::{ExplainRequest, explain_many as many, explain_one};
+use explain_core::request::{ExplainRequest, Progress, explain_many as many, explain_one};
 use explain_core::session::ReportRequest;
 use explain_core::stream::StreamRequest;
 use pyo3::create_exception;
@@ -115,7 +115,7 @@ fn explain(
         ));
     }
     let (report, failures) = py
-        .detach(|| explain_one(&request, &mut |_| {}))
+        .detach(|| Progress::silent(|progress| explain_one(&request, progress)))
         .map_err(raised)?;
     Ok((report.to_json(), failures))
 }

@@ -61,6 +61,7 @@ fn explain_and_verify(
     let ((mut report, _), explanation) = session
         .explained(Some(&compiled), &request, Instant::now())
         .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
+    let read = std::sync::atomic::AtomicUsize::new(0);
     let failure = verify_snapshot(
         table,
         &explanation,
@@ -68,8 +69,13 @@ fn explain_and_verify(
         &loaded.snapshot,
         2,
         &mut report,
+        &|n| {
+            read.fetch_max(n, std::sync::atomic::Ordering::Relaxed);
+        },
     )
     .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
+    // The progress heard every file read.
+    assert_eq!(read.into_inner(), loaded.snapshot.files.len(), "{ctx}");
     Some((report, failure, matching_rows))
 }
 
