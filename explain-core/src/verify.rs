@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 
 use oracle::log::Snapshot;
-use oracle::row_groups::{FooterPruning, RowGroup};
+use oracle::streamed::FileVerdict;
 use serde::Serialize;
 
 use crate::error::ExplainError;
@@ -176,24 +176,16 @@ pub fn verify_snapshot(
             ),
         });
     }
-    // The baseline matches every row.
-    let matching = oracle::streamed::matching_row_groups(
+    // One read of every file: its matches, and its footer's verdicts (the baseline matches
+    // every row).
+    let verdicts = oracle::streamed::matching_row_groups(
         snapshot,
         predicate.unwrap_or("TRUE"),
         &oracle::planning::plan(parallelism),
         files_read,
     )
     .map_err(table_error)?;
-    let footers = FooterPruning::new(snapshot, predicate).map_err(table_error)?;
-    // Footers of the files kept, and of any matching file (for its bytes).
-    let mut groups: Vec<Option<Vec<RowGroup>>> = vec![None; index.len()];
-    for (file, &o) in index.iter().enumerate() {
-        if !explanation.kept[file] && matching[o].is_empty() {
-            continue;
-        }
-        groups[file] = Some(footers.row_groups(&oracle_files[o]).map_err(table_error)?);
-    }
-    let funnel = Funnel::build(table, explanation, report, &index, &matching, &groups);
+    let funnel = Funnel::build(table, explanation, report, &index, &verdicts);
     // In default mode a guard may announce that an engine can find a match in a dropped file
     // (NaN, for one); such drops are announced, not hidden. Any other is a failure.
     let announced = explanation
@@ -251,16 +243,14 @@ pub fn log_stages(report: &Report) -> Vec<Stage> {
 }
 
 impl Funnel {
-    /// The funnel from the report's log stages, the kept files' row groups (`groups`, per
-    /// explained file) and the matching row groups (`matching`, per oracle file; `index` maps
-    /// an explained file to it).
+    /// The funnel from the report's log stages and the oracle's verdict on each file (per
+    /// oracle file; `index` maps an explained file to it).
     fn build(
         table: &ReplayedTable,
         explanation: &Explanation,
         report: &Report,
         index: &[usize],
-        matching: &[Vec<(u32, u64)>],
-        groups: &[Option<Vec<RowGroup>>],
+        verdicts: &[FileVerdict],
     ) -> Funnel {
         let mut stages = log_stages(report);
         let mut read = Stage {
@@ -284,8 +274,8 @@ impl Funnel {
         let mut kept_bytes = 0u64;
         for (file, &o) in index.iter().enumerate() {
             let path = table.path(file);
-            let matches = &matching[o];
-            let file_groups = groups[file].as_deref().unwrap_or(&[]);
+            let matches = &verdicts[o].matches;
+            let file_groups = &verdicts[o].row_groups;
             let bytes_of = |g: u32| file_groups.get(g as usize).map_or(0, |rg| rg.bytes);
             if !matches.is_empty() {
                 matched.files += 1;

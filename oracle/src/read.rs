@@ -35,6 +35,9 @@ pub struct FileRows {
     pub batches: Vec<RecordBatch>,
     /// Beside each batch, the row group (index in the file) of each of its rows.
     pub row_groups: Vec<UInt32Array>,
+    /// The file's footer and its Arrow schema, as the reader read them.
+    pub metadata: Arc<ParquetMetaData>,
+    pub file_schema: SchemaRef,
     /// Rows read from the Parquet file (or range).
     pub physical_rows: u64,
     /// Rows left after the deletion vector.
@@ -148,6 +151,8 @@ fn read_rows(
         row_groups,
         physical_rows,
         live_rows,
+        metadata,
+        file_schema,
     })
 }
 

@@ -79,19 +79,30 @@ impl<'a> FooterPruning<'a> {
                 options,
             ))
             .map_err(|e| OracleError::file(&shown, format!("not a readable Parquet file: {e}")))?;
-        let metadata = builder.metadata().clone();
+        self.judge(file, builder.metadata(), builder.schema(), &shown)
+    }
+
+    /// The row groups of `file` from its footer (`metadata`, read as `file_schema`), each with
+    /// the verdict of its statistics: for a footer read already (`streamed.rs`).
+    pub fn judge(
+        &self,
+        file: &LiveFile,
+        metadata: &ParquetMetaData,
+        file_schema: &SchemaRef,
+        shown: &str,
+    ) -> Result<Vec<RowGroup>, OracleError> {
         let kept = match &self.pruning {
             None => vec![true; metadata.num_row_groups()],
             Some(pruning) => {
                 let footer = FooterStatistics {
                     snapshot: self.snapshot,
-                    file_schema: builder.schema().clone(),
-                    metadata: &metadata,
+                    file_schema: file_schema.clone(),
+                    metadata,
                     partition: partition_columns(self.snapshot, file)?,
                 };
                 pruning.prune(&footer).map_err(|e| {
                     OracleError::file(
-                        &shown,
+                        shown,
                         format!("footer pruning failed: {}", one_line(&e.to_string())),
                     )
                 })?

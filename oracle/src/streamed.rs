@@ -1,7 +1,8 @@
 //! Matching one predicate file by file, without loading the table: each worker reads a file
 //! (deletion vector applied, [`crate::read::read_file`]), evaluates the predicate on its rows
 //! with DataFusion's physical expression (planned once, with type coercion and no
-//! simplification, as [`crate::matching`] evaluates it) and keeps only the counts. Memory is a
+//! simplification, as [`crate::matching`] evaluates it), judges the footer the read used
+//! ([`crate::row_groups`]) and keeps only the counts and verdicts. Memory is a
 //! file per worker, whatever the size of the table: what `--verify` needs for one predicate.
 //! [`crate::matching::LoadedTable`] stays the path for many predicates over one read.
 
@@ -16,20 +17,33 @@ use crate::log::replay::Snapshot;
 use crate::matching::physical_predicate;
 use crate::planning::ScanPlan;
 use crate::read::read_file;
+use crate::row_groups::{FooterPruning, RowGroup};
 
-/// One file's matching rows per row group `(index, rows)`, or why it could not be read.
-type FileMatches = Result<Vec<(u32, u64)>, OracleError>;
+/// What one read of a file says about one predicate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileVerdict {
+    /// The row groups holding live rows for which the predicate is TRUE, `(index, rows)`, in
+    /// row-group order.
+    pub matches: Vec<(u32, u64)>,
+    /// Every row group of the file, with the verdict of its footer statistics
+    /// ([`crate::row_groups`]), from the footer the read itself used.
+    pub row_groups: Vec<RowGroup>,
+}
 
-/// Per live file of `snapshot`, the row groups holding live rows for which `predicate` is
-/// TRUE, with the number of such rows in each, in row-group order. `files_read` hears the
-/// number of files read so far, from the workers, as each file is done.
+/// One file's verdict, or why it could not be read.
+type FileMatches = Result<FileVerdict, OracleError>;
+
+/// Per live file of `snapshot`, what `predicate` matches in it and what its footer leaves to
+/// be read, from one read of the file. `files_read` hears the number of files read so far,
+/// from the workers, as each file is done.
 pub fn matching_row_groups(
     snapshot: &Snapshot,
     predicate: &str,
     plan: &ScanPlan,
     files_read: &(dyn Fn(usize) + Sync),
-) -> Result<Vec<Vec<(u32, u64)>>, OracleError> {
+) -> Result<Vec<FileVerdict>, OracleError> {
     let physical = physical_predicate(snapshot, predicate)?;
+    let footers = FooterPruning::new(snapshot, Some(predicate))?;
     let next = Mutex::new(0usize);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FileMatches>>> =
@@ -47,7 +61,7 @@ pub fn matching_row_groups(
                     let Some(file) = snapshot.files.get(i) else {
                         break;
                     };
-                    let counted = count_file(snapshot, file, &physical);
+                    let counted = count_file(snapshot, file, &physical, &footers);
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(counted);
                     files_read(done.fetch_add(1, Ordering::Relaxed) + 1);
                 }
@@ -62,13 +76,15 @@ pub fn matching_row_groups(
         .collect()
 }
 
-/// The matching rows of one file, per row group.
+/// The matching rows of one file per row group, and its footer's verdicts.
 fn count_file(
     snapshot: &Snapshot,
     file: &crate::log::replay::LiveFile,
     predicate: &Arc<dyn PhysicalExpr>,
-) -> Result<Vec<(u32, u64)>, OracleError> {
+    footers: &FooterPruning<'_>,
+) -> FileMatches {
     let rows = read_file(snapshot, file, None)?;
+    let row_groups = footers.judge(file, &rows.metadata, &rows.file_schema, &file.path)?;
     let mut counts: Vec<(u32, u64)> = Vec::new();
     for (batch, groups) in rows.batches.iter().zip(&rows.row_groups) {
         let value = predicate
@@ -98,5 +114,8 @@ fn count_file(
             false
         }
     });
-    Ok(counts)
+    Ok(FileVerdict {
+        matches: counts,
+        row_groups,
+    })
 }
