@@ -1,19 +1,16 @@
 //! The command line: argument parsing and the run that turns them into a report and an exit
 //! code. `main.rs` only wires this to the process.
 
-use std::time::Instant;
-
 use clap::{Parser, ValueEnum};
 
 use crate::error::ExplainError;
 use crate::explain::ExplainOptions;
 use crate::gates;
 use crate::progress::FileProgress;
-use crate::replay::ReplayedTable;
 use crate::report::Report;
 use crate::request::{ExplainRequest, Progress, explain_one};
-use crate::session::{ReportRequest, Session};
-use crate::stream::StreamRequest;
+use crate::session::ReportRequest;
+use crate::stream::{StreamManyRequest, StreamRequest, StreamedReports, report_many_streaming};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -241,24 +238,45 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
         .as_deref()
         .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
     let progress = FileProgress::replay(location);
-    // Many predicates share one replay of the whole table; one predicate streams, unless its
-    // report goes back to the files (`--verify`, the ranges).
-    let (path, budget) = match (&args.predicates, &args.budget) {
-        (Some(path), _) => (path, false),
-        (None, Some(path)) => (path, true),
-        (None, None) => return run_one(args, location, progress),
-    };
-    let table =
-        ReplayedTable::open_observed_with(location, &args.storage(), args.at_version, &mut |n| {
-            progress.files_so_far(n)
-        });
-    progress.finish();
-    let table = table?;
-    if budget {
-        run_budget(args, &table, path)
-    } else {
-        run_many(args, &table, path)
+    // Every run streams: one predicate alone (unless its report goes back to the files:
+    // `--verify`, the ranges), many predicates over one replay.
+    match (&args.predicates, &args.budget) {
+        (Some(path), _) => run_many(args, location, path, &progress),
+        (None, Some(path)) => run_budget(args, location, path, &progress),
+        (None, None) => run_one(args, location, progress),
     }
+}
+
+/// `entries` explained over one streamed replay of `location`, the replay's progress shown.
+fn stream_many(
+    args: &Args,
+    location: &str,
+    entries: Vec<(String, ReportRequest)>,
+    progress: &FileProgress,
+) -> Result<StreamedReports, ExplainError> {
+    let request = StreamManyRequest {
+        storage: args.storage(),
+        version: args.at_version,
+        entries,
+        ..StreamManyRequest::new(location, &[], &ReportRequest::default())
+    };
+    let streamed = report_many_streaming(&request, &mut |n| progress.files_so_far(n));
+    progress.finish();
+    streamed
+}
+
+/// The text of a file of predicates or a budget (`-`: standard input, where allowed), with the
+/// name its messages give it.
+fn read_input(path: &std::path::Path, stdin: bool) -> Result<(String, String), ExplainError> {
+    let (shown, read) = if stdin && path == std::path::Path::new("-") {
+        let mut text = String::new();
+        let read = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text);
+        ("standard input".to_string(), read)
+    } else {
+        (path.display().to_string(), std::fs::read_to_string(path))
+    };
+    let text = read.map_err(|e| ExplainError::Usage(format!("cannot read {shown}: {e}")))?;
+    Ok((shown, text))
 }
 
 /// One predicate (or the baseline): streamed while the log is replayed, a window of rows held
@@ -316,35 +334,39 @@ fn outcome(args: &Args, report: &Report, failures: Vec<String>) -> Outcome {
 /// markdown and JUnit XML where asked.
 fn run_budget(
     args: &Args,
-    table: &ReplayedTable,
+    location: &str,
     path: &std::path::Path,
+    progress: &FileProgress,
 ) -> Result<Outcome, ExplainError> {
     use crate::budget::{Budget, BudgetRun, EntryResult, read_baseline, regressions};
-    let shown = path.display().to_string();
-    let read = |p: &std::path::Path| {
-        std::fs::read_to_string(p)
-            .map_err(|e| ExplainError::Usage(format!("cannot read {}: {e}", p.display())))
-    };
-    let budget = Budget::parse(&read(path)?, &shown)?;
+    let (shown, text) = read_input(path, false)?;
+    let budget = Budget::parse(&text, &shown)?;
     let baseline = match &args.baseline {
-        Some(p) => read_baseline(&read(p)?, &p.display().to_string())?,
+        Some(p) => {
+            let (shown, text) = read_input(p, false)?;
+            read_baseline(&text, &shown)?
+        }
         None => Default::default(),
     };
+    let requests = budget
+        .predicates
+        .iter()
+        .map(|entry| {
+            let request = ReportRequest {
+                min_pruning: entry.min_pruning,
+                min_files: entry.min_files,
+                assert_stats: entry.assert_stats,
+                ..args.report_request()
+            };
+            (entry.predicate.clone(), request)
+        })
+        .collect();
+    let streamed = stream_many(args, location, requests, progress)?;
+    let table = &streamed.table;
     let mut entries = Vec::new();
-    let session = Session::new(table);
-    for entry in &budget.predicates {
-        let request = ReportRequest {
-            min_pruning: entry.min_pruning,
-            min_files: entry.min_files,
-            assert_stats: entry.assert_stats,
-            ..args.report_request()
-        };
-        let (report, mut failures) = session
-            .report(Some(&entry.predicate), &request, Instant::now())
-            .map_err(|e| match e {
-                ExplainError::Table { .. } | ExplainError::Output(_) => e,
-                other => ExplainError::Usage(format!("budget {shown}: `{}`: {other}", entry.name)),
-            })?;
+    for (entry, reported) in budget.predicates.iter().zip(streamed.reports) {
+        let (report, mut failures) = reported
+            .map_err(|e| ExplainError::Usage(format!("budget {shown}: `{}`: {e}", entry.name)))?;
         let base = baseline.get(&entry.name).cloned();
         if let Some(b) = &base {
             failures.extend(regressions(&report, b));
@@ -413,17 +435,11 @@ fn run_budget(
 /// exits 2 once every line is answered; a table error still stops the batch.
 fn run_many(
     args: &Args,
-    table: &ReplayedTable,
+    location: &str,
     path: &std::path::Path,
+    progress: &FileProgress,
 ) -> Result<Outcome, ExplainError> {
-    let (shown, read) = if path == std::path::Path::new("-") {
-        let mut text = String::new();
-        let read = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text);
-        ("standard input".to_string(), read)
-    } else {
-        (path.display().to_string(), std::fs::read_to_string(path))
-    };
-    let text = read.map_err(|e| ExplainError::Usage(format!("cannot read {shown}: {e}")))?;
+    let (shown, text) = read_input(path, true)?;
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
@@ -435,7 +451,12 @@ fn run_many(
     let mut summary = Vec::new();
     let mut failures = Vec::new();
     let mut bad_lines = 0usize;
-    let outcomes = Session::new(table).reports(&predicates, &args.report_request());
+    let request = args.report_request();
+    let requests = predicates
+        .iter()
+        .map(|p| (p.to_string(), request.clone()))
+        .collect();
+    let outcomes = stream_many(args, location, requests, progress)?.reports;
     for ((line, predicate), outcome) in lines.iter().zip(outcomes) {
         match outcome {
             Ok((report, gate_failures)) => {

@@ -260,8 +260,8 @@ pub fn gather_planned(
     plan: &EvidencePlan,
 ) -> Result<Evidence, ExplainError> {
     let files = table.files().len();
-    let among = &explanation.after_partition;
-    let input = among.iter().filter(|a| **a).count();
+    let among = &explanation.after_partition.to_bools();
+    let input = explanation.after_partition.count();
     if plan.conjuncts.is_empty() && plan.referenced.is_empty() {
         return Ok(Evidence {
             files,

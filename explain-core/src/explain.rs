@@ -7,6 +7,7 @@ use crate::ast::Predicate;
 use crate::classify::{Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP, classify};
 use crate::coerce::coerce;
 use crate::error::ExplainError;
+use crate::file_set::FileSet;
 use crate::guards::{Effect, Guard, Hazard, guard};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
@@ -84,9 +85,9 @@ pub struct Explanation {
     pub predicate: Option<CompiledPredicate>,
     pub phases: Vec<Phase>,
     /// Per live file (same order as `ReplayedTable::files`): survived partition pruning.
-    pub after_partition: Vec<bool>,
+    pub after_partition: FileSet,
     /// Per live file: survived every phase (the final survivor set).
-    pub kept: Vec<bool>,
+    pub kept: FileSet,
     pub notes: Vec<Note>,
     /// The guards that fired (guards.rs): hazards announced, comparisons left out, literals
     /// widened. Never in `notes`, never in the confidence.
@@ -132,8 +133,8 @@ impl Explanation {
     /// depends on the predicate alone (its form, classes, hazards, kernel scans) is the same
     /// in both; the accepted partition values are the caller's to set from every partition.
     pub fn append(&mut self, next: Explanation) {
-        self.after_partition.extend(next.after_partition);
-        self.kept.extend(next.kept);
+        self.after_partition.append(&next.after_partition);
+        self.kept.append(&next.kept);
         for (phase, more) in self.phases.iter_mut().zip(next.phases) {
             phase.input_files += more.input_files;
             phase.output_files += more.output_files;
@@ -154,7 +155,7 @@ impl Explanation {
     }
 
     pub fn final_files(&self) -> usize {
-        self.kept.iter().filter(|k| **k).count()
+        self.kept.count()
     }
 
     /// The phase that eliminated file `i`, `None` when it is kept.
@@ -345,8 +346,8 @@ pub fn explain_planned(
         return Ok(Explanation {
             predicate: None,
             phases: Vec::new(),
-            after_partition: vec![true; total],
-            kept: vec![true; total],
+            after_partition: FileSet::all(total),
+            kept: FileSet::all(total),
             notes: Vec::new(),
             hazards: Vec::new(),
             confidence: Confidence::Exact,
@@ -420,7 +421,7 @@ pub fn explain_planned(
     } else {
         table.survivors_among(full_kernel.clone(), Some(&after_partition))?
     };
-    let kept: Vec<bool> = full_scan
+    let kept: FileSet = full_scan
         .iter()
         .zip(&after_partition)
         .map(|(a, b)| *a && *b)
@@ -453,7 +454,7 @@ pub fn explain_planned(
             nan_excluded,
             kernel_predicate: full_kernel.as_ref().map(|p| p.to_string()),
             input_files: partition_count,
-            output_files: kept.iter().filter(|k| **k).count(),
+            output_files: kept.count(),
             confidence: if lowered {
                 Confidence::Incomplete
             } else {
@@ -473,7 +474,7 @@ pub fn explain_planned(
     Ok(Explanation {
         predicate: Some(compiled.clone()),
         phases,
-        after_partition,
+        after_partition: FileSet::from(after_partition),
         kept,
         notes,
         hazards,

@@ -17,6 +17,7 @@ pub mod diagnose;
 pub mod error;
 pub mod explain;
 pub mod features;
+pub mod file_set;
 pub mod file_stats;
 pub mod gates;
 pub mod guards;

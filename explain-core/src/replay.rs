@@ -353,6 +353,8 @@ pub struct StreamedTable {
     /// How many live files the windows held between them.
     files: usize,
     partitions: Vec<Arc<RawPartitionValues>>,
+    /// Collected on first use; every predicate of a run asks.
+    present: std::sync::OnceLock<crate::accepted::PresentValues>,
 }
 
 impl StreamedTable {
@@ -367,8 +369,9 @@ impl StreamedTable {
     }
 
     /// Per partition key, the distinct values present in the snapshot.
-    pub fn present_values(&self) -> crate::accepted::PresentValues {
-        crate::accepted::present_values(&self.partitions, &self.head.columns)
+    pub fn present_values(&self) -> &crate::accepted::PresentValues {
+        self.present
+            .get_or_init(|| crate::accepted::present_values(&self.partitions, &self.head.columns))
     }
 }
 
@@ -474,6 +477,7 @@ impl ReplayedTable {
             head,
             files: windows.files,
             partitions: windows.partitions,
+            present: Default::default(),
         })
     }
 }

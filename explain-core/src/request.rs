@@ -1,7 +1,7 @@
 //! The library's entry points for whole reports, shared by the command and the Python package:
 //! one predicate ([`explain_one`]) and many against one replay ([`explain_many`]).
 //!
-//! One predicate streams (constant memory, [`crate::stream`]) unless its report goes back to
+//! Both stream (constant memory, [`crate::stream`]), unless one predicate's report goes back to
 //! the files after the explanation: `--verify` (the data), the ranges (each file's bounds, for
 //! `--ranges` and the HTML page). Those replay the table whole ([`crate::session`]).
 
@@ -11,7 +11,7 @@ use crate::error::ExplainError;
 use crate::explain::CompiledPredicate;
 use crate::replay::ReplayedTable;
 use crate::session::{ReportRequest, Reported, Session};
-use crate::stream::{StreamRequest, explain_streaming};
+use crate::stream::{StreamManyRequest, StreamRequest, explain_streaming, report_many_streaming};
 
 /// One predicate's report: the table, the predicate and sections of a stream, and what goes
 /// back to the files.
@@ -130,8 +130,8 @@ pub fn explain_one(
     Ok((report, failures))
 }
 
-/// The reports of many predicates against one replay of the table at `location`, on every
-/// core, in input order; an invalid predicate is an error in its place.
+/// The reports of many predicates against one streamed replay of the table at `location`, on
+/// every core, in input order; an invalid predicate is an error in its place.
 pub fn explain_many(
     location: &str,
     storage: &storage::StorageOptions,
@@ -140,8 +140,12 @@ pub fn explain_many(
     request: &ReportRequest,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Vec<Result<Reported, ExplainError>>, ExplainError> {
-    let table = ReplayedTable::open_observed_with(location, storage, version, progress)?;
-    Ok(Session::new(&table).reports(predicates, request))
+    let request = StreamManyRequest {
+        storage: storage.clone(),
+        version,
+        ..StreamManyRequest::new(location, predicates, request)
+    };
+    Ok(report_many_streaming(&request, progress)?.reports)
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

@@ -22,11 +22,23 @@
 //! `--explain-why` and `--assert-stats` stream too: each window's evidence (what every
 //! data-column conjunct prunes alone, the files without bounds) and missing statistics are
 //! summed; `--verbose` and `--layers` keep each window's first entries of their file lists,
-//! merged into the first so far. Runs of many predicates (`--predicates`, `--budget`) read the
-//! whole replayed table ([`ReplayedTable::open`]) and share it.
+//! merged into the first so far.
 //!
-//! What is held at once: one window's rows, the batches queued behind it, one byte per file
-//! and set (`after_partition`, `kept`), and the distinct partitions.
+//! Runs of many predicates (`--predicates`, `--budget`, [`report_many_streaming`]) stream the
+//! same way: every window is explained for every predicate, each with its own report request,
+//! on every core (a worker takes the next predicate not yet done with the window), before the
+//! window is dropped. Each predicate is compiled and planned once, at the first window; a
+//! predicate that does not compile, or whose explanation fails short of the table (a usage or
+//! predicate error), becomes an error in its place and the others go on. A table or storage
+//! error stops the run.
+//!
+//! What is held at once: one window's rows, the batches queued behind it, per predicate one
+//! bit per file and set (`after_partition`, `kept`, [`FileSet`](crate::file_set::FileSet)),
+//! its counts and sections, and the distinct partitions.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::diagnose::{
     Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_planned,
@@ -76,15 +88,36 @@ impl StreamRequest {
     }
 }
 
-/// What a streamed explanation leaves: the table's header facts, the explanation, and what
-/// its report needs, with no rows.
+/// What a streamed explanation leaves: the table's header facts and the one predicate's
+/// explanation with its sections, with no rows.
 pub struct Streamed {
     pub table: StreamedTable,
-    pub explanation: Explanation,
-    pub tallies: FileTallies,
     pub features: TableFeatures,
     /// How many windows the files came in.
     pub windows: usize,
+    pub explained: Explained,
+}
+
+impl Streamed {
+    /// The report with its sections, as [`Report::build`] and its sections make it from a
+    /// replayed table (no gates, no warnings).
+    pub fn report(&self, elapsed_ms: u64) -> Report {
+        self.explained
+            .report(&self.table, &self.features, elapsed_ms)
+    }
+
+    /// The finished report, as [`Session::report`](crate::session::Session::report) gives
+    /// it: the sections, the gates and warnings, the diagnoses; and the failed gates' lines.
+    pub fn reported(&self, elapsed_ms: u64) -> Reported {
+        self.explained
+            .reported(&self.table, &self.features, elapsed_ms)
+    }
+}
+
+/// One predicate's explanation of a streamed table and the sections its request asked for.
+pub struct Explained {
+    pub explanation: Explanation,
+    pub tallies: FileTallies,
     /// The diagnoses, when asked for.
     pub diagnoses: Option<Vec<Diagnosis>>,
     /// The `--assert-stats` assertion over every file, when asked for.
@@ -96,37 +129,46 @@ pub struct Streamed {
     request: ReportRequest,
 }
 
-impl Streamed {
-    /// The report with its sections, as [`Report::build`] and its sections make it from a
-    /// replayed table (no gates, no warnings).
-    pub fn report(&self, elapsed_ms: u64) -> Report {
+impl Explained {
+    /// The report with its sections (no gates, no warnings).
+    pub fn report(
+        &self,
+        table: &StreamedTable,
+        features: &TableFeatures,
+        elapsed_ms: u64,
+    ) -> Report {
         let mut report = Report::assemble(
             TableHeader {
-                location: self.table.location(),
-                version: self.table.version(),
-                features: self.features.clone(),
+                location: table.location(),
+                version: table.version(),
+                features: features.clone(),
             },
             &self.explanation,
             &self.tallies,
             elapsed_ms,
         );
         if let Some(files) = &self.files {
-            report.set_files(files.clone(), self.table.file_count());
+            report.set_files(files.clone(), table.file_count());
         }
         report.layers = self.layers.clone();
         report
     }
 
-    /// The finished report, as [`Session::report`](crate::session::Session::report) gives
-    /// it: the sections, the gates and warnings, the diagnoses; and the failed gates' lines.
-    pub fn reported(&self, elapsed_ms: u64) -> Reported {
-        let mut report = self.report(elapsed_ms);
+    /// The finished report: the sections, the gates and warnings, the diagnoses; and the
+    /// failed gates' lines.
+    pub fn reported(
+        &self,
+        table: &StreamedTable,
+        features: &TableFeatures,
+        elapsed_ms: u64,
+    ) -> Reported {
+        let mut report = self.report(table, features, elapsed_ms);
         let failures = finish_report(
             &self.request,
             &mut report,
             &self.explanation,
-            self.table.columns(),
-            &self.table.present_values(),
+            table.columns(),
+            table.present_values(),
             self.stats_assertion.clone(),
         );
         if let Some(diagnoses) = &self.diagnoses {
@@ -136,17 +178,21 @@ impl Streamed {
     }
 }
 
-/// Explains `request` in one streamed replay; `observer` hears the running file count.
+/// Explains `request` in one streamed replay; `observer` hears the running file count. A
+/// predicate that does not compile is refused before any file is listed.
 pub fn explain_streaming(
     request: &StreamRequest,
     observer: &mut dyn FnMut(usize),
 ) -> Result<Streamed, ExplainError> {
     let mut windows = Windows {
-        predicate: request.predicate.as_deref(),
-        request: &request.report,
-        compiled: None,
-        evidence_plan: None,
-        gathered: Gathered::default(),
+        streams: vec![PredicateStream::new(
+            request.predicate.as_deref(),
+            &request.report,
+        )],
+        errors_in_place: false,
+        workers: 1,
+        windows: 0,
+        dv_files: 0,
     };
     let table = ReplayedTable::stream(
         &request.location,
@@ -156,55 +202,301 @@ pub fn explain_streaming(
         &mut windows,
         request.window_files,
     )?;
-    let gathered = windows.gathered;
-    let explanation = gathered.explanation.ok_or_else(|| ExplainError::Table {
-        table: request.location.clone(),
-        reason: "the replay handed on no window of files".into(),
-    })?;
-    // Accepted values are decided over every partition of the table, known only now.
-    let present = table.present_values();
-    let explanation = explanation.with_accepted(&present, table.columns());
-    let diagnoses = gathered.evidence.map(|evidence| {
-        diagnose_from(
-            &TableFacts {
-                columns: table.columns(),
-                present_values: &present,
-                has_min_max_column: &|path| table.has_min_max_column(path),
-            },
-            &explanation,
-            &evidence,
-        )
-    });
-    let features = TableFeatures::read_parts(
-        table.snapshot(),
-        table.engine(),
-        table.columns(),
-        gathered.dv_files,
-    );
+    let features = windows.features(&table);
+    let explained = windows
+        .streams
+        .pop()
+        .map(|stream| stream.finish(&table))
+        .unwrap_or_else(|| Err(no_window(&request.location)))?;
     Ok(Streamed {
+        windows: windows.windows,
         table,
-        explanation,
-        tallies: gathered.tallies,
         features,
-        windows: gathered.windows,
-        diagnoses,
-        stats_assertion: gathered.stats_assertion,
-        files: gathered.files,
-        layers: gathered.layers,
-        request: request.report.clone(),
+        explained,
     })
 }
 
-/// The explanation gathered window by window.
+/// Many predicates, each with its report request, explained over one streamed replay.
+#[derive(Clone, Debug)]
+pub struct StreamManyRequest {
+    pub location: String,
+    pub storage: StorageOptions,
+    /// The snapshot version; the latest when `None`.
+    pub version: Option<u64>,
+    /// The predicates in order, each with what its report carries and the gates it answers.
+    pub entries: Vec<(String, ReportRequest)>,
+    /// The files a window gathers before it is explained and dropped.
+    pub window_files: usize,
+    /// The threads that explain a window's predicates.
+    pub workers: usize,
+}
+
+impl StreamManyRequest {
+    /// `predicates` of the latest snapshot at `location`, each with `request`, in windows of
+    /// [`WINDOW_ROWS`] on every core.
+    pub fn new(location: &str, predicates: &[&str], request: &ReportRequest) -> Self {
+        Self {
+            location: location.to_string(),
+            storage: StorageOptions::default(),
+            version: None,
+            entries: predicates
+                .iter()
+                .map(|p| (p.to_string(), request.clone()))
+                .collect(),
+            window_files: WINDOW_ROWS,
+            workers: crate::cores(),
+        }
+    }
+}
+
+/// The reports of many predicates and the table they were explained against.
+pub struct StreamedReports {
+    pub table: StreamedTable,
+    /// How many windows the files came in.
+    pub windows: usize,
+    /// In the order of the request's entries; a predicate's own error in its place.
+    pub reports: Vec<Result<Reported, ExplainError>>,
+}
+
+/// The reports of every predicate of `request` in input order, from one streamed replay; a
+/// predicate that fails short of the table is an error in its place. Each report's
+/// `elapsed_ms` is the time spent on that predicate's explanation and report.
+pub fn report_many_streaming(
+    request: &StreamManyRequest,
+    observer: &mut dyn FnMut(usize),
+) -> Result<StreamedReports, ExplainError> {
+    let mut windows = Windows {
+        streams: request
+            .entries
+            .iter()
+            .map(|(predicate, report)| PredicateStream::new(Some(predicate), report))
+            .collect(),
+        errors_in_place: true,
+        workers: request.workers.max(1),
+        windows: 0,
+        dv_files: 0,
+    };
+    let table = ReplayedTable::stream(
+        &request.location,
+        &request.storage,
+        request.version,
+        observer,
+        &mut windows,
+        request.window_files,
+    )?;
+    let features = windows.features(&table);
+    let streams = std::mem::take(&mut windows.streams);
+    let finished = for_each_stream(streams, windows.workers, |stream| {
+        let started = Instant::now();
+        let busy = stream.busy;
+        let explained = stream.finish(&table)?;
+        let elapsed = busy + started.elapsed();
+        let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+        Ok(explained.reported(&table, &features, elapsed_ms))
+    });
+    let stops = |o: &Result<Reported, ExplainError>| {
+        matches!(o, Err(ExplainError::Table { .. } | ExplainError::Output(_)))
+    };
+    let mut finished = finished;
+    if let Some(at) = finished.iter().position(stops)
+        && let Err(e) = finished.swap_remove(at)
+    {
+        return Err(e);
+    }
+    Ok(StreamedReports {
+        table,
+        windows: windows.windows,
+        reports: finished,
+    })
+}
+
+fn no_window(location: &str) -> ExplainError {
+    ExplainError::Table {
+        table: location.to_string(),
+        reason: "the replay handed on no window of files".into(),
+    }
+}
+
+/// The explanations gathered window by window, one stream per predicate.
 struct Windows<'a> {
+    streams: Vec<PredicateStream<'a>>,
+    /// A predicate's own error is kept in its place (many predicates) rather than stopping
+    /// the run (one predicate: its error is the run's).
+    errors_in_place: bool,
+    workers: usize,
+    windows: usize,
+    dv_files: usize,
+}
+
+impl Windows<'_> {
+    /// The table's features, with the deletion-vector files every window counted.
+    fn features(&self, table: &StreamedTable) -> TableFeatures {
+        TableFeatures::read_parts(
+            table.snapshot(),
+            table.engine(),
+            table.columns(),
+            self.dv_files,
+        )
+    }
+}
+
+impl WindowVisitor for Windows<'_> {
+    fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError> {
+        self.windows = 0;
+        self.dv_files = 0;
+        for stream in &mut self.streams {
+            stream.restart();
+            // One predicate is refused before any file is listed; many are planned by the
+            // workers at the first window, each error in its place.
+            if !self.errors_in_place {
+                stream.plan(columns)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError> {
+        self.windows += 1;
+        self.dv_files += window.deletion_vector_files();
+        let in_place = self.errors_in_place;
+        let streams = std::mem::take(&mut self.streams);
+        let outcomes = for_each_stream_mut(streams, self.workers, |stream| {
+            if stream.failed.is_some() {
+                return Ok(());
+            }
+            let started = Instant::now();
+            let visited = stream
+                .plan(window.columns())
+                .and_then(|()| stream.visit(window));
+            stream.busy += started.elapsed();
+            match visited {
+                Ok(()) => Ok(()),
+                Err(e @ (ExplainError::Table { .. } | ExplainError::Output(_))) => Err(e),
+                Err(e) if in_place => {
+                    stream.failed = Some(e);
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
+        });
+        let (streams, outcome) = outcomes;
+        self.streams = streams;
+        outcome
+    }
+}
+
+/// Runs `work` on every stream, on up to `workers` threads (a worker takes the next stream not
+/// yet done), and gives the streams back in order with the first error. Workers get the main
+/// thread's deep stack: a predicate file may hold deep predicates.
+fn for_each_stream_mut<'a>(
+    mut streams: Vec<PredicateStream<'a>>,
+    workers: usize,
+    work: impl Fn(&mut PredicateStream<'a>) -> Result<(), ExplainError> + Sync,
+) -> (Vec<PredicateStream<'a>>, Result<(), ExplainError>) {
+    let workers = workers.min(streams.len());
+    if workers <= 1 {
+        let outcome = streams.iter_mut().try_for_each(&work);
+        return (streams, outcome);
+    }
+    let outcome = {
+        let slots: Vec<Mutex<&mut PredicateStream<'a>>> =
+            streams.iter_mut().map(Mutex::new).collect();
+        let next = AtomicUsize::new(0);
+        let failure: Mutex<Option<ExplainError>> = Mutex::new(None);
+        let run = || {
+            while let Some(slot) = slots.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let mut stream = slot.lock().unwrap_or_else(|p| p.into_inner());
+                if let Err(e) = work(&mut stream) {
+                    failure
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
+                }
+            }
+        };
+        on_workers(workers, &run);
+        match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    };
+    (streams, outcome)
+}
+
+/// A stream waiting to be finished, and its outcome once it is.
+type Slot<'a, T> = (Option<PredicateStream<'a>>, Option<Result<T, ExplainError>>);
+
+/// Runs `finish` on every stream on up to `workers` threads, the outcomes in order.
+fn for_each_stream<'a, T: Send>(
+    streams: Vec<PredicateStream<'a>>,
+    workers: usize,
+    finish: impl Fn(PredicateStream<'a>) -> Result<T, ExplainError> + Sync,
+) -> Vec<Result<T, ExplainError>> {
+    let workers = workers.min(streams.len());
+    if workers <= 1 {
+        return streams.into_iter().map(finish).collect();
+    }
+    let slots: Vec<Mutex<Slot<'a, T>>> = streams
+        .into_iter()
+        .map(|s| Mutex::new((Some(s), None)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let run = || {
+        while let Some(slot) = slots.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(stream) = slot.0.take() {
+                slot.1 = Some(finish(stream));
+            }
+        }
+    };
+    on_workers(workers, &run);
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .1
+                .unwrap_or_else(|| {
+                    Err(ExplainError::Output("a predicate was not explained".into()))
+                })
+        })
+        .collect()
+}
+
+/// `run` on `workers` scoped threads with the deep stack; on this thread when none starts.
+fn on_workers(workers: usize, run: &(dyn Fn() + Sync)) {
+    std::thread::scope(|scope| {
+        let spawned = (0..workers)
+            .filter(|_| {
+                std::thread::Builder::new()
+                    .stack_size(crate::DEEP_STACK)
+                    .spawn_scoped(scope, run)
+                    .is_ok()
+            })
+            .count();
+        // A worker that could not start leaves its share to the others; with none, this
+        // thread.
+        if spawned == 0 {
+            run();
+        }
+    });
+}
+
+/// One predicate's part of a streamed run: planned once, then its explanation and sections
+/// gathered window by window.
+struct PredicateStream<'a> {
     predicate: Option<&'a str>,
     request: &'a ReportRequest,
     /// Compiled and planned (its kernel scans lowered) once, when the columns are known.
-    compiled: Option<(CompiledPredicate, KernelScans)>,
+    planned: Option<(CompiledPredicate, KernelScans)>,
     /// The diagnoses' kernel scans, lowered at the first window (`--explain-why`).
     evidence_plan: Option<EvidencePlan>,
     /// What the windows of this replay attempt have said (a restart starts it again).
     gathered: Gathered,
+    /// The predicate's own error, kept in its place.
+    failed: Option<ExplainError>,
+    /// Time spent on this predicate's windows.
+    busy: Duration,
 }
 
 /// What the windows say, summed or merged; a section not asked for stays `None`.
@@ -212,36 +504,51 @@ struct Windows<'a> {
 struct Gathered {
     explanation: Option<Explanation>,
     tallies: FileTallies,
-    dv_files: usize,
-    windows: usize,
     evidence: Option<Evidence>,
     stats_assertion: Option<Assertion>,
     files: Option<Vec<FileReport>>,
     layers: Option<Layers>,
 }
 
-impl WindowVisitor for Windows<'_> {
-    fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError> {
-        // A restarted replay compiled the predicate already, against the same snapshot.
-        if self.compiled.is_none()
+impl<'a> PredicateStream<'a> {
+    fn new(predicate: Option<&'a str>, request: &'a ReportRequest) -> Self {
+        Self {
+            predicate,
+            request,
+            planned: None,
+            evidence_plan: None,
+            gathered: Gathered::default(),
+            failed: None,
+            busy: Duration::ZERO,
+        }
+    }
+
+    /// A restarted replay: what the earlier windows said is forgotten; the plan (of the same
+    /// snapshot) is kept.
+    fn restart(&mut self) {
+        self.gathered = Gathered::default();
+        self.evidence_plan = None;
+        self.busy = Duration::ZERO;
+    }
+
+    /// Compiles and plans the predicate, once.
+    fn plan(&mut self, columns: &TableColumns) -> Result<(), ExplainError> {
+        if self.planned.is_none()
             && let Some(text) = self.predicate
         {
             let compiled = CompiledPredicate::compile_against(text, columns)?;
             let scans = kernel_scans(&compiled, columns, self.request.options)?;
-            self.compiled = Some((compiled, scans));
+            self.planned = Some((compiled, scans));
         }
-        self.gathered = Gathered::default();
         Ok(())
     }
 
     fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError> {
         let request = self.request;
-        let planned = self.compiled.as_ref().map(|(c, s)| (c, s));
+        let planned = self.planned.as_ref().map(|(c, s)| (c, s));
         let explanation = explain_planned(window, planned)?;
         let so_far = &mut self.gathered;
         so_far.tallies = so_far.tallies.plus(FileTallies::of(window, &explanation));
-        so_far.dv_files += window.deletion_vector_files();
-        so_far.windows += 1;
         if request.explain_why {
             let plan = match self.evidence_plan.take() {
                 Some(plan) => plan,
@@ -279,5 +586,39 @@ impl WindowVisitor for Windows<'_> {
             None => so_far.explanation = Some(explanation),
         }
         Ok(())
+    }
+
+    /// The explanation of every window, its accepted values and diagnoses decided over every
+    /// partition of the table (known only now).
+    fn finish(self, table: &StreamedTable) -> Result<Explained, ExplainError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let gathered = self.gathered;
+        let explanation = gathered
+            .explanation
+            .ok_or_else(|| no_window(table.location()))?;
+        let present = table.present_values();
+        let explanation = explanation.with_accepted(present, table.columns());
+        let diagnoses = gathered.evidence.map(|evidence| {
+            diagnose_from(
+                &TableFacts {
+                    columns: table.columns(),
+                    present_values: present,
+                    has_min_max_column: &|path| table.has_min_max_column(path),
+                },
+                &explanation,
+                &evidence,
+            )
+        });
+        Ok(Explained {
+            explanation,
+            tallies: gathered.tallies,
+            diagnoses,
+            stats_assertion: gathered.stats_assertion,
+            files: gathered.files,
+            layers: gathered.layers,
+            request: self.request.clone(),
+        })
     }
 }

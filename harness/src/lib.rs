@@ -36,8 +36,8 @@ pub fn oracle_paths(snapshot: &Snapshot) -> BTreeSet<String> {
 pub fn kept_paths(table: &ReplayedTable, explanation: &Explanation) -> BTreeSet<String> {
     table
         .paths()
-        .zip(&explanation.kept)
-        .filter(|(_, k)| **k)
+        .zip(explanation.kept.iter())
+        .filter(|(_, k)| *k)
         .map(|(path, _)| path.to_string())
         .collect()
 }

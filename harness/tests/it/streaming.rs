@@ -4,7 +4,9 @@
 //! `--explain-why`, the files `--assert-stats` names, the per-file view of `--verbose` and the
 //! survivor sets of `--layers` (whole and cut by `--limit`), on every fixture
 //! and on every metadata-only table shape, in windows of one scan batch, of a few files and of
-//! the default size.
+//! the default size. Many predicates streamed over one replay (`--predicates`, `--budget`)
+//! report what each reports alone against the whole table, each with its own request, a bad
+//! predicate an error in its place.
 
 use explain_core::ast::ColumnRef;
 use explain_core::diagnose::diagnose;
@@ -12,8 +14,10 @@ use explain_core::explain::{ExplainOptions, explain_with};
 use explain_core::gates::stats_complete;
 use explain_core::replay::{ReplayedTable, WINDOW_ROWS};
 use explain_core::report::Report;
-use explain_core::session::ReportRequest;
-use explain_core::stream::{StreamRequest, explain_streaming};
+use explain_core::session::{ReportRequest, Session};
+use explain_core::stream::{
+    StreamManyRequest, StreamRequest, explain_streaming, report_many_streaming,
+};
 use harness::scaling::TableShape;
 
 use crate::phase_scans::{predicates_over, present_literal};
@@ -75,11 +79,11 @@ fn assert_streams_alike(
                 );
             }
             assert_eq!(
-                streamed.explanation.after_partition, whole.after_partition,
+                streamed.explained.explanation.after_partition, whole.after_partition,
                 "{context}: partition survivors, file by file"
             );
             assert_eq!(
-                streamed.explanation.kept, whole.kept,
+                streamed.explained.explanation.kept, whole.kept,
                 "{context}: kept files, file by file"
             );
             assert_eq!(
@@ -100,12 +104,12 @@ fn assert_streams_alike(
             let diagnoses =
                 |d: &[explain_core::diagnose::Diagnosis]| serde_json::to_string_pretty(d).unwrap();
             assert_eq!(
-                diagnoses(streamed.diagnoses.as_deref().unwrap_or_default()),
+                diagnoses(streamed.explained.diagnoses.as_deref().unwrap_or_default()),
                 diagnoses(&diagnose(cached, whole).unwrap()),
                 "{context}: the diagnoses"
             );
             assert_eq!(
-                streamed.stats_assertion,
+                streamed.explained.stats_assertion,
                 Some(stats_complete(cached, whole)),
                 "{context}: --assert-stats"
             );
@@ -187,5 +191,149 @@ fn streamed_explanations_equal_whole_ones_on_every_table_shape() {
                 "{location}: `{predicate}` in {windows} windows"
             );
         }
+    }
+}
+
+/// Each entry's request: every section and gate in turn, so each predicate is seen to be
+/// reported with its own request, not its neighbour's.
+fn entry_request(i: usize, strict: bool) -> ReportRequest {
+    ReportRequest {
+        options: ExplainOptions { strict },
+        min_pruning: i.is_multiple_of(3).then_some(50.0),
+        min_files: (i % 4 == 1).then_some(2),
+        assert_stats: i.is_multiple_of(2),
+        verbose: i % 3 != 2,
+        limit: (i % 5 == 1).then_some(2),
+        layers: i % 2 == 1,
+        explain_why: i % 3 == 1,
+    }
+}
+
+/// `predicates` streamed together equal each one's report from the whole replayed table, in
+/// every window size and on one and two workers; returns the most windows a run took.
+fn assert_many_stream_alike(
+    location: &str,
+    cached: &ReplayedTable,
+    predicates: &[String],
+) -> usize {
+    let session = Session::new(cached);
+    let mut most_windows = 0;
+    for strict in [false, true] {
+        let entries: Vec<(String, ReportRequest)> = predicates
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), entry_request(i, strict)))
+            .collect();
+        let alone: Vec<_> = entries
+            .iter()
+            .map(|(p, r)| session.report(Some(p), r, std::time::Instant::now()))
+            .collect();
+        for window_files in WINDOWS {
+            for workers in [1, 2] {
+                let context = format!(
+                    "{location} (strict: {strict}), windows of {window_files}, {workers} workers"
+                );
+                let request = StreamManyRequest {
+                    entries: entries.clone(),
+                    window_files,
+                    workers,
+                    ..StreamManyRequest::new(location, &[], &ReportRequest::default())
+                };
+                let streamed = report_many_streaming(&request, &mut |_| {})
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                most_windows = most_windows.max(streamed.windows);
+                assert_eq!(streamed.reports.len(), entries.len(), "{context}");
+                for (((predicate, _), alone), streamed) in
+                    entries.iter().zip(&alone).zip(streamed.reports)
+                {
+                    let context = format!("{context}: `{predicate}`");
+                    match (alone, streamed) {
+                        (Ok((a, fa)), Ok((mut b, fb))) => {
+                            let mut a = a.clone();
+                            a.elapsed_ms = 0;
+                            b.elapsed_ms = 0;
+                            assert_eq!(b.to_json(), a.to_json(), "{context}: the report");
+                            assert_eq!(&fb, fa, "{context}: the failed gates");
+                        }
+                        (Err(a), Err(b)) => {
+                            assert_eq!(b.to_string(), a.to_string(), "{context}: the error");
+                            assert_eq!(b.exit_code(), a.exit_code(), "{context}: the exit code");
+                        }
+                        (a, b) => panic!(
+                            "{context}: alone {:?}, streamed {:?}",
+                            a.as_ref().err().map(ToString::to_string),
+                            b.err().map(|e| e.to_string())
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    most_windows
+}
+
+#[test]
+fn many_streamed_predicates_equal_their_whole_reports_on_every_fixture() {
+    let mut compared = 0usize;
+    for table_dir in testkit::all_tables() {
+        let location = table_dir.to_string_lossy().into_owned();
+        let Ok(cached) = ReplayedTable::open(&location, None) else {
+            continue;
+        };
+        let names = cached.columns().leaf_names();
+        let first = format!("`{}`", names[0].replace('.', "`.`"));
+        let partition_columns = cached.columns().partition_columns().to_vec();
+        let mut predicates = vec![
+            // Refused in its place: the others go on.
+            "no_such_column_anywhere = 1".to_string(),
+            "this is not sql (".to_string(),
+        ];
+        for name in partition_columns.iter().chain(
+            names
+                .iter()
+                .filter(|n| !partition_columns.contains(n))
+                .take(2),
+        ) {
+            let column = ColumnRef::new(name.split('.'));
+            let quoted = format!("`{}`", name.replace('.', "`.`"));
+            let value = present_literal(&cached, &column).or_else(|| Some("1".to_string()));
+            predicates.extend(
+                predicates_over(&quoted, value.as_deref(), &first)
+                    .into_iter()
+                    .take(6),
+            );
+        }
+        compared += predicates.len();
+        assert_many_stream_alike(&location, &cached, &predicates);
+    }
+    assert!(compared >= 100, "only {compared} predicates compared");
+}
+
+#[test]
+fn many_streamed_predicates_equal_their_whole_reports_on_every_table_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    for shape in TableShape::all_of(2_500) {
+        let location = shape
+            .write(dir.path())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let cached = ReplayedTable::open(&location, None).unwrap();
+        let mut predicates = vec![
+            shape.predicate(),
+            "value >= 0".to_string(),
+            "id < 250000 OR value < 0".to_string(),
+            "no_such_column = 3".to_string(),
+            "UPPER(CAST(id AS STRING)) = '7' AND id < 100000".to_string(),
+        ];
+        if shape.partitioned {
+            predicates.extend([
+                "p = 'p3'".to_string(),
+                "p IN ('p1', 'p3') OR id < 5000".to_string(),
+                "p = 'no-such-partition'".to_string(),
+            ]);
+        }
+        let windows = assert_many_stream_alike(&location, &cached, &predicates);
+        assert!(windows > 2, "{location}: {windows} windows");
     }
 }

@@ -6,6 +6,7 @@
 
 use explain_core::ast::CmpOp;
 use explain_core::explain::{CompiledPredicate, ExplainOptions, explain_with};
+use explain_core::file_set::FileSet;
 use explain_core::guards::{Effect, Guard};
 use explain_core::lower::{kernel_can_evaluate, to_kernel};
 use generators::catalog::named;
@@ -81,9 +82,9 @@ fn check_table(name: &str, columns: &[&str], extra: &[&str]) -> Tally {
     };
     for predicate in &predicates {
         let matches = matching(&subject, predicate);
-        let dropped = |kept: &[bool]| (0..kept.len()).find(|&i| matches[i] && !kept[i]);
+        let dropped = |kept: &FileSet| (0..kept.len()).find(|&i| matches[i] && !kept[i]);
         tally.predicates += 1;
-        if dropped(&unguarded_kept(&subject, predicate)).is_some() {
+        if dropped(&FileSet::from(unguarded_kept(&subject, predicate))).is_some() {
             tally.unguarded_drops += 1;
         }
         let strict = explain_with(
