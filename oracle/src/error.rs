@@ -20,6 +20,9 @@ pub enum OracleError {
     /// A bad location or storage option.
     #[error("{0}")]
     Usage(String),
+    /// The Ballista cluster cannot be reached, failed the job, or answered incompletely.
+    #[error("the cluster: {0}")]
+    Cluster(String),
 }
 
 impl OracleError {

@@ -18,6 +18,8 @@
 //!   one store and one I/O runtime.
 
 pub mod delta_schema;
+#[cfg(feature = "ballista")]
+pub mod distributed;
 pub mod dv;
 pub mod error;
 pub mod guarded;

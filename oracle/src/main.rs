@@ -17,6 +17,15 @@ enum Format {
     Json,
 }
 
+/// Where the data is read and matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Engine {
+    /// On this machine, every core (the default).
+    Local,
+    /// On a Ballista cluster (`--scheduler`); see docs/distributed.md.
+    Ballista,
+}
+
 /// Ground truth for Delta file pruning: which files hold rows matching a SQL predicate.
 #[derive(Debug, Parser)]
 #[command(name = "delta-oracle", version, about)]
@@ -41,6 +50,68 @@ struct Args {
     /// Replay the table as of this version.
     #[arg(long, value_name = "N")]
     at_version: Option<u64>,
+    /// Where the files are matched: here, or on a Ballista cluster.
+    #[arg(long, value_enum, default_value_t = Engine::Local)]
+    engine: Engine,
+    /// The Ballista scheduler, df://HOST:PORT (with `--engine ballista`).
+    #[arg(long, value_name = "URL")]
+    scheduler: Option<String>,
+    /// Files per task on the cluster.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    files_per_task: usize,
+    /// Seconds to wait for the cluster's whole answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    cluster_timeout: u64,
+}
+
+/// The report, its files matched on the engine `args` names.
+fn report(
+    args: &Args,
+    storage: &storage::StorageOptions,
+    snapshot: Snapshot,
+) -> Result<OracleReport, oracle::OracleError> {
+    match args.engine {
+        Engine::Local => {
+            let loaded = LoadedTable::load(snapshot, &plan(num_cpus()))?;
+            OracleReport::build(&args.table, &loaded, &args.predicate)
+        }
+        Engine::Ballista => on_cluster(args, storage, &snapshot),
+    }
+}
+
+#[cfg(feature = "ballista")]
+fn on_cluster(
+    args: &Args,
+    storage: &storage::StorageOptions,
+    snapshot: &Snapshot,
+) -> Result<OracleReport, oracle::OracleError> {
+    use oracle::distributed::{ClusterRequest, match_on_cluster};
+    let scheduler = args.scheduler.clone().ok_or_else(|| {
+        oracle::OracleError::Usage("--engine ballista needs --scheduler df://HOST:PORT".into())
+    })?;
+    let request = ClusterRequest {
+        scheduler,
+        files_per_task: args.files_per_task,
+        timeout: std::time::Duration::from_secs(args.cluster_timeout),
+    };
+    let counts = match_on_cluster(snapshot, &args.table, storage, &args.predicate, &request)?;
+    let rows: Vec<(u64, u64)> = counts
+        .iter()
+        .map(|c| (c.physical_rows, c.live_rows))
+        .collect();
+    let matching: Vec<u64> = counts.iter().map(|c| c.matching_rows).collect();
+    OracleReport::assemble(&args.table, snapshot, &args.predicate, &rows, &matching)
+}
+
+#[cfg(not(feature = "ballista"))]
+fn on_cluster(
+    _args: &Args,
+    _storage: &storage::StorageOptions,
+    _snapshot: &Snapshot,
+) -> Result<OracleReport, oracle::OracleError> {
+    Err(oracle::OracleError::Usage(
+        "this delta-oracle was built without the `ballista` feature".into(),
+    ))
 }
 
 fn main() -> ExitCode {
@@ -76,9 +147,13 @@ fn main() -> ExitCode {
             region: args.region.clone(),
             anonymous: args.anonymous,
         };
+        if args.engine == Engine::Local && args.scheduler.is_some() {
+            return Err(oracle::OracleError::Usage(
+                "--scheduler is for --engine ballista".into(),
+            ));
+        }
         let snapshot = Snapshot::open_with(&args.table, &storage, args.at_version)?;
-        let loaded = LoadedTable::load(snapshot, &plan(num_cpus()))?;
-        let report = OracleReport::build(&args.table, &loaded, &args.predicate)?;
+        let report = report(&args, &storage, snapshot)?;
         Ok(match args.format {
             Format::Text => report.to_text(),
             Format::Json => report.to_json() + "\n",

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::error::OracleError;
+use crate::log::Snapshot;
 use crate::matching::LoadedTable;
 use crate::pruning::kept_by_statistics;
 
@@ -39,24 +40,40 @@ impl OracleReport {
         predicate: &str,
     ) -> Result<OracleReport, OracleError> {
         let matching = loaded.matching_rows(predicate)?;
-        let kept = kept_by_statistics(&loaded.snapshot, predicate)?;
-        let files: Vec<FileOutcome> = loaded
-            .snapshot
+        let rows: Vec<(u64, u64)> = loaded
+            .counts
+            .iter()
+            .map(|c| (c.physical_rows, c.live_rows))
+            .collect();
+        Self::assemble(table, &loaded.snapshot, predicate, &rows, &matching)
+    }
+
+    /// The report of `snapshot`'s files from their rows, `(physical, live)`, and matching rows,
+    /// in the snapshot's order, however they were counted (here or on a cluster).
+    pub fn assemble(
+        table: &str,
+        snapshot: &Snapshot,
+        predicate: &str,
+        rows: &[(u64, u64)],
+        matching: &[u64],
+    ) -> Result<OracleReport, OracleError> {
+        let kept = kept_by_statistics(snapshot, predicate)?;
+        let files: Vec<FileOutcome> = snapshot
             .files
             .iter()
             .enumerate()
             .map(|(i, f)| FileOutcome {
                 path: f.path.clone(),
                 num_records: f.num_records(),
-                deleted_rows: loaded.counts[i].physical_rows - loaded.counts[i].live_rows,
-                live_rows: loaded.counts[i].live_rows,
+                deleted_rows: rows[i].0 - rows[i].1.min(rows[i].0),
+                live_rows: rows[i].1,
                 matching_rows: matching[i],
                 kept_by_statistics: kept[i],
             })
             .collect();
         Ok(OracleReport {
             table: table.to_string(),
-            version: loaded.snapshot.version,
+            version: snapshot.version,
             predicate: predicate.to_string(),
             live_files: files.len(),
             matching_files: files.iter().filter(|f| f.matching_rows > 0).count(),

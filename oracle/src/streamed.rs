@@ -28,6 +28,9 @@ pub struct FileVerdict {
     /// Every row group of the file, with the verdict of its footer statistics
     /// ([`crate::row_groups`]), from the footer the read itself used.
     pub row_groups: Vec<RowGroup>,
+    /// Rows in the Parquet file, and those left after its deletion vector.
+    pub physical_rows: u64,
+    pub live_rows: u64,
 }
 
 /// One file's verdict, or why it could not be read.
@@ -77,7 +80,7 @@ pub fn matching_row_groups(
 }
 
 /// The matching rows of one file per row group, and its footer's verdicts.
-fn count_file(
+pub(crate) fn count_file(
     snapshot: &Snapshot,
     file: &crate::log::replay::LiveFile,
     predicate: &Arc<dyn PhysicalExpr>,
@@ -117,5 +120,7 @@ fn count_file(
     Ok(FileVerdict {
         matches: counts,
         row_groups,
+        physical_rows: rows.physical_rows,
+        live_rows: rows.live_rows,
     })
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 #[derive(Clone, Debug, Deserialize)]
@@ -29,7 +29,7 @@ pub struct Remove {
     pub deletion_vector: Option<DeletionVectorDescriptor>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeletionVectorDescriptor {
     /// `u` (relative path from a z85 UUID), `p` (absolute path), `i` (inline).
@@ -50,7 +50,7 @@ impl DeletionVectorDescriptor {
     }
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Metadata {
     pub schema_string: String,
@@ -60,7 +60,7 @@ pub struct Metadata {
     pub configuration: HashMap<String, Option<String>>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Protocol {
     pub min_reader_version: i32,

@@ -30,7 +30,7 @@ const SUPPORTED_READER_FEATURES: &[&str] = &[
 ];
 
 /// One live file of the snapshot.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LiveFile {
     /// The path as the log writes it (relative and URL-encoded, or an absolute URL).
     pub path: String,
@@ -145,13 +145,6 @@ impl Snapshot {
                 });
             }
         }
-        let fields = parse_schema(&metadata.schema_string)?;
-        let mapping = ColumnMapping::parse(
-            metadata
-                .configuration
-                .get("delta.columnMapping.mode")
-                .and_then(|v| v.as_deref()),
-        )?;
         let mut adds: Vec<(usize, Add)> = live.into_values().collect();
         adds.sort_by_key(|(o, _)| *o);
         let files = adds
@@ -172,9 +165,29 @@ impl Snapshot {
                 })
             })
             .collect::<Result<Vec<_>, OracleError>>()?;
+        Snapshot::from_parts(store, segment.version, protocol, metadata, files)
+    }
+
+    /// The snapshot of `files` under `protocol` and `metadata` (its schema and column
+    /// mapping read from the metadata), at `version` of the table in `store`: a replay's
+    /// result, or a share of one sent to a cluster's executor.
+    pub fn from_parts(
+        store: Arc<TableFiles>,
+        version: u64,
+        protocol: Protocol,
+        metadata: Metadata,
+        files: Vec<LiveFile>,
+    ) -> Result<Snapshot, OracleError> {
+        let fields = parse_schema(&metadata.schema_string)?;
+        let mapping = ColumnMapping::parse(
+            metadata
+                .configuration
+                .get("delta.columnMapping.mode")
+                .and_then(|v| v.as_deref()),
+        )?;
         Ok(Snapshot {
             store,
-            version: segment.version,
+            version,
             protocol,
             metadata,
             fields,

@@ -1,5 +1,6 @@
 //! Integration tests of the oracle on real Delta tables and on tables written here.
 
+mod ballista;
 mod cli;
 mod column_mapping;
 mod damaged_logs;

@@ -1,0 +1,257 @@
+//! The matching on a Ballista cluster (`--engine ballista`): a scheduler and two executors of
+//! `delta-oracle-cluster`, child processes on 127.0.0.1, give the same report as the local
+//! oracle on every shared fixture (deletion vectors included) for the corpus predicates, in
+//! tasks of one file and of several; an executor killed while a job runs leaves either the
+//! same complete answer or a one-line error (exit 3), never a partial report.
+
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use testkit::{all_tables, run_binary, workspace_root};
+
+const ORACLE: &str = env!("CARGO_BIN_EXE_delta-oracle");
+const CLUSTER: &str = env!("CARGO_BIN_EXE_delta-oracle-cluster");
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Waits until something listens on `port`.
+fn wait_for(port: u16, what: &str) {
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what} does not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A scheduler and its executors, stopped when dropped.
+struct Cluster {
+    port: u16,
+    executors: Vec<Child>,
+    scheduler: Child,
+}
+
+impl Cluster {
+    fn start(executors: usize) -> Cluster {
+        let port = free_port();
+        let spawn = |args: &[String]| {
+            Command::new(CLUSTER)
+                .args(args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("delta-oracle-cluster starts")
+        };
+        let scheduler = spawn(&[
+            "scheduler".into(),
+            "--port".into(),
+            port.to_string(),
+            "--executor-timeout".into(),
+            "4".into(),
+        ]);
+        wait_for(port, "the scheduler");
+        let executors = (0..executors)
+            .map(|_| {
+                let (flight, grpc) = (free_port(), free_port());
+                let child = spawn(&[
+                    "executor".into(),
+                    "--port".into(),
+                    flight.to_string(),
+                    "--grpc-port".into(),
+                    grpc.to_string(),
+                    "--scheduler-port".into(),
+                    port.to_string(),
+                    "--concurrent-tasks".into(),
+                    "2".into(),
+                    "--heartbeat".into(),
+                    "1".into(),
+                ]);
+                wait_for(flight, "an executor");
+                child
+            })
+            .collect();
+        Cluster {
+            port,
+            executors,
+            scheduler,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("df://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for child in self.executors.iter_mut().chain([&mut self.scheduler]) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The first predicates of the table's corpus, and `true`.
+fn predicates(name: &str) -> Vec<String> {
+    let corpus = std::fs::read_to_string(workspace_root().join(format!("corpora/{name}.txt")))
+        .expect("the table's corpus");
+    let mut out: Vec<String> = corpus
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .take(4)
+        .map(str::to_string)
+        .collect();
+    out.push("true".into());
+    out
+}
+
+fn on_cluster(cluster: &Cluster, table: &str, predicate: &str, per_task: &str) -> testkit::Run {
+    run_binary(
+        ORACLE,
+        &[
+            table,
+            "-w",
+            predicate,
+            "--format",
+            "json",
+            "--engine",
+            "ballista",
+            "--scheduler",
+            &cluster.url(),
+            "--files-per-task",
+            per_task,
+            "--cluster-timeout",
+            "120",
+        ],
+    )
+}
+
+#[test]
+fn every_fixture_matches_on_the_cluster_as_it_does_locally() {
+    let cluster = Cluster::start(2);
+    let (mut compared, mut with_deleted_rows) = (0usize, 0usize);
+    for table in all_tables() {
+        let name = table.file_name().unwrap().to_string_lossy().into_owned();
+        let path = table.to_str().unwrap();
+        for predicate in predicates(&name) {
+            let local = run_binary(ORACLE, &[path, "-w", &predicate, "--format", "json"]);
+            for per_task in ["1", "3"] {
+                let remote = on_cluster(&cluster, path, &predicate, per_task);
+                let case = format!("{name}: `{predicate}` in tasks of {per_task} files");
+                assert_eq!(remote.code, local.code, "{case}: {}", remote.stderr);
+                assert_eq!(remote.stdout, local.stdout, "{case}");
+                if local.code == 0 {
+                    compared += 1;
+                    let doc: serde_json::Value = serde_json::from_str(&local.stdout).unwrap();
+                    let deleted = doc["files"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|f| f["deleted_rows"].as_u64() > Some(0));
+                    with_deleted_rows += usize::from(deleted);
+                }
+            }
+        }
+    }
+    assert!(compared >= 40, "only {compared} reports compared");
+    assert!(
+        with_deleted_rows > 0,
+        "no compared table had rows removed by a deletion vector"
+    );
+}
+
+#[test]
+fn an_executor_killed_mid_job_never_leaves_a_partial_answer() {
+    let mut cluster = Cluster::start(2);
+    let table = workspace_root().join("../shared/fixtures/taxi-nyc");
+    let table = table.to_str().unwrap();
+    let predicate = "trip_distance > 5";
+    let local = run_binary(ORACLE, &[table, "-w", predicate, "--format", "json"]);
+    assert_eq!(local.code, 0, "{}", local.stderr);
+    // The driver starts a job of one task per file; an executor is killed as it runs.
+    let driver = {
+        let url = cluster.url();
+        let table = table.to_string();
+        std::thread::spawn(move || {
+            run_binary(
+                ORACLE,
+                &[
+                    &table,
+                    "-w",
+                    predicate,
+                    "--format",
+                    "json",
+                    "--engine",
+                    "ballista",
+                    "--scheduler",
+                    &url,
+                    "--files-per-task",
+                    "1",
+                    "--cluster-timeout",
+                    "90",
+                ],
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let killed = &mut cluster.executors[0];
+    killed.kill().expect("the executor is killed");
+    killed.wait().expect("the executor stops");
+    let remote = driver.join().expect("the driver returns");
+    match remote.code {
+        // Retried on the executor left: the whole answer.
+        0 => assert_eq!(remote.stdout, local.stdout, "a complete answer"),
+        // Or the job failed, said on one line.
+        3 => {
+            assert!(remote.stdout.is_empty(), "no report: {}", remote.stdout);
+            assert!(
+                remote.stderr.starts_with("delta-oracle: the cluster: ")
+                    && remote.stderr.trim_end().lines().count() == 1,
+                "{}",
+                remote.stderr
+            );
+        }
+        other => panic!("exit {other}: {}", remote.stderr),
+    }
+}
+
+#[test]
+fn a_cluster_that_cannot_be_reached_or_named_is_refused_on_one_line() {
+    let table = workspace_root().join("../shared/fixtures/taxi-nyc");
+    let table = table.to_str().unwrap();
+    let unnamed = run_binary(ORACLE, &[table, "-w", "true", "--engine", "ballista"]);
+    assert_eq!(unnamed.code, 2, "{}", unnamed.stderr);
+    assert!(unnamed.stderr.contains("--scheduler"), "{}", unnamed.stderr);
+    let nobody = format!("df://127.0.0.1:{}", free_port());
+    let unreachable = run_binary(
+        ORACLE,
+        &[
+            table,
+            "-w",
+            "true",
+            "--engine",
+            "ballista",
+            "--scheduler",
+            &nobody,
+            "--cluster-timeout",
+            "30",
+        ],
+    );
+    assert_eq!(unreachable.code, 3, "{}", unreachable.stderr);
+    assert!(
+        unreachable
+            .stderr
+            .starts_with("delta-oracle: the cluster: ")
+            && unreachable.stderr.trim_end().lines().count() == 1,
+        "{}",
+        unreachable.stderr
+    );
+}
