@@ -58,3 +58,22 @@ pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
+
+/// `run` on `workers` scoped threads with the deep stack; on this thread when none starts.
+pub(crate) fn on_workers(workers: usize, run: &(dyn Fn() + Sync)) {
+    std::thread::scope(|scope| {
+        let spawned = (0..workers)
+            .filter(|_| {
+                std::thread::Builder::new()
+                    .stack_size(crate::DEEP_STACK)
+                    .spawn_scoped(scope, run)
+                    .is_ok()
+            })
+            .count();
+        // A worker that could not start leaves its share to the others; with none, this
+        // thread.
+        if spawned == 0 {
+            run();
+        }
+    });
+}

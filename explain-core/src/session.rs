@@ -195,21 +195,7 @@ impl<'t> Session<'t> {
                 *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
             }
         };
-        std::thread::scope(|scope| {
-            let spawned: Vec<bool> = (0..workers)
-                .map(|_| {
-                    std::thread::Builder::new()
-                        .stack_size(crate::DEEP_STACK)
-                        .spawn_scoped(scope, work)
-                        .is_ok()
-                })
-                .collect();
-            // A worker that could not start leaves its share to the others; with none, this
-            // thread.
-            if !spawned.contains(&true) {
-                work();
-            }
-        });
+        crate::on_workers(workers, &work);
         slots
             .into_iter()
             .map(|slot| {

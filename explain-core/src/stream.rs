@@ -194,15 +194,13 @@ pub fn explain_streaming(
         windows: 0,
         dv_files: 0,
     };
-    let table = ReplayedTable::stream(
+    let (table, features) = windows.replay(
         &request.location,
         &request.storage,
         request.version,
-        observer,
-        &mut windows,
         request.window_files,
+        observer,
     )?;
-    let features = windows.features(&table);
     let explained = windows
         .streams
         .pop()
@@ -276,15 +274,13 @@ pub fn report_many_streaming(
         windows: 0,
         dv_files: 0,
     };
-    let table = ReplayedTable::stream(
+    let (table, features) = windows.replay(
         &request.location,
         &request.storage,
         request.version,
-        observer,
-        &mut windows,
         request.window_files,
+        observer,
     )?;
-    let features = windows.features(&table);
     let streams = std::mem::take(&mut windows.streams);
     let finished = for_each_stream(streams, windows.workers, |stream| {
         let started = Instant::now();
@@ -329,14 +325,26 @@ struct Windows<'a> {
 }
 
 impl Windows<'_> {
-    /// The table's features, with the deletion-vector files every window counted.
-    fn features(&self, table: &StreamedTable) -> TableFeatures {
-        TableFeatures::read_parts(
+    /// Replays `location` at `version` in windows of `window_files`, each visited by every
+    /// stream; the table and its features (with the deletion-vector files every window
+    /// counted).
+    fn replay(
+        &mut self,
+        location: &str,
+        storage: &StorageOptions,
+        version: Option<u64>,
+        window_files: usize,
+        observer: &mut dyn FnMut(usize),
+    ) -> Result<(StreamedTable, TableFeatures), ExplainError> {
+        let table =
+            ReplayedTable::stream(location, storage, version, observer, self, window_files)?;
+        let features = TableFeatures::read_parts(
             table.snapshot(),
             table.engine(),
             table.columns(),
             self.dv_files,
-        )
+        );
+        Ok((table, features))
     }
 }
 
@@ -414,7 +422,7 @@ fn for_each_stream_mut<'a>(
                 }
             }
         };
-        on_workers(workers, &run);
+        crate::on_workers(workers, &run);
         match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
             Some(e) => Err(e),
             None => Ok(()),
@@ -449,7 +457,7 @@ fn for_each_stream<'a, T: Send>(
             }
         }
     };
-    on_workers(workers, &run);
+    crate::on_workers(workers, &run);
     slots
         .into_iter()
         .map(|slot| {
@@ -461,25 +469,6 @@ fn for_each_stream<'a, T: Send>(
                 })
         })
         .collect()
-}
-
-/// `run` on `workers` scoped threads with the deep stack; on this thread when none starts.
-fn on_workers(workers: usize, run: &(dyn Fn() + Sync)) {
-    std::thread::scope(|scope| {
-        let spawned = (0..workers)
-            .filter(|_| {
-                std::thread::Builder::new()
-                    .stack_size(crate::DEEP_STACK)
-                    .spawn_scoped(scope, run)
-                    .is_ok()
-            })
-            .count();
-        // A worker that could not start leaves its share to the others; with none, this
-        // thread.
-        if spawned == 0 {
-            run();
-        }
-    });
 }
 
 /// One predicate's part of a streamed run: planned once, then its explanation and sections

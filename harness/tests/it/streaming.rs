@@ -118,6 +118,55 @@ fn assert_streams_alike(
     (compiled, most_windows)
 }
 
+/// Per chosen column of a fixture (the partition columns and the first two data columns:
+/// every kind of phase, kept quick), the predicates `predicates_over` writes for it.
+fn fixture_predicates(cached: &ReplayedTable) -> Vec<Vec<String>> {
+    let names = cached.columns().leaf_names();
+    let first = format!("`{}`", names[0].replace('.', "`.`"));
+    let partition_columns = cached.columns().partition_columns().to_vec();
+    let chosen = partition_columns.iter().chain(
+        names
+            .iter()
+            .filter(|n| !partition_columns.contains(n))
+            .take(2),
+    );
+    chosen
+        .map(|name| {
+            let column = ColumnRef::new(name.split('.'));
+            let quoted = format!("`{}`", name.replace('.', "`.`"));
+            let value = present_literal(cached, &column).or_else(|| Some("1".to_string()));
+            predicates_over(&quoted, value.as_deref(), &first)
+        })
+        .collect()
+}
+
+/// Every metadata-only table shape of 2,500 files, written under `dir`: where it
+/// is, its replay, and predicates of every class over it (all of which compile).
+fn shape_tables(dir: &std::path::Path) -> Vec<(String, ReplayedTable, Vec<String>)> {
+    TableShape::all_of(2_500)
+        .into_iter()
+        .map(|shape| {
+            let location = shape.write(dir).unwrap().to_string_lossy().into_owned();
+            let cached = ReplayedTable::open(&location, None).unwrap();
+            let mut predicates = vec![
+                shape.predicate(),
+                "value >= 0".to_string(),
+                "id < 250000 OR value < 0".to_string(),
+                "UPPER(CAST(id AS STRING)) = '7' AND id < 100000".to_string(),
+            ];
+            if shape.partitioned {
+                predicates.extend([
+                    "p = 'p3'".to_string(),
+                    "p IN ('p1', 'p3') OR id < 5000".to_string(),
+                    "p = 'p9' AND id >= 2000000".to_string(),
+                    "p = 'no-such-partition'".to_string(),
+                ]);
+            }
+            (location, cached, predicates)
+        })
+        .collect()
+}
+
 #[test]
 fn streamed_explanations_equal_whole_ones_on_every_fixture() {
     let (mut compared, mut windowed) = (0usize, 0usize);
@@ -127,26 +176,10 @@ fn streamed_explanations_equal_whole_ones_on_every_fixture() {
             continue;
         };
         assert_streams_alike(&location, &cached, None);
-        let names = cached.columns().leaf_names();
-        let first = format!("`{}`", names[0].replace('.', "`.`"));
-        // The partition columns, and the first data columns: every kind of phase, kept quick.
-        let partition_columns = cached.columns().partition_columns().to_vec();
-        let chosen = partition_columns.iter().chain(
-            names
-                .iter()
-                .filter(|n| !partition_columns.contains(n))
-                .take(2),
-        );
-        for name in chosen {
-            let column = ColumnRef::new(name.split('.'));
-            let quoted = format!("`{}`", name.replace('.', "`.`"));
-            let value = present_literal(&cached, &column).or_else(|| Some("1".to_string()));
-            for predicate in predicates_over(&quoted, value.as_deref(), &first) {
-                let (compiled, windows) =
-                    assert_streams_alike(&location, &cached, Some(&predicate));
-                compared += usize::from(compiled);
-                windowed += usize::from(windows > 2);
-            }
+        for predicate in fixture_predicates(&cached).into_iter().flatten() {
+            let (compiled, windows) = assert_streams_alike(&location, &cached, Some(&predicate));
+            compared += usize::from(compiled);
+            windowed += usize::from(windows > 2);
         }
         // A misspelt column is refused alike.
         assert_streams_alike(&location, &cached, Some("no_such_column_anywhere = 1"));
@@ -161,27 +194,7 @@ fn streamed_explanations_equal_whole_ones_on_every_fixture() {
 #[test]
 fn streamed_explanations_equal_whole_ones_on_every_table_shape() {
     let dir = tempfile::tempdir().unwrap();
-    for shape in TableShape::all_of(2_500) {
-        let location = shape
-            .write(dir.path())
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let cached = ReplayedTable::open(&location, None).unwrap();
-        let mut predicates = vec![
-            shape.predicate(),
-            "value >= 0".to_string(),
-            "id < 250000 OR value < 0".to_string(),
-            "UPPER(CAST(id AS STRING)) = '7' AND id < 100000".to_string(),
-        ];
-        if shape.partitioned {
-            predicates.extend([
-                "p = 'p3'".to_string(),
-                "p IN ('p1', 'p3') OR id < 5000".to_string(),
-                "p = 'p9' AND id >= 2000000".to_string(),
-                "p = 'no-such-partition'".to_string(),
-            ]);
-        }
+    for (location, cached, predicates) in shape_tables(dir.path()) {
         assert!(assert_streams_alike(&location, &cached, None).1 > 2);
         for predicate in &predicates {
             let (compiled, windows) = assert_streams_alike(&location, &cached, Some(predicate));
@@ -280,28 +293,13 @@ fn many_streamed_predicates_equal_their_whole_reports_on_every_fixture() {
         let Ok(cached) = ReplayedTable::open(&location, None) else {
             continue;
         };
-        let names = cached.columns().leaf_names();
-        let first = format!("`{}`", names[0].replace('.', "`.`"));
-        let partition_columns = cached.columns().partition_columns().to_vec();
         let mut predicates = vec![
             // Refused in its place: the others go on.
             "no_such_column_anywhere = 1".to_string(),
             "this is not sql (".to_string(),
         ];
-        for name in partition_columns.iter().chain(
-            names
-                .iter()
-                .filter(|n| !partition_columns.contains(n))
-                .take(2),
-        ) {
-            let column = ColumnRef::new(name.split('.'));
-            let quoted = format!("`{}`", name.replace('.', "`.`"));
-            let value = present_literal(&cached, &column).or_else(|| Some("1".to_string()));
-            predicates.extend(
-                predicates_over(&quoted, value.as_deref(), &first)
-                    .into_iter()
-                    .take(6),
-            );
+        for over_column in fixture_predicates(&cached) {
+            predicates.extend(over_column.into_iter().take(6));
         }
         compared += predicates.len();
         assert_many_stream_alike(&location, &cached, &predicates);
@@ -312,27 +310,9 @@ fn many_streamed_predicates_equal_their_whole_reports_on_every_fixture() {
 #[test]
 fn many_streamed_predicates_equal_their_whole_reports_on_every_table_shape() {
     let dir = tempfile::tempdir().unwrap();
-    for shape in TableShape::all_of(2_500) {
-        let location = shape
-            .write(dir.path())
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let cached = ReplayedTable::open(&location, None).unwrap();
-        let mut predicates = vec![
-            shape.predicate(),
-            "value >= 0".to_string(),
-            "id < 250000 OR value < 0".to_string(),
-            "no_such_column = 3".to_string(),
-            "UPPER(CAST(id AS STRING)) = '7' AND id < 100000".to_string(),
-        ];
-        if shape.partitioned {
-            predicates.extend([
-                "p = 'p3'".to_string(),
-                "p IN ('p1', 'p3') OR id < 5000".to_string(),
-                "p = 'no-such-partition'".to_string(),
-            ]);
-        }
+    for (location, cached, mut predicates) in shape_tables(dir.path()) {
+        // Refused in its place: the others go on.
+        predicates.push("no_such_column = 3".to_string());
         let windows = assert_many_stream_alike(&location, &cached, &predicates);
         assert!(windows > 2, "{location}: {windows} windows");
     }

@@ -2,13 +2,17 @@
 //! `delta-oracle-cluster`, child processes on 127.0.0.1, give the same report as the local
 //! oracle on every shared fixture (deletion vectors included) for the corpus predicates, in
 //! tasks of one file and of several; an executor killed while a job runs leaves either the
-//! same complete answer or a one-line error (exit 3), never a partial report.
+//! same complete answer or a one-line error (exit 3), never a partial report; tables in an
+//! S3-compatible store on 127.0.0.1 are read by the executors themselves.
 
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use testkit::{all_tables, run_binary, workspace_root};
+use testkit::s3::S3Server;
+use testkit::{Run, all_tables, run_binary, workspace_root};
+
+use crate::support::corpus_predicates;
 
 const ORACLE: &str = env!("CARGO_BIN_EXE_delta-oracle");
 const CLUSTER: &str = env!("CARGO_BIN_EXE_delta-oracle-cluster");
@@ -99,39 +103,38 @@ impl Drop for Cluster {
     }
 }
 
-/// The first predicates of the table's corpus, and `true`.
-fn predicates(name: &str) -> Vec<String> {
-    let corpus = std::fs::read_to_string(workspace_root().join(format!("corpora/{name}.txt")))
-        .expect("the table's corpus");
-    let mut out: Vec<String> = corpus
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .take(4)
-        .map(str::to_string)
-        .collect();
-    out.push("true".into());
-    out
+/// `delta-oracle` on the cluster at `url`, in tasks of `per_task` files, waiting 120 s at most,
+/// with `more` args.
+fn on_cluster(url: &str, table: &str, predicate: &str, per_task: &str, more: &[&str]) -> Run {
+    let mut args = vec![
+        table,
+        "-w",
+        predicate,
+        "--format",
+        "json",
+        "--engine",
+        "ballista",
+        "--scheduler",
+        url,
+        "--files-per-task",
+        per_task,
+        "--cluster-timeout",
+        "120",
+    ];
+    args.extend(more);
+    run_binary(ORACLE, &args)
 }
 
-fn on_cluster(cluster: &Cluster, table: &str, predicate: &str, per_task: &str) -> testkit::Run {
-    run_binary(
-        ORACLE,
-        &[
-            table,
-            "-w",
-            predicate,
-            "--format",
-            "json",
-            "--engine",
-            "ballista",
-            "--scheduler",
-            &cluster.url(),
-            "--files-per-task",
-            per_task,
-            "--cluster-timeout",
-            "120",
-        ],
-    )
+/// A run that failed on the cluster's account: exit 3, no report, one line.
+fn assert_cluster_error(run: &Run) {
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "no report: {}", run.stdout);
+    assert!(
+        run.stderr.starts_with("delta-oracle: the cluster: ")
+            && run.stderr.trim_end().lines().count() == 1,
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -141,10 +144,10 @@ fn every_fixture_matches_on_the_cluster_as_it_does_locally() {
     for table in all_tables() {
         let name = table.file_name().unwrap().to_string_lossy().into_owned();
         let path = table.to_str().unwrap();
-        for predicate in predicates(&name) {
+        for predicate in corpus_predicates(&name) {
             let local = run_binary(ORACLE, &[path, "-w", &predicate, "--format", "json"]);
             for per_task in ["1", "3"] {
-                let remote = on_cluster(&cluster, path, &predicate, per_task);
+                let remote = on_cluster(&cluster.url(), path, &predicate, per_task, &[]);
                 let case = format!("{name}: `{predicate}` in tasks of {per_task} files");
                 assert_eq!(remote.code, local.code, "{case}: {}", remote.stderr);
                 assert_eq!(remote.stdout, local.stdout, "{case}");
@@ -180,26 +183,7 @@ fn an_executor_killed_mid_job_never_leaves_a_partial_answer() {
     let driver = {
         let url = cluster.url();
         let table = table.to_string();
-        std::thread::spawn(move || {
-            run_binary(
-                ORACLE,
-                &[
-                    &table,
-                    "-w",
-                    predicate,
-                    "--format",
-                    "json",
-                    "--engine",
-                    "ballista",
-                    "--scheduler",
-                    &url,
-                    "--files-per-task",
-                    "1",
-                    "--cluster-timeout",
-                    "90",
-                ],
-            )
-        })
+        std::thread::spawn(move || on_cluster(&url, &table, predicate, "1", &[]))
     };
     std::thread::sleep(Duration::from_millis(100));
     let killed = &mut cluster.executors[0];
@@ -210,15 +194,7 @@ fn an_executor_killed_mid_job_never_leaves_a_partial_answer() {
         // Retried on the executor left: the whole answer.
         0 => assert_eq!(remote.stdout, local.stdout, "a complete answer"),
         // Or the job failed, said on one line.
-        3 => {
-            assert!(remote.stdout.is_empty(), "no report: {}", remote.stdout);
-            assert!(
-                remote.stderr.starts_with("delta-oracle: the cluster: ")
-                    && remote.stderr.trim_end().lines().count() == 1,
-                "{}",
-                remote.stderr
-            );
-        }
+        3 => assert_cluster_error(&remote),
         other => panic!("exit {other}: {}", remote.stderr),
     }
 }
@@ -231,27 +207,32 @@ fn a_cluster_that_cannot_be_reached_or_named_is_refused_on_one_line() {
     assert_eq!(unnamed.code, 2, "{}", unnamed.stderr);
     assert!(unnamed.stderr.contains("--scheduler"), "{}", unnamed.stderr);
     let nobody = format!("df://127.0.0.1:{}", free_port());
-    let unreachable = run_binary(
-        ORACLE,
-        &[
-            table,
-            "-w",
-            "true",
-            "--engine",
-            "ballista",
-            "--scheduler",
-            &nobody,
-            "--cluster-timeout",
-            "30",
-        ],
-    );
-    assert_eq!(unreachable.code, 3, "{}", unreachable.stderr);
-    assert!(
-        unreachable
-            .stderr
-            .starts_with("delta-oracle: the cluster: ")
-            && unreachable.stderr.trim_end().lines().count() == 1,
-        "{}",
-        unreachable.stderr
-    );
+    assert_cluster_error(&on_cluster(&nobody, table, "true", "8", &[]));
+}
+
+#[test]
+fn tables_in_an_object_store_match_on_the_cluster_as_they_do_locally() {
+    // The executors open the store themselves, with the options the driver was given.
+    let cluster = Cluster::start(2);
+    let server = S3Server::start();
+    server.create_bucket("lake");
+    let options = server.option_args();
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let mut compared = 0;
+    for table in all_tables() {
+        let name = table.file_name().unwrap().to_string_lossy().into_owned();
+        server.upload("lake", &name, &table);
+        let url = format!("s3://lake/{name}");
+        for predicate in corpus_predicates(&name).into_iter().take(2) {
+            let mut local = vec![url.as_str(), "-w", &predicate, "--format", "json"];
+            local.extend(&options);
+            let local = run_binary(ORACLE, &local);
+            let remote = on_cluster(&cluster.url(), &url, &predicate, "2", &options);
+            let case = format!("{url}: `{predicate}`");
+            assert_eq!(remote.code, local.code, "{case}: {}", remote.stderr);
+            assert_eq!(remote.stdout, local.stdout, "{case}");
+            compared += usize::from(local.code == 0);
+        }
+    }
+    assert!(compared >= 10, "only {compared} reports compared");
 }

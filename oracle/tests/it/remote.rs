@@ -3,23 +3,11 @@
 //! deletion vectors applied) as from its local path; the store's failures exit 3 on one line.
 
 use testkit::s3::S3Server;
-use testkit::{all_tables, run_binary, workspace_root};
+use testkit::{all_tables, run_binary};
+
+use crate::support::corpus_predicates;
 
 const ORACLE: &str = env!("CARGO_BIN_EXE_delta-oracle");
-
-/// The first predicates of the table's corpus, and `true`.
-fn predicates(name: &str) -> Vec<String> {
-    let corpus = std::fs::read_to_string(workspace_root().join(format!("corpora/{name}.txt")))
-        .expect("the table's corpus");
-    let mut out: Vec<String> = corpus
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .take(4)
-        .map(str::to_string)
-        .collect();
-    out.push("true".into());
-    out
-}
 
 fn without_table(stdout: &str) -> serde_json::Value {
     let mut doc: serde_json::Value = serde_json::from_str(stdout).expect("a JSON report");
@@ -37,7 +25,7 @@ fn every_fixture_matches_the_same_through_s3_as_from_its_path() {
         let name = table.file_name().unwrap().to_string_lossy().into_owned();
         server.upload("lake", &name, &table);
         let url = format!("s3://lake/{name}");
-        for predicate in predicates(&name) {
+        for predicate in corpus_predicates(&name) {
             let local = run_binary(
                 ORACLE,
                 &[

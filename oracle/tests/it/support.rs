@@ -15,6 +15,20 @@ pub fn run(args: &[&str]) -> Run {
     testkit::run_binary(env!("CARGO_BIN_EXE_delta-oracle"), args)
 }
 
+/// The first predicates of the table's corpus (`corpora/NAME.txt`), and `true`.
+pub fn corpus_predicates(name: &str) -> Vec<String> {
+    let path = testkit::workspace_root().join(format!("corpora/{name}.txt"));
+    let corpus = std::fs::read_to_string(path).expect("the table's corpus");
+    let mut out: Vec<String> = corpus
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .take(4)
+        .map(str::to_string)
+        .collect();
+    out.push("true".into());
+    out
+}
+
 pub fn run_json(args: &[&str]) -> serde_json::Value {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
