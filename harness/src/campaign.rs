@@ -2,6 +2,7 @@
 //! every failure minimized and saved as a regression, and a report of what was checked.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,7 @@ use crate::checks::{
 };
 use crate::corpus::{Regression, RegressionTable};
 use crate::shrink::minimize;
-use crate::subject::Subject;
+use crate::subject::{OracleEngine, Subject};
 
 /// Tables whose writer breaks the protocol on purpose; see `WRITER_BUGS` in the suites.
 pub const WRITER_BUGS: &[&str] = &["strings-bare-prefix"];
@@ -32,6 +33,11 @@ pub struct CampaignOptions {
     pub seed: u64,
     pub jobs: usize,
     pub predicates_per_table: usize,
+    /// Where the oracle's DataFusion matching runs.
+    pub engine: OracleEngine,
+    /// Where the generated tables are written (the system's temporary directory by default).
+    /// On a cluster of several machines, a directory every executor sees at the same path.
+    pub work_dir: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -40,6 +46,9 @@ pub struct Counts {
     pub announced: u64,
     pub skipped: u64,
     pub fail: u64,
+    /// Cases the oracle's engine could not answer (nothing checked).
+    #[serde(default)]
+    pub broken: u64,
 }
 
 /// Soundness cases under one engine's semantics.
@@ -65,11 +74,12 @@ impl Counts {
             Outcome::Announced { .. } => self.announced += 1,
             Outcome::Skipped { .. } => self.skipped += 1,
             Outcome::Fail { .. } => self.fail += 1,
+            Outcome::Broken { .. } => self.broken += 1,
         }
     }
 
     pub fn total(&self) -> u64 {
-        self.pass + self.announced + self.skipped + self.fail
+        self.pass + self.announced + self.skipped + self.fail + self.broken
     }
 }
 
@@ -99,6 +109,16 @@ pub struct Failure {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CampaignReport {
     pub seed: u64,
+    /// Where the oracle's DataFusion matching ran (`local`, `ballista df://HOST:PORT`).
+    #[serde(default)]
+    pub oracle_engine: String,
+    /// Predicates matched on the cluster (0 locally).
+    #[serde(default)]
+    pub cluster_jobs: u64,
+    /// The engine failure that stopped the campaign, if one did: the cases it broke checked
+    /// nothing.
+    #[serde(default)]
+    pub engine_error: Option<String>,
     pub seconds: f64,
     pub jobs: usize,
     pub tables: u64,
@@ -153,19 +173,45 @@ fn reason_class(reason: &str) -> String {
 }
 
 /// Runs one round: a table of `name` with `seed`, `n` predicates, every invariant.
+/// A round stops at the first case the oracle's engine cannot answer; the campaign stops with
+/// it.
 fn round(
     name: &str,
+    seed: u64,
+    options: &CampaignOptions,
+    report: &Mutex<CampaignReport>,
+    regressions: &Mutex<Vec<Regression>>,
+) -> Result<u64, String> {
+    let n = options.predicates_per_table;
+    let spec = named_with_seed(name, seed).ok_or("unknown spec")?;
+    let dir = match &options.work_dir {
+        Some(d) => tempfile::tempdir_in(d),
+        None => tempfile::tempdir(),
+    }
+    .map_err(|e| e.to_string())?;
+    let written = write_table(&spec, dir.path())?;
+    let location = dir.path().to_string_lossy().into_owned();
+    let subject = Subject::load(name, &location)?.with_engine(options.engine.clone());
+    let cases = cases_of_round(&subject, &spec, &written, seed, n, report, regressions);
+    report
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .cluster_jobs += subject.cluster_jobs();
+    Ok(cases)
+}
+
+/// The cases of one round on its loaded table.
+fn cases_of_round(
+    subject: &Subject,
+    spec: &generators::spec::TableSpec,
+    written: &generators::writer::WrittenTable,
     seed: u64,
     n: usize,
     report: &Mutex<CampaignReport>,
     regressions: &Mutex<Vec<Regression>>,
-) -> Result<u64, String> {
-    let spec = named_with_seed(name, seed).ok_or("unknown spec")?;
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let written = write_table(&spec, dir.path())?;
-    let location = dir.path().to_string_lossy().into_owned();
-    let subject = Subject::load(name, &location)?;
-    let predicates = sample_predicates(&Pools::from_table(&spec, &written), 3, seed, n);
+) -> u64 {
+    let name = subject.name.as_str();
+    let predicates = sample_predicates(&Pools::from_table(spec, written), 3, seed, n);
     let mut cases = 0u64;
     let reproduce = |p: &str| {
         format!(
@@ -175,17 +221,27 @@ fn round(
     for p in &predicates {
         let sql = p.to_string();
         let mut outcomes: Vec<(Invariant, Option<&'static str>, Outcome)> = Vec::new();
-        let (sound, tight, verdicts) = soundness(&subject, &sql);
-        let diff = stats_difference(&subject, &sql);
+        let (sound, tight, verdicts) = soundness(subject, &sql);
+        if let Outcome::Broken { message } = &sound {
+            let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
+            r.per_invariant
+                .entry(Invariant::Soundness.name().to_string())
+                .or_default()
+                .add(&sound);
+            r.engine_error
+                .get_or_insert_with(|| format!("{name} (seed {seed}): {message}"));
+            return cases + 1;
+        }
+        let diff = stats_difference(subject, &sql);
         outcomes.push((Invariant::Soundness, None, sound.clone()));
-        outcomes.push((Invariant::Accepted, None, accepted(&subject, &sql)));
-        outcomes.push((Invariant::Degradation, None, degradation(&subject, p)));
+        outcomes.push((Invariant::Accepted, None, accepted(subject, &sql)));
+        outcomes.push((Invariant::Degradation, None, degradation(subject, p)));
         for v in ALL {
             if apply(v, p).is_some() {
                 outcomes.push((
                     Invariant::Equivalence,
                     Some(v.name()),
-                    equivalence(&subject, p, v),
+                    equivalence(subject, p, v),
                 ));
             }
         }
@@ -197,7 +253,7 @@ fn round(
                 .entry(c.to_string())
                 .or_default()
                 .add(&sound);
-            if !matches!(sound, Outcome::Skipped { .. }) {
+            if checked(&sound) {
                 let t = r.tightness_per_construct.entry(c.to_string()).or_default();
                 t.cases += 1;
                 t.files += tight.total as u64;
@@ -206,7 +262,7 @@ fn round(
             }
         }
         let t = r.tightness.entry(name.to_string()).or_default();
-        if !matches!(sound, Outcome::Skipped { .. }) {
+        if checked(&sound) {
             t.cases += 1;
             t.files += tight.total as u64;
             t.kept += tight.kept as u64;
@@ -248,19 +304,31 @@ fn round(
                 *r.skipped_reasons.entry(reason_class(reason)).or_default() += 1;
             }
         }
+        let broken = outcomes.iter().find_map(|(_, _, o)| match o {
+            Outcome::Broken { message } => Some(message.clone()),
+            Outcome::Pass
+            | Outcome::Announced { .. }
+            | Outcome::Skipped { .. }
+            | Outcome::Fail { .. } => None,
+        });
+        if let Some(message) = broken {
+            r.engine_error
+                .get_or_insert_with(|| format!("{name} (seed {seed}): {message}"));
+            return cases;
+        }
         drop(r);
         for (invariant, variant, outcome) in outcomes {
             let Outcome::Fail { message } = outcome else {
                 continue;
             };
             let still_fails = |q: &Predicate| match invariant {
-                Invariant::Soundness => soundness(&subject, &q.to_string()).0.is_failure(),
-                Invariant::Accepted => accepted(&subject, &q.to_string()).is_failure(),
-                Invariant::Degradation => degradation(&subject, q).is_failure(),
+                Invariant::Soundness => soundness(subject, &q.to_string()).0.is_failure(),
+                Invariant::Accepted => accepted(subject, &q.to_string()).is_failure(),
+                Invariant::Degradation => degradation(subject, q).is_failure(),
                 Invariant::Equivalence => ALL
                     .iter()
                     .find(|v| Some(v.name()) == variant)
-                    .is_some_and(|v| equivalence(&subject, q, *v).is_failure()),
+                    .is_some_and(|v| equivalence(subject, q, *v).is_failure()),
                 Invariant::Replay => false,
             };
             let minimized = minimize(p, &still_fails).to_string();
@@ -289,7 +357,15 @@ fn round(
                 });
         }
     }
-    Ok(cases)
+    cases
+}
+
+/// A soundness case that compared a kept set with the matching files.
+fn checked(sound: &Outcome) -> bool {
+    match sound {
+        Outcome::Pass | Outcome::Announced { .. } | Outcome::Fail { .. } => true,
+        Outcome::Skipped { .. } | Outcome::Broken { .. } => false,
+    }
 }
 
 /// Runs the campaign; `progress` is told the cases done so far.
@@ -301,6 +377,7 @@ pub fn run(
     let deadline = started + Duration::from_secs(options.seconds);
     let report = Mutex::new(CampaignReport {
         seed: options.seed,
+        oracle_engine: options.engine.describe(),
         jobs: options.jobs,
         ..Default::default()
     });
@@ -315,7 +392,9 @@ pub fn run(
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| loop {
-                if Instant::now() >= deadline {
+                if Instant::now() >= deadline
+                    || report.lock().unwrap_or_else(|e| e.into_inner()).engine_error.is_some()
+                {
                     break;
                 }
                 if options.max_cases.is_some_and(|m| *cases_done.lock().unwrap_or_else(|e| e.into_inner()) >= m) {
@@ -330,7 +409,7 @@ pub fn run(
                 let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 let name = names[rng.random_range(0..names.len())];
                 let seed: u64 = rng.random();
-                match round(name, seed, options.predicates_per_table, &report, &regressions) {
+                match round(name, seed, options, &report, &regressions) {
                     Ok(cases) => {
                         let mut done = cases_done.lock().unwrap_or_else(|e| e.into_inner());
                         *done += cases;

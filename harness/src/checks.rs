@@ -13,7 +13,7 @@ use explain_core::guards::{Effect, Guard};
 use generators::variants::{Variant, apply, degraded};
 use serde::Serialize;
 
-use crate::subject::Subject;
+use crate::subject::{MatchError, Subject};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -53,6 +53,11 @@ pub enum Outcome {
     Fail {
         message: String,
     },
+    /// The oracle's engine failed (a cluster unreachable or losing its answer): nothing was
+    /// checked. Neither a pass nor a finding about explain-core.
+    Broken {
+        message: String,
+    },
 }
 
 impl Outcome {
@@ -77,12 +82,10 @@ fn explained(
     explain_with(&subject.kernel, Some(predicate), ExplainOptions { strict })
 }
 
-/// Per kernel file: matching rows by the oracle's DataFusion evaluation.
-fn matching(subject: &Subject, predicate: &str) -> Result<Vec<u64>, String> {
-    let rows = subject
-        .oracle
-        .matching_rows(predicate)
-        .map_err(|e| e.to_string())?;
+/// Per kernel file: matching rows by the oracle's DataFusion evaluation, on the subject's
+/// engine.
+fn matching(subject: &Subject, predicate: &str) -> Result<Vec<u64>, MatchError> {
+    let rows = subject.matching_rows(predicate)?;
     Ok(by_kernel_file(subject, &rows))
 }
 
@@ -202,7 +205,14 @@ pub fn soundness(
     };
     let datafusion = match matching(subject, predicate) {
         Ok(r) => r,
-        Err(e) => return skipped(format!("the oracle refuses it: {e}")),
+        Err(MatchError::Refused(e)) => return skipped(format!("the oracle refuses it: {e}")),
+        Err(MatchError::Engine(e)) => {
+            return (
+                Outcome::Broken { message: e },
+                Tightness::default(),
+                Vec::new(),
+            );
+        }
     };
     // Matching under any engine: DataFusion's, and Spark's and DuckDB's (every NaN above all
     // numbers), decided by the interpreter.
@@ -384,7 +394,8 @@ pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
         matching(subject, predicate),
     ) {
         (Ok(ex), Ok(rows)) => (ex, rows),
-        _ => {
+        (_, Err(MatchError::Engine(e))) => return Outcome::Broken { message: e },
+        (Err(_), _) | (_, Err(MatchError::Refused(_))) => {
             return Outcome::Skipped {
                 reason: "a front end refuses it".into(),
             };

@@ -151,6 +151,25 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
     );
     let _ = writeln!(
         md,
+        "Oracle engine (DataFusion matching): `{}`{}; the row-wise interpreter, the second evaluator, ran locally.\n",
+        report.oracle_engine,
+        if report.cluster_jobs > 0 {
+            format!(
+                " ({} predicates matched on the cluster)",
+                report.cluster_jobs
+            )
+        } else {
+            String::new()
+        }
+    );
+    if let Some(e) = &report.engine_error {
+        let _ = writeln!(
+            md,
+            "**Stopped: the oracle's engine failed**, and the cases it could not answer checked nothing: {e}\n"
+        );
+    }
+    let _ = writeln!(
+        md,
         "## Cases per invariant\n\n![](invariants.svg)\n\n| invariant | pass | announced | skipped | fail |\n|---|---|---|---|---|"
     );
     for (k, c) in &report.per_invariant {
@@ -161,11 +180,7 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
         );
     }
     let skipped: u64 = report.skipped_reasons.values().sum();
-    let all: u64 = report
-        .per_invariant
-        .values()
-        .map(|c| c.pass + c.announced + c.skipped + c.fail)
-        .sum();
+    let all: u64 = report.per_invariant.values().map(|c| c.total()).sum();
     let _ = writeln!(
         md,
         "\n## Skipped cases\n\n{skipped} of {all} case(s) skipped ({:.3}%), by reason:\n",

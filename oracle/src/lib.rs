@@ -21,6 +21,7 @@ pub mod delta_schema;
 #[cfg(feature = "ballista")]
 pub mod distributed;
 pub mod dv;
+pub mod engine;
 pub mod error;
 pub mod guarded;
 pub mod interpret;

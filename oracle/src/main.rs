@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use oracle::engine::EngineArgs;
 use oracle::error::one_line;
 use oracle::log::Snapshot;
 use oracle::matching::LoadedTable;
@@ -15,15 +16,6 @@ use oracle::report::OracleReport;
 enum Format {
     Text,
     Json,
-}
-
-/// Where the data is read and matched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Engine {
-    /// On this machine, every core (the default).
-    Local,
-    /// On a Ballista cluster (`--scheduler`); see docs/distributed.md.
-    Ballista,
 }
 
 /// Ground truth for Delta file pruning: which files hold rows matching a SQL predicate.
@@ -50,18 +42,12 @@ struct Args {
     /// Replay the table as of this version.
     #[arg(long, value_name = "N")]
     at_version: Option<u64>,
-    /// Where the files are matched: here, or on a Ballista cluster.
-    #[arg(long, value_enum, default_value_t = Engine::Local)]
-    engine: Engine,
-    /// The Ballista scheduler, df://HOST:PORT (with `--engine ballista`).
-    #[arg(long, value_name = "URL")]
-    scheduler: Option<String>,
-    /// Files per task on the cluster.
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// On a cluster: files the driver reads and matches itself, with the oracle's row-wise
+    /// evaluator, to check the cluster's answer (0: none).
     #[arg(long, value_name = "N", default_value_t = 8)]
-    files_per_task: usize,
-    /// Seconds to wait for the cluster's whole answer.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
-    cluster_timeout: u64,
+    check_files: usize,
 }
 
 /// The report, its files matched on the engine `args` names.
@@ -70,12 +56,12 @@ fn report(
     storage: &storage::StorageOptions,
     snapshot: Snapshot,
 ) -> Result<OracleReport, oracle::OracleError> {
-    match args.engine {
-        Engine::Local => {
+    match args.engine.cluster()? {
+        None => {
             let loaded = LoadedTable::load(snapshot, &plan(num_cpus()))?;
             OracleReport::build(&args.table, &loaded, &args.predicate)
         }
-        Engine::Ballista => on_cluster(args, storage, &snapshot),
+        Some(cluster) => on_cluster(args, storage, &snapshot, &cluster),
     }
 }
 
@@ -84,23 +70,33 @@ fn on_cluster(
     args: &Args,
     storage: &storage::StorageOptions,
     snapshot: &Snapshot,
+    cluster: &oracle::engine::ClusterRequest,
 ) -> Result<OracleReport, oracle::OracleError> {
-    use oracle::distributed::{ClusterRequest, match_on_cluster};
-    let scheduler = args.scheduler.clone().ok_or_else(|| {
-        oracle::OracleError::Usage("--engine ballista needs --scheduler df://HOST:PORT".into())
-    })?;
-    let request = ClusterRequest {
-        scheduler,
-        files_per_task: args.files_per_task,
-        timeout: std::time::Duration::from_secs(args.cluster_timeout),
-    };
-    let counts = match_on_cluster(snapshot, &args.table, storage, &args.predicate, &request)?;
+    let counts = oracle::distributed::match_on_cluster(
+        snapshot,
+        &args.table,
+        storage,
+        &args.predicate,
+        cluster,
+    )?;
     let rows: Vec<(u64, u64)> = counts
         .iter()
         .map(|c| (c.physical_rows, c.live_rows))
         .collect();
     let matching: Vec<u64> = counts.iter().map(|c| c.matching_rows).collect();
-    OracleReport::assemble(&args.table, snapshot, &args.predicate, &rows, &matching)
+    let mut report =
+        OracleReport::assemble(&args.table, snapshot, &args.predicate, &rows, &matching)?;
+    use oracle::distributed::sample::{check_sample, sample_positions};
+    let positions = sample_positions(snapshot, &counts, args.check_files);
+    if !positions.is_empty() {
+        report.checked_on_driver = Some(check_sample(
+            snapshot,
+            &args.predicate,
+            &counts,
+            &positions,
+        )?);
+    }
+    Ok(report)
 }
 
 #[cfg(not(feature = "ballista"))]
@@ -108,9 +104,11 @@ fn on_cluster(
     _args: &Args,
     _storage: &storage::StorageOptions,
     _snapshot: &Snapshot,
+    _cluster: &oracle::engine::ClusterRequest,
 ) -> Result<OracleReport, oracle::OracleError> {
+    // `EngineArgs::cluster` refuses `--engine ballista` first; this says the same.
     Err(oracle::OracleError::Usage(
-        "this delta-oracle was built without the `ballista` feature".into(),
+        "this binary was built without the `ballista` feature".into(),
     ))
 }
 
@@ -147,11 +145,8 @@ fn main() -> ExitCode {
             region: args.region.clone(),
             anonymous: args.anonymous,
         };
-        if args.engine == Engine::Local && args.scheduler.is_some() {
-            return Err(oracle::OracleError::Usage(
-                "--scheduler is for --engine ballista".into(),
-            ));
-        }
+        // Contradicting engine flags are bad input before the table is opened.
+        args.engine.cluster()?;
         let snapshot = Snapshot::open_with(&args.table, &storage, args.at_version)?;
         let report = report(&args, &storage, snapshot)?;
         Ok(match args.format {

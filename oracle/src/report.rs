@@ -19,6 +19,22 @@ pub struct OracleReport {
     pub matching_files: usize,
     pub kept_by_statistics: usize,
     pub files: Vec<FileOutcome>,
+    /// Matched on a cluster: the files the driver read itself to check the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked_on_driver: Option<SampleCheck>,
+}
+
+/// The driver's check of a cluster's answer: how many files it read and matched itself, and
+/// with which evaluator; every one agreed (a disagreement refuses the answer).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SampleCheck {
+    pub files: usize,
+    /// `row-wise` (the oracle's interpreter, which shares no code with DataFusion's
+    /// evaluation) or `datafusion` (where the interpreter does not evaluate the predicate).
+    pub evaluator: &'static str,
+    /// Why the interpreter could not be used, where it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -79,6 +95,7 @@ impl OracleReport {
             matching_files: files.iter().filter(|f| f.matching_rows > 0).count(),
             kept_by_statistics: files.iter().filter(|f| f.kept_by_statistics).count(),
             files,
+            checked_on_driver: None,
         })
     }
 
@@ -99,6 +116,18 @@ impl OracleReport {
             "Live files: {}   matching: {}   kept by statistics: {}",
             self.live_files, self.matching_files, self.kept_by_statistics
         );
+        if let Some(c) = &self.checked_on_driver {
+            let _ = writeln!(
+                out,
+                "Checked on the driver: {} file(s) read and matched here by the {} evaluator agree with the cluster{}",
+                c.files,
+                c.evaluator,
+                c.unsupported
+                    .as_ref()
+                    .map(|u| format!(" (the row-wise evaluator does not evaluate {u})"))
+                    .unwrap_or_default()
+            );
+        }
         let mut files: Vec<&FileOutcome> = self.files.iter().collect();
         files.sort_by(|a, b| {
             b.matching_rows

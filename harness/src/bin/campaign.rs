@@ -1,7 +1,8 @@
-//! `campaign --seconds N [--cases N] [--seed S] [--jobs J] [--out DIR] [--no-save]`: the
-//! nightly fuzz campaign. Writes `DIR/report.json`, `DIR/report.md` and its charts, and saves
-//! each minimized failure under `corpora/regressions/` (so `cargo test` replays it). Exit 1
-//! when something failed.
+//! `campaign --seconds N [--cases N] [--seed S] [--jobs J] [--out DIR] [--no-save]
+//! [--work-dir DIR] [--engine ballista --scheduler df://HOST:PORT]`: the nightly fuzz campaign.
+//! Writes `DIR/report.json`, `DIR/report.md` and its charts, and saves each minimized failure
+//! under `corpora/regressions/` (so `cargo test` replays it). Exit 1 when something failed, 3
+//! when the oracle's engine (a cluster) failed and the campaign stopped.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +11,9 @@ use clap::Parser;
 use harness::campaign::{CampaignOptions, run};
 use harness::corpus::corpora_dir;
 use harness::page::{charts, markdown};
+use harness::subject::OracleEngine;
 use indicatif::{ProgressBar, ProgressStyle};
+use oracle::engine::EngineArgs;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -39,10 +42,32 @@ struct Args {
     /// Do not save minimized failures under corpora/regressions/.
     #[arg(long)]
     no_save: bool,
+    /// Where the generated tables are written (default: the system's temporary directory).
+    /// With a cluster of several machines: a directory every executor sees at the same path.
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<PathBuf>,
+    /// Where the oracle's DataFusion matching runs (the row-wise interpreter it is checked
+    /// against stays here).
+    #[command(flatten)]
+    engine: EngineArgs,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    let engine = match args.engine.cluster() {
+        Ok(None) => OracleEngine::Local,
+        Ok(Some(cluster)) => OracleEngine::Ballista(cluster),
+        Err(e) => {
+            eprintln!("campaign: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(dir) = &args.work_dir
+        && !dir.is_dir()
+    {
+        eprintln!("campaign: --work-dir {} is not a directory", dir.display());
+        return ExitCode::from(2);
+    }
     let out = args.out.clone().unwrap_or_else(|| {
         corpora_dir()
             .join("..")
@@ -65,16 +90,23 @@ fn main() -> ExitCode {
         seed: args.seed,
         jobs: args.jobs,
         predicates_per_table: args.predicates,
+        engine,
+        work_dir: args.work_dir.clone(),
     };
     let (report, regressions) = run(&options, &progress);
     bar.finish_and_clear();
     let command = format!(
-        "cargo run -p harness --bin campaign -- --seconds {} --seed {} --jobs {}{}",
+        "cargo run -p harness --bin campaign -- --seconds {} --seed {} --jobs {}{}{}",
         args.seconds,
         args.seed,
         args.jobs,
         args.cases
             .map(|c| format!(" --cases {c}"))
+            .unwrap_or_default(),
+        args.engine
+            .scheduler
+            .as_ref()
+            .map(|s| format!(" --engine ballista --scheduler {s}"))
             .unwrap_or_default()
     );
     if let Err(e) = write_report(&out, &report, &command) {
@@ -92,6 +124,10 @@ fn main() -> ExitCode {
                 eprintln!("campaign: cannot save {name}: {e}");
             }
         }
+    }
+    if let Some(e) = &report.engine_error {
+        eprintln!("campaign: stopped, the oracle's engine failed: {e}");
+        return ExitCode::from(3);
     }
     eprintln!(
         "campaign: {} cases in {:.0} s ({:.1}/s), {} failure(s); report in {}",

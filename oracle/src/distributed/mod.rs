@@ -18,10 +18,10 @@
 pub mod cluster;
 pub mod codec;
 pub mod plan;
+pub mod sample;
 pub mod task;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use arrow::array::{AsArray, RecordBatch};
 use arrow::datatypes::{UInt32Type, UInt64Type};
@@ -29,23 +29,13 @@ use ballista::prelude::{SessionConfigExt, SessionContextExt};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
+pub use crate::engine::ClusterRequest;
 use crate::error::{OracleError, one_line};
 use crate::log::replay::{LiveFile, Snapshot};
 use crate::matching::physical_predicate;
 use codec::{LogicalCodec, PhysicalCodec};
 use plan::{MatchJob, MatchTable};
 use task::{MatchTask, TableShare};
-
-/// Where the cluster is and how the job is cut.
-#[derive(Clone, Debug)]
-pub struct ClusterRequest {
-    /// The scheduler, `df://HOST:PORT`.
-    pub scheduler: String,
-    /// Files per task: a task is the unit the scheduler hands an executor.
-    pub files_per_task: usize,
-    /// How long the driver waits for the whole answer.
-    pub timeout: Duration,
-}
 
 /// One file's answer: the rows of its Parquet file, those left after its deletion vector,
 /// and the live rows matching the predicate, in all and per row group (`(index, rows)`, in

@@ -125,6 +125,33 @@ fn on_cluster(url: &str, table: &str, predicate: &str, per_task: &str, more: &[&
     run_binary(ORACLE, &args)
 }
 
+/// The cluster's report is the local one, with the driver's check of a sample of the files
+/// beside it (which every file of the sample passed, or there would be no report).
+fn assert_same_report(remote: &Run, local: &Run, case: &str) {
+    assert_eq!(remote.code, local.code, "{case}: {}", remote.stderr);
+    if local.code != 0 {
+        assert_eq!(remote.stdout, local.stdout, "{case}");
+        return;
+    }
+    let mut remote: serde_json::Value = serde_json::from_str(&remote.stdout).unwrap();
+    let local: serde_json::Value = serde_json::from_str(&local.stdout).unwrap();
+    let check = remote
+        .as_object_mut()
+        .and_then(|o| o.remove("checked_on_driver"))
+        .unwrap_or_else(|| panic!("{case}: no check on the driver"));
+    let live = local["live_files"].as_u64().unwrap();
+    let checked = check["files"].as_u64().unwrap();
+    assert!(
+        checked >= live.min(1) && checked <= live.min(8),
+        "{case}: {check}"
+    );
+    assert!(
+        ["row-wise", "datafusion"].contains(&check["evaluator"].as_str().unwrap()),
+        "{case}: {check}"
+    );
+    assert_eq!(remote, local, "{case}");
+}
+
 /// A run that failed on the cluster's account: exit 3, no report, one line.
 fn assert_cluster_error(run: &Run) {
     assert_eq!(run.code, 3, "{}", run.stderr);
@@ -149,8 +176,7 @@ fn every_fixture_matches_on_the_cluster_as_it_does_locally() {
             for per_task in ["1", "3"] {
                 let remote = on_cluster(&cluster.url(), path, &predicate, per_task, &[]);
                 let case = format!("{name}: `{predicate}` in tasks of {per_task} files");
-                assert_eq!(remote.code, local.code, "{case}: {}", remote.stderr);
-                assert_eq!(remote.stdout, local.stdout, "{case}");
+                assert_same_report(&remote, &local, &case);
                 if local.code == 0 {
                     compared += 1;
                     let doc: serde_json::Value = serde_json::from_str(&local.stdout).unwrap();
@@ -179,6 +205,16 @@ fn an_executor_killed_mid_job_never_leaves_a_partial_answer() {
     let predicate = "trip_distance > 5";
     let local = run_binary(ORACLE, &[table, "-w", predicate, "--format", "json"]);
     assert_eq!(local.code, 0, "{}", local.stderr);
+    // Without the driver's check, the cluster's report is the local one, byte for byte.
+    let unchecked = on_cluster(
+        &cluster.url(),
+        table,
+        predicate,
+        "3",
+        &["--check-files", "0"],
+    );
+    assert_eq!(unchecked.code, 0, "{}", unchecked.stderr);
+    assert_eq!(unchecked.stdout, local.stdout);
     // The driver starts a job of one task per file; an executor is killed as it runs.
     let driver = {
         let url = cluster.url();
@@ -192,7 +228,7 @@ fn an_executor_killed_mid_job_never_leaves_a_partial_answer() {
     let remote = driver.join().expect("the driver returns");
     match remote.code {
         // Retried on the executor left: the whole answer.
-        0 => assert_eq!(remote.stdout, local.stdout, "a complete answer"),
+        0 => assert_same_report(&remote, &local, "a complete answer"),
         // Or the job failed, said on one line.
         3 => assert_cluster_error(&remote),
         other => panic!("exit {other}: {}", remote.stderr),
@@ -229,8 +265,7 @@ fn tables_in_an_object_store_match_on_the_cluster_as_they_do_locally() {
             let local = run_binary(ORACLE, &local);
             let remote = on_cluster(&cluster.url(), &url, &predicate, "2", &options);
             let case = format!("{url}: `{predicate}`");
-            assert_eq!(remote.code, local.code, "{case}: {}", remote.stderr);
-            assert_eq!(remote.stdout, local.stdout, "{case}");
+            assert_same_report(&remote, &local, &case);
             compared += usize::from(local.code == 0);
         }
     }

@@ -1,0 +1,219 @@
+//! The fuzz campaign with its oracle on a Ballista cluster (`campaign --engine ballista`): a
+//! scheduler and two executors of the oracle's cluster, in this process on 127.0.0.1. The same
+//! seed checks the same cases with the same outcomes as the local oracle, every predicate is a
+//! job on the cluster, and an unreachable cluster stops the campaign (exit 3, one line) with
+//! nothing counted as checked.
+
+use std::net::{TcpListener, TcpStream};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use harness::campaign::{CampaignOptions, CampaignReport, run};
+use harness::subject::OracleEngine;
+use oracle::distributed::cluster::{
+    ExecutorRequest, SchedulerRequest, run_executor, run_scheduler,
+};
+use oracle::engine::ClusterRequest;
+use testkit::{assert_error, run_binary};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn wait_for(port: u16, what: &str) {
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what} does not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A scheduler and two executors on threads of this process, started once for the tests that
+/// use them; they run until the process ends. Returns the scheduler's URL.
+fn cluster() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        let port = free_port();
+        let scheduler = SchedulerRequest {
+            host: "127.0.0.1".into(),
+            port,
+            executor_timeout_seconds: 30,
+        };
+        std::thread::spawn(move || run_scheduler(&scheduler));
+        wait_for(port, "the scheduler");
+        for _ in 0..2 {
+            let executor = ExecutorRequest {
+                host: "127.0.0.1".into(),
+                port: free_port(),
+                grpc_port: free_port(),
+                scheduler_host: "127.0.0.1".into(),
+                scheduler_port: port,
+                concurrent_tasks: 2,
+                heartbeat_seconds: 1,
+            };
+            let flight = executor.port;
+            std::thread::spawn(move || run_executor(&executor));
+            wait_for(flight, "an executor");
+        }
+        format!("df://127.0.0.1:{port}")
+    })
+}
+
+/// A short campaign of one job (so its rounds, and their tables and predicates, follow from
+/// the seed alone) on `engine`.
+fn campaign(engine: OracleEngine) -> CampaignReport {
+    let options = CampaignOptions {
+        seconds: 600,
+        max_cases: Some(60),
+        seed: 7,
+        jobs: 1,
+        predicates_per_table: 6,
+        engine,
+        work_dir: None,
+    };
+    run(&options, &|_| {}).0
+}
+
+/// What a campaign found, without its timing and engine: the cases, their outcomes per
+/// invariant, construct and semantics, the tightness, the failures.
+fn findings(r: &CampaignReport) -> String {
+    let mut v = serde_json::to_value(r).expect("the report serializes");
+    let o = v.as_object_mut().expect("an object");
+    for volatile in [
+        "seconds",
+        "cases_per_second",
+        "oracle_engine",
+        "cluster_jobs",
+    ] {
+        o.remove(volatile);
+    }
+    serde_json::to_string_pretty(&v).expect("serializes")
+}
+
+#[test]
+fn a_campaign_on_a_ballista_cluster_finds_what_the_local_oracle_finds() {
+    let local = campaign(OracleEngine::Local);
+    let on_cluster = campaign(OracleEngine::Ballista(ClusterRequest {
+        scheduler: cluster().to_string(),
+        files_per_task: 2,
+        timeout: Duration::from_secs(300),
+    }));
+    assert_eq!(local.oracle_engine, "local");
+    assert_eq!(local.cluster_jobs, 0);
+    assert!(
+        on_cluster
+            .oracle_engine
+            .starts_with("ballista df://127.0.0.1:"),
+        "{}",
+        on_cluster.oracle_engine
+    );
+    assert_eq!(on_cluster.engine_error, None);
+    // Every soundness case and every accepted-values case asks the cluster.
+    let asked = |r: &CampaignReport, invariant: &str| {
+        r.per_invariant.get(invariant).map_or(0, |c| c.total())
+    };
+    assert!(asked(&on_cluster, "soundness") > 0);
+    assert_eq!(
+        on_cluster.cluster_jobs,
+        asked(&on_cluster, "soundness") + asked(&on_cluster, "accepted"),
+        "one job per soundness and accepted-values case"
+    );
+    let soundness = &on_cluster.per_invariant["soundness"];
+    assert!(soundness.pass > 0, "{soundness:?}");
+    assert_eq!(soundness.broken, 0, "{soundness:?}");
+    assert!(
+        local.cases >= 60 && local.tables > 0,
+        "{}",
+        findings(&local)
+    );
+    assert_eq!(
+        findings(&on_cluster),
+        findings(&local),
+        "the same seed finds the same on the cluster"
+    );
+}
+
+#[test]
+fn an_unreachable_cluster_stops_the_campaign_with_exit_3() {
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let out_dir = out.path().to_string_lossy().into_owned();
+    let scheduler = format!("df://127.0.0.1:{}", free_port());
+    let run = run_binary(
+        env!("CARGO_BIN_EXE_campaign"),
+        &[
+            "--seconds",
+            "300",
+            "--cases",
+            "40",
+            "--jobs",
+            "1",
+            "--no-save",
+            "--out",
+            &out_dir,
+            "--engine",
+            "ballista",
+            "--scheduler",
+            &scheduler,
+            "--cluster-timeout",
+            "60",
+        ],
+    );
+    assert_error(&run, "unreachable cluster", 3, "the oracle's engine failed");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("report.json")).expect("the report is written"),
+    )
+    .expect("the report is JSON");
+    let soundness = &report["per_invariant"]["soundness"];
+    assert_eq!(soundness["pass"], 0, "{report:#}");
+    assert_eq!(soundness["broken"], 1, "{report:#}");
+    assert!(
+        report["engine_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("the cluster: ")),
+        "{report:#}"
+    );
+    let page = std::fs::read_to_string(out.path().join("report.md")).expect("the page");
+    assert!(
+        page.contains("Stopped: the oracle's engine failed"),
+        "{page}"
+    );
+}
+
+#[test]
+fn contradicting_engine_flags_are_bad_input() {
+    let campaign = env!("CARGO_BIN_EXE_campaign");
+    for (args, fragment) in [
+        (
+            &["--engine", "ballista"][..],
+            "--engine ballista needs --scheduler",
+        ),
+        (
+            &["--scheduler", "df://127.0.0.1:1"][..],
+            "--scheduler is for --engine ballista",
+        ),
+        (
+            &[
+                "--engine",
+                "ballista",
+                "--scheduler",
+                "df://127.0.0.1:1",
+                "--files-per-task",
+                "0",
+            ][..],
+            "--files-per-task must be at least 1",
+        ),
+        (
+            &["--work-dir", "/nonexistent/dir"][..],
+            "is not a directory",
+        ),
+    ] {
+        let run = run_binary(campaign, args);
+        assert_error(&run, &args.join(" "), 2, fragment);
+    }
+}
