@@ -44,6 +44,9 @@ struct Args {
     at_version: Option<u64>,
     #[command(flatten)]
     engine: EngineArgs,
+    /// Each file's matching rows per row group as well (`matching_row_groups`).
+    #[arg(long)]
+    row_groups: bool,
     /// On a cluster: files the driver reads and matches itself, with the oracle's row-wise
     /// evaluator, to check the cluster's answer (0: none).
     #[arg(long, value_name = "N", default_value_t = 8)]
@@ -57,6 +60,12 @@ fn report(
     snapshot: Snapshot,
 ) -> Result<OracleReport, oracle::OracleError> {
     match args.engine.cluster()? {
+        None if args.row_groups => OracleReport::with_row_groups(
+            &args.table,
+            &snapshot,
+            &args.predicate,
+            &plan(num_cpus()),
+        ),
         None => {
             let loaded = LoadedTable::load(snapshot, &plan(num_cpus()))?;
             OracleReport::build(&args.table, &loaded, &args.predicate)
@@ -83,9 +92,19 @@ fn on_cluster(
         .iter()
         .map(|c| (c.physical_rows, c.live_rows))
         .collect();
-    let matching: Vec<u64> = counts.iter().map(|c| c.matching_rows).collect();
-    let mut report =
-        OracleReport::assemble(&args.table, snapshot, &args.predicate, &rows, &matching)?;
+    let mut report = if args.row_groups {
+        let groups: Vec<Vec<(u32, u64)>> = counts.iter().map(|c| c.row_groups.clone()).collect();
+        OracleReport::assemble_with_row_groups(
+            &args.table,
+            snapshot,
+            &args.predicate,
+            &rows,
+            &groups,
+        )?
+    } else {
+        let matching: Vec<u64> = counts.iter().map(|c| c.matching_rows).collect();
+        OracleReport::assemble(&args.table, snapshot, &args.predicate, &rows, &matching)?
+    };
     use oracle::distributed::sample::{check_sample, sample_positions};
     let positions = sample_positions(snapshot, &counts, args.check_files);
     if !positions.is_empty() {

@@ -47,6 +47,16 @@ pub struct FileOutcome {
     pub matching_rows: u64,
     /// Whether DataFusion's PruningPredicate over the replayed statistics keeps the file.
     pub kept_by_statistics: bool,
+    /// With `--row-groups`: the row groups holding matching live rows, in row-group order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matching_row_groups: Option<Vec<RowGroupMatch>>,
+}
+
+/// A row group of a file (its index in the Parquet footer) and its matching live rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RowGroupMatch {
+    pub row_group: u32,
+    pub matching_rows: u64,
 }
 
 impl OracleReport {
@@ -85,6 +95,7 @@ impl OracleReport {
                 live_rows: rows[i].1,
                 matching_rows: matching[i],
                 kept_by_statistics: kept[i],
+                matching_row_groups: None,
             })
             .collect();
         Ok(OracleReport {
@@ -97,6 +108,50 @@ impl OracleReport {
             files,
             checked_on_driver: None,
         })
+    }
+
+    /// The report of `snapshot`'s files with their matching rows per row group: the files
+    /// read one by one ([`crate::streamed`]), each row with the row group it came from.
+    pub fn with_row_groups(
+        table: &str,
+        snapshot: &Snapshot,
+        predicate: &str,
+        plan: &crate::planning::ScanPlan,
+    ) -> Result<OracleReport, OracleError> {
+        let verdicts = crate::streamed::matching_row_groups(snapshot, predicate, plan, &|_| {})?;
+        let rows: Vec<(u64, u64)> = verdicts
+            .iter()
+            .map(|v| (v.physical_rows, v.live_rows))
+            .collect();
+        let groups: Vec<Vec<(u32, u64)>> = verdicts.into_iter().map(|v| v.matches).collect();
+        Self::assemble_with_row_groups(table, snapshot, predicate, &rows, &groups)
+    }
+
+    /// [`assemble`](Self::assemble) from each file's matching rows per row group,
+    /// `(index, rows)`, and with them in the report.
+    pub fn assemble_with_row_groups(
+        table: &str,
+        snapshot: &Snapshot,
+        predicate: &str,
+        rows: &[(u64, u64)],
+        groups: &[Vec<(u32, u64)>],
+    ) -> Result<OracleReport, OracleError> {
+        let matching: Vec<u64> = groups
+            .iter()
+            .map(|g| g.iter().map(|(_, n)| n).sum())
+            .collect();
+        let mut report = Self::assemble(table, snapshot, predicate, rows, &matching)?;
+        for (file, g) in report.files.iter_mut().zip(groups) {
+            file.matching_row_groups = Some(
+                g.iter()
+                    .map(|&(row_group, matching_rows)| RowGroupMatch {
+                        row_group,
+                        matching_rows,
+                    })
+                    .collect(),
+            );
+        }
+        Ok(report)
     }
 
     pub fn to_json(&self) -> String {
@@ -152,6 +207,13 @@ impl OracleReport {
                     String::new()
                 }
             );
+            if let Some(groups) = f.matching_row_groups.as_ref().filter(|g| !g.is_empty()) {
+                let listed: Vec<String> = groups
+                    .iter()
+                    .map(|g| format!("{}: {}", g.row_group, g.matching_rows))
+                    .collect();
+                let _ = writeln!(out, "           by row group  {}", listed.join(", "));
+            }
         }
         out
     }

@@ -148,3 +148,81 @@ fn truncate_first_data_file(t: &std::path::Path) {
     let bytes = std::fs::read(&p).unwrap();
     std::fs::write(&p, &bytes[..bytes.len() - 10]).unwrap();
 }
+
+/// `--row-groups`: the same report, each file's matching rows split by row group, the split
+/// adding up to the file's matching rows; on every fixture and a file of many row groups.
+#[test]
+fn row_groups_split_each_files_matching_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::write_table(dir.path(), 1000, 100, None);
+    let many = dir.path().to_string_lossy().into_owned();
+    let mut cases: Vec<(String, String)> = vec![(many.clone(), "id % 3 = 0 AND id < 450".into())];
+    for table in testkit::all_tables() {
+        let name = table.file_name().unwrap().to_string_lossy().into_owned();
+        for p in crate::support::corpus_predicates(&name) {
+            cases.push((table.to_string_lossy().into_owned(), p));
+        }
+    }
+    let mut split = 0;
+    for (table, predicate) in &cases {
+        let plain = run(&[table, "-w", predicate, "--format", "json"]);
+        let grouped = run(&[table, "-w", predicate, "--format", "json", "--row-groups"]);
+        assert_eq!(
+            grouped.code, plain.code,
+            "{table}: {predicate}: {}",
+            grouped.stderr
+        );
+        if plain.code != 0 {
+            continue;
+        }
+        let plain: serde_json::Value = serde_json::from_str(&plain.stdout).unwrap();
+        let mut grouped: serde_json::Value = serde_json::from_str(&grouped.stdout).unwrap();
+        for f in grouped["files"].as_array_mut().unwrap() {
+            let groups = f
+                .as_object_mut()
+                .unwrap()
+                .remove("matching_row_groups")
+                .expect("every file has its row groups");
+            let groups = groups.as_array().unwrap();
+            let sum: u64 = groups
+                .iter()
+                .map(|g| g["matching_rows"].as_u64().unwrap())
+                .sum();
+            assert_eq!(
+                Some(sum),
+                f["matching_rows"].as_u64(),
+                "{table}: {predicate}"
+            );
+            assert!(
+                groups
+                    .windows(2)
+                    .all(|w| w[0]["row_group"].as_u64() < w[1]["row_group"].as_u64()),
+                "{table}: {predicate}: {groups:?}"
+            );
+            assert!(groups.iter().all(|g| g["matching_rows"].as_u64() > Some(0)));
+            split += usize::from(groups.len() > 1);
+        }
+        assert_eq!(grouped, plain, "{table}: {predicate}");
+    }
+    assert!(split > 0, "no file had matches in several row groups");
+    // Ten row groups of 100 ids: `id % 3 = 0 AND id < 450` matches in the first five.
+    let doc = run_json(&[&many, "-w", "id % 3 = 0 AND id < 450", "--row-groups"]);
+    let groups: Vec<(u64, u64)> = doc["files"][0]["matching_row_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["row_group"].as_u64().unwrap(),
+                g["matching_rows"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(groups, vec![(0, 34), (1, 33), (2, 33), (3, 34), (4, 16)]);
+    let text = run(&[&many, "-w", "id < 150", "--row-groups"]);
+    assert!(
+        text.stdout.contains("by row group  0: 100, 1: 50"),
+        "{}",
+        text.stdout
+    );
+}
