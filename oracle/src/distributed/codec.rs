@@ -18,23 +18,28 @@ use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
 
 use super::plan::{MatchExec, MatchJob, MatchTable};
+use super::task::TableShare;
 
-/// What starts an encoded job (Ballista's own encodings are protobuf, which never start so).
-const MARKER: &[u8] = b"delta-oracle/match-job/1\n";
+/// What starts an encoded job, the driver's table for the scheduler (Ballista's own encodings
+/// are protobuf, which never start so).
+const JOB: &[u8] = b"delta-oracle/match-job/1\n";
+/// What starts an encoded matching node of a task's plan: what every task shares (each task's
+/// files travel in its rows of the in-memory input below it).
+const SHARE: &[u8] = b"delta-oracle/match-share/1\n";
 
-fn encode(job: &MatchJob, buf: &mut Vec<u8>) -> DfResult<()> {
-    buf.extend_from_slice(MARKER);
-    serde_json::to_writer(buf, job)
-        .map_err(|e| DataFusionError::Internal(format!("cannot encode the matching job: {e}")))
+fn encode<T: serde::Serialize>(marker: &[u8], value: &T, buf: &mut Vec<u8>) -> DfResult<()> {
+    buf.extend_from_slice(marker);
+    serde_json::to_writer(buf, value)
+        .map_err(|e| DataFusionError::Internal(format!("cannot encode the matching: {e}")))
 }
 
-/// The job in `buf`, if `buf` holds one.
-fn decode(buf: &[u8]) -> Option<DfResult<Arc<MatchJob>>> {
-    let json = buf.strip_prefix(MARKER)?;
+/// The value after `marker` in `buf`, if `buf` starts with it.
+fn decode<T: serde::de::DeserializeOwned>(marker: &[u8], buf: &[u8]) -> Option<DfResult<Arc<T>>> {
+    let json = buf.strip_prefix(marker)?;
     Some(
         serde_json::from_slice(json)
             .map(Arc::new)
-            .map_err(|e| DataFusionError::Internal(format!("cannot decode the matching job: {e}"))),
+            .map_err(|e| DataFusionError::Internal(format!("cannot decode the matching: {e}"))),
     )
 }
 
@@ -65,7 +70,7 @@ impl LogicalExtensionCodec for LogicalCodec {
         schema: arrow::datatypes::SchemaRef,
         ctx: &TaskContext,
     ) -> DfResult<Arc<dyn TableProvider>> {
-        match decode(buf) {
+        match decode::<MatchJob>(JOB, buf) {
             Some(job) => Ok(Arc::new(MatchTable { job: job? })),
             None => self
                 .ballista
@@ -80,7 +85,7 @@ impl LogicalExtensionCodec for LogicalCodec {
         buf: &mut Vec<u8>,
     ) -> DfResult<()> {
         match node.downcast_ref::<MatchTable>() {
-            Some(table) => encode(&table.job, buf),
+            Some(table) => encode(JOB, table.job.as_ref(), buf),
             None => self
                 .ballista
                 .try_encode_table_provider(table_ref, node, buf),
@@ -118,8 +123,15 @@ impl PhysicalExtensionCodec for PhysicalCodec {
         ctx: &TaskContext,
         converter: &dyn PhysicalProtoConverterExtension,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
-        match decode(buf) {
-            Some(job) => Ok(Arc::new(MatchExec::new(job?))),
+        match decode::<TableShare>(SHARE, buf) {
+            Some(share) => {
+                let [tasks] = inputs else {
+                    return Err(DataFusionError::Internal(
+                        "the matching node arrived without its task rows".into(),
+                    ));
+                };
+                Ok(Arc::new(MatchExec::new(share?, tasks.clone())))
+            }
             None => self.ballista.try_decode(buf, inputs, ctx, converter),
         }
     }
@@ -131,7 +143,7 @@ impl PhysicalExtensionCodec for PhysicalCodec {
         converter: &dyn PhysicalProtoConverterExtension,
     ) -> DfResult<()> {
         match node.downcast_ref::<MatchExec>() {
-            Some(scan) => encode(&scan.job, buf),
+            Some(scan) => encode(SHARE, scan.share.as_ref(), buf),
             None => self.ballista.try_encode(node, buf, converter),
         }
     }

@@ -2,17 +2,16 @@
 //!
 //! The driver replays the log itself, as the local oracle does, and cuts the live files into
 //! tasks ([`task::MatchTask`]: each file with its position, partition values and deletion
-//! vector). The job goes to the scheduler as a table whose scan has one partition per task
-//! ([`plan`]), carried by the oracle's codecs ([`codec`]); executors started by
+//! vector). The job goes to the scheduler as a table whose scan reads an in-memory source of
+//! one partition per task ([`plan`]), carried by the oracle's codecs ([`codec`]); the scheduler
+//! hands each executor's task only its own task rows. Executors started by
 //! `delta-oracle-cluster executor` ([`cluster`]) run each task with the oracle's own per-file
 //! reader and answer a row per file. The driver merges the rows by position.
 //!
 //! The answer is trusted only whole: every live file must be answered, with row group counts
-//! that add up to its matching rows. A file not answered, answered twice with different
-//! counts, a position the snapshot does not have, a failed job or no answer within the
-//! timeout is an error (exit 3), never a partial report. (Ballista 55 returns the rows of a
-//! job of several partitions with some partitions repeated; a repeated answer, identical, is
-//! taken once.) Ballista retries a lost executor's tasks elsewhere;
+//! that add up to its matching rows. A file not answered, answered more than once, a position
+//! the snapshot does not have, a failed job or no answer within the timeout is an error
+//! (exit 3), never a partial report. Ballista retries a lost executor's tasks elsewhere;
 //! whether it retried or not, the driver checks the same way.
 
 pub mod cluster;
@@ -185,19 +184,15 @@ fn merge(snapshot: &Snapshot, batches: &[RecordBatch]) -> Result<Vec<FileCounts>
                 matching_rows: matching.value(row),
                 row_groups,
             };
-            match slot {
-                // Ballista 55 hands a job of several partitions back with some partitions'
-                // rows repeated (seen with plain DataFusion scans too): the same answer again
-                // is taken once; a different one is refused.
-                Some(before) if *before == answer => {}
-                Some(_) => {
-                    return Err(refused(format!(
-                        "the cluster answered `{}` twice, differently",
-                        snapshot.files[at].path
-                    )));
-                }
-                None => *slot = Some(answer),
+            // Each task runs once (the scheduler hands each executor's task only its own
+            // task rows): a file answered twice was counted twice somewhere.
+            if slot.is_some() {
+                return Err(refused(format!(
+                    "the cluster answered `{}` more than once",
+                    snapshot.files[at].path
+                )));
             }
+            *slot = Some(answer);
         }
     }
     let answered = answers.iter().filter(|a| a.is_some()).count();

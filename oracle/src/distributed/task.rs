@@ -131,3 +131,47 @@ impl TableShare {
             .map_err(|e| OracleError::Cluster(format!("cannot build a task's answer: {e}")))
     }
 }
+
+#[cfg(test)]
+mod scratch_timing {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn time_one_task() {
+        let snap = Snapshot::open("/tmp/bench/t5m", None).unwrap();
+        let share = TableShare {
+            location: "/tmp/bench/t5m".into(),
+            storage: WireStorage::default(),
+            version: snap.version,
+            protocol: snap.protocol.clone(),
+            metadata: snap.metadata.clone(),
+            predicate: "value > 0.9 AND tag = 't3'".into(),
+        };
+        let task = MatchTask {
+            files: vec![(0, snap.files[0].clone())],
+        };
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            let store = TableFiles::open(&share.location, &(&share.storage).into()).unwrap();
+            eprintln!("open {:?}", t.elapsed());
+            let s2 = Snapshot::from_parts(
+                store,
+                share.version,
+                share.protocol.clone(),
+                share.metadata.clone(),
+                vec![snap.files[0].clone()],
+            )
+            .unwrap();
+            eprintln!("snapshot {:?}", t.elapsed());
+            let physical = physical_predicate(&s2, &share.predicate).unwrap();
+            eprintln!("physical {:?}", t.elapsed());
+            let footers = FooterPruning::new(&s2, Some(&share.predicate)).unwrap();
+            eprintln!("footers {:?}", t.elapsed());
+            let v = count_file(&s2, &s2.files[0], &physical, &footers).unwrap();
+            eprintln!("count {:?} {}", t.elapsed(), v.live_rows);
+            let t = std::time::Instant::now();
+            share.run(&task).unwrap();
+            eprintln!("run {:?}", t.elapsed());
+        }
+    }
+}
