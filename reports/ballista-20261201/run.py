@@ -5,7 +5,8 @@
 
 Starts `delta-oracle-cluster` scheduler and executors on 127.0.0.1, runs
 `delta-oracle TABLE -w P --format json` locally and through each cluster, checks that every
-report is byte-identical to the local one (the run fails otherwise), and writes
+report is byte-identical to the local one (the run fails otherwise; with the driver's own
+check of a sample of files, the report less its `checked_on_driver` field), and writes
 `results.json` and `results.md` (wall time medians, peak memory of the driver, live rows per
 second, and per executor) into DIR.
 """
@@ -53,9 +54,12 @@ def main():
     cores = os.cpu_count()
     rows = []
     reference = None
-    # (name, executors, tasks at once per executor): every configuration uses every core.
-    configs = [("local", 0, 0), ("ballista, 1 executor", 1, cores), ("ballista, 2 executors", 2, max(1, cores // 2))]
-    for name, executors, tasks in configs:
+    # (name, executors, tasks at once per executor, files the driver checks itself): every
+    # configuration uses every core.
+    configs = [("local", 0, 0, 0), ("ballista, 1 executor", 1, cores, 0),
+               ("ballista, 2 executors", 2, max(1, cores // 2), 0),
+               ("ballista, 1 executor, driver checks 8 files", 1, cores, 8)]
+    for name, executors, tasks, check in configs:
         procs = []
         cmd = base
         if executors:
@@ -71,12 +75,17 @@ def main():
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
                 wait_for(flight)
             cmd = base + ["--engine", "ballista", "--scheduler", f"df://127.0.0.1:{port}",
-                          "--files-per-task", a.files_per_task]
+                          "--files-per-task", a.files_per_task, "--check-files", str(check)]
         walls, peaks = [], []
         try:
             for _ in range(a.runs):
                 wall, peak, out = timed(cmd)
-                if reference is None:
+                if check:
+                    doc = json.loads(out)
+                    checked = doc.pop("checked_on_driver")
+                    if not 1 <= checked["files"] <= check or doc != json.loads(reference):
+                        sys.exit(f"{name}: the report differs from the local oracle's")
+                elif reference is None:
                     reference = out
                 elif out != reference:
                     sys.exit(f"{name}: the report differs from the local oracle's")
@@ -92,6 +101,7 @@ def main():
         median = statistics.median(walls)
         rows.append({
             "engine": name, "executors": executors, "tasks_per_executor": tasks,
+            "files_checked_on_driver": check,
             "runs": a.runs, "wall_s": walls, "median_s": round(median, 2),
             "driver_peak_mib": round(max(peaks) / 1024, 1),
             "live_rows": live, "matching_files": report["matching_files"],
