@@ -267,7 +267,10 @@ fn stream_many(
 
 /// The text of a file of predicates or a budget (`-`: standard input, where allowed), with the
 /// name its messages give it.
-fn read_input(path: &std::path::Path, stdin: bool) -> Result<(String, String), ExplainError> {
+pub(crate) fn read_input(
+    path: &std::path::Path,
+    stdin: bool,
+) -> Result<(String, String), ExplainError> {
     let (shown, read) = if stdin && path == std::path::Path::new("-") {
         let mut text = String::new();
         let read = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text);

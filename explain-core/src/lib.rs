@@ -8,6 +8,7 @@
 //! same explanation window by window while the log is replayed.
 
 pub mod accepted;
+pub mod advise;
 pub mod ast;
 pub mod budget;
 pub mod classify;

@@ -4,6 +4,70 @@ use std::process::ExitCode;
 use clap::Parser;
 use explain_core::cli::{Args, run};
 
+/// The one line of a clap error: its message and tip, without its prefix, usage block or
+/// pointer to --help.
+fn clap_line(e: &clap::Error) -> String {
+    let rendered = e.to_string();
+    let message: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut line = String::new();
+    for part in message {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    line.trim_start_matches("error: ").to_string()
+}
+
+/// `delta-explain advise`: parsed from the arguments after `advise`.
+fn advise() -> ExitCode {
+    use explain_core::advise::cli::{AdviseArgs, run};
+    let args = std::env::args_os().skip(1);
+    let args = match AdviseArgs::try_parse_from(args) {
+        Ok(args) => args,
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("delta-explain advise: {}", clap_line(&e));
+            return ExitCode::from(2);
+        }
+    };
+    let worker = std::thread::Builder::new()
+        .stack_size(explain_core::DEEP_STACK)
+        .spawn(move || run(&args));
+    match worker.map(|h| h.join()) {
+        Ok(Ok(Ok(page))) => {
+            let mut stdout = std::io::stdout().lock();
+            if let Err(e) = stdout
+                .write_all(page.as_bytes())
+                .and_then(|_| stdout.flush())
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                eprintln!("delta-explain advise: cannot write the report: {e}");
+                return ExitCode::from(3);
+            }
+            ExitCode::SUCCESS
+        }
+        Ok(Ok(Err(e))) => {
+            eprintln!("delta-explain advise: {e}");
+            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(3))
+        }
+        Ok(Err(_)) | Err(_) => ExitCode::from(3),
+    }
+}
+
 fn main() -> ExitCode {
     // A panic is a bug; even then the user gets one line, not a backtrace.
     std::panic::set_hook(Box::new(|info| {
@@ -15,6 +79,10 @@ fn main() -> ExitCode {
             .unwrap_or_else(|| "unknown panic".into());
         eprintln!("delta-explain: internal error: {msg}");
     }));
+    // `delta-explain advise TABLE ...`: the layout advisor, a command of its own.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "advise") {
+        return advise();
+    }
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(e)
@@ -27,23 +95,8 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            // One line: clap's message and its tip (`tip: a similar argument exists: '--where'`),
-            // without its own prefix, the usage block or the pointer to --help.
-            let rendered = e.to_string();
-            let message: Vec<&str> = rendered
-                .lines()
-                .map(str::trim)
-                .take_while(|l| !l.starts_with("Usage:"))
-                .filter(|l| !l.is_empty())
-                .collect();
-            let mut line = String::new();
-            for part in message {
-                if !line.is_empty() {
-                    line.push_str(if line.ends_with(':') { " " } else { "; " });
-                }
-                line.push_str(part);
-            }
-            eprintln!("delta-explain: {}", line.trim_start_matches("error: "));
+            // One line: clap's message and its tip (`tip: a similar argument exists: '--where'`).
+            eprintln!("delta-explain: {}", clap_line(&e));
             return ExitCode::from(2);
         }
     };

@@ -1,6 +1,7 @@
 //! Integration tests: the `delta-explain` binary on real Delta tables.
 
 mod action;
+mod advise;
 mod budget;
 mod conventions;
 mod damaged_logs;

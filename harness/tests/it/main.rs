@@ -1,5 +1,6 @@
 //! Differential tests: explain-core against the oracle on the shared fixtures.
 
+mod advise;
 mod campaign;
 mod fixture_soundness;
 mod oracle_agreement;

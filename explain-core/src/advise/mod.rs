@@ -1,0 +1,645 @@
+//! `delta-explain advise`: what other layouts of a table would do to a workload of predicates,
+//! before the table is rewritten.
+//!
+//! The live rows are read once by the oracle's reader (or a seeded sample of them,
+//! [`rows`]), laid out under each candidate layout ([`layout`]: the current files; partition
+//! by a column; sort by a column; Z-order and Hilbert order on two to four columns), cut into
+//! files of the target size, and each simulated file gets the statistics a Delta writer would
+//! record ([`stats`]). Each layout becomes a table of statistics without data ([`table`]),
+//! and the whole workload is explained on it with the same streamed phase scans as any table.
+//! The layouts are ranked by the bytes the workload would read.
+//!
+//! **Calibration.** The current layout is simulated from the table's own rows too: where the
+//! simulation keeps other files than the table's own statistics do, the report lists each such
+//! file with the reason (no statistics in the log, a deletion vector, a sample, bounds written
+//! differently), so a reader knows how far the simulated numbers carry over.
+
+pub mod cli;
+pub mod curve;
+pub mod layout;
+pub mod report;
+pub mod rows;
+pub mod stats;
+pub mod table;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use serde::Serialize;
+use storage::StorageOptions;
+
+use crate::error::ExplainError;
+use crate::session::ReportRequest;
+use crate::stream::{StreamManyRequest, report_many_streaming};
+use layout::{Layout, lay_out, partitionable};
+use rows::{SampledRows, read_rows, take_rows};
+
+/// At most this many columns are combined into candidate layouts (the most used first).
+pub const MAX_COLUMNS: usize = 4;
+/// A column is offered as a partition column with fewer distinct values than this.
+pub const MAX_PARTITION_VALUES: usize = 1000;
+
+/// What to advise on.
+#[derive(Clone, Debug)]
+pub struct AdviseRequest {
+    pub location: String,
+    pub storage: StorageOptions,
+    pub version: Option<u64>,
+    /// The workload, in order.
+    pub predicates: Vec<String>,
+    /// Rows to sample; every live row when `None`.
+    pub sample: Option<u64>,
+    /// The size of a simulated file; the table's mean file size when `None` (so every layout
+    /// has about as many files as the table).
+    pub target_file_size: Option<u64>,
+    /// The seed of the sample.
+    pub seed: u64,
+    pub workers: usize,
+}
+
+/// One predicate on one layout.
+#[derive(Clone, Debug, Serialize)]
+pub struct PredicateCost {
+    pub files_read: usize,
+    pub bytes_read: u64,
+    pub total_files: usize,
+    pub total_bytes: u64,
+}
+
+/// A layout and what the workload would read under it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayoutResult {
+    pub name: String,
+    pub layout: Layout,
+    pub files: usize,
+    pub bytes: u64,
+    /// Summed over the predicates every layout could explain.
+    pub files_read: usize,
+    pub bytes_read: u64,
+    /// Per predicate, in workload order (`null` where the predicate could not be explained).
+    pub per_predicate: Vec<Option<PredicateCost>>,
+    /// `bytes_read` against the current layout's, in percent (negative: less is read).
+    pub bytes_read_vs_current_pct: f64,
+}
+
+/// A file the simulated current layout keeps and the table does not, or the reverse.
+#[derive(Clone, Debug, Serialize)]
+pub struct CalibrationFile {
+    pub path: String,
+    pub kept_by_table: bool,
+    pub kept_by_simulation: bool,
+    pub reason: String,
+}
+
+/// Per predicate, how the simulated current layout compares with the table itself.
+#[derive(Clone, Debug, Serialize)]
+pub struct CalibrationEntry {
+    pub predicate: String,
+    pub kept_by_table: usize,
+    pub kept_by_simulation: usize,
+    /// The files that differ (at most [`CALIBRATION_FILES`] listed).
+    pub differing_files: usize,
+    pub files: Vec<CalibrationFile>,
+}
+
+pub const CALIBRATION_FILES: usize = 10;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Calibration {
+    pub predicates: usize,
+    /// Predicates whose simulated current layout keeps exactly the table's files.
+    pub identical: usize,
+    pub differing: Vec<CalibrationEntry>,
+}
+
+/// The advice: every layout ranked, the recommendation, the calibration.
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    pub table: String,
+    pub version: u64,
+    pub predicates: Vec<String>,
+    /// A predicate's error where it could not be explained (on the table itself).
+    pub errors: Vec<Option<String>>,
+    pub live_rows: u64,
+    pub rows_read: u64,
+    /// The share of the live rows in the sample (1: every row).
+    pub sample_rate: f64,
+    pub target_file_size: u64,
+    /// The columns the workload references, the most used first, and how many predicates use
+    /// each.
+    pub columns: Vec<(String, usize)>,
+    /// Best first; the current layout among them.
+    pub layouts: Vec<LayoutResult>,
+    /// The best layout's name and its columns in order, or the current layout when nothing
+    /// reads less.
+    pub recommended: String,
+    pub recommended_columns: Vec<String>,
+    pub calibration: Calibration,
+    pub elapsed_ms: u64,
+}
+
+/// Advises on `request`; `progress` hears a line per step.
+pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice, ExplainError> {
+    let started = Instant::now();
+    if request.predicates.is_empty() {
+        return Err(ExplainError::Usage("the workload has no predicate".into()));
+    }
+    let table_error = |e: oracle::OracleError| match e {
+        oracle::OracleError::Usage(m) => ExplainError::Usage(m),
+        other => ExplainError::Table {
+            table: request.location.clone(),
+            reason: other.to_string(),
+        },
+    };
+    let snapshot =
+        oracle::log::Snapshot::open_with(&request.location, &request.storage, request.version)
+            .map_err(table_error)?;
+    // The table as it is, explained with the per-file view: the baseline the simulation is
+    // calibrated against, and each predicate's own errors.
+    progress("explaining the workload on the table as it is");
+    let verbose = ReportRequest {
+        verbose: true,
+        ..ReportRequest::default()
+    };
+    let real = explain_workload(
+        &request.location,
+        &request.storage,
+        request.version,
+        &request.predicates,
+        &verbose,
+        request.workers,
+    )?;
+    let errors: Vec<Option<String>> = real.iter().map(|r| r.as_ref().err().cloned()).collect();
+    let columns = referenced_columns(&snapshot, &request.predicates);
+    if columns.is_empty() {
+        return Err(ExplainError::Usage(
+            "the workload's predicates reference no column of the table".into(),
+        ));
+    }
+    let partition_columns: Vec<String> = snapshot.partition_columns().to_vec();
+    let mut read: Vec<String> = columns.iter().map(|(c, _)| c.clone()).collect();
+    for p in &partition_columns {
+        if !read.contains(p) {
+            read.push(p.clone());
+        }
+    }
+    progress("reading the live rows");
+    let rows = read_rows(
+        &request.location,
+        &snapshot,
+        &read,
+        request.sample,
+        request.seed,
+        request.workers,
+        &|_| {},
+    )?;
+    let indexed = indexed_columns(&snapshot, &partition_columns);
+    let fields = table::fields_of(&snapshot.metadata.schema_string, &read)?;
+    let total_bytes: u64 = rows.files.iter().map(|f| f.size).sum();
+    let target = request
+        .target_file_size
+        .unwrap_or_else(|| total_bytes / (rows.files.len().max(1) as u64))
+        .max(1);
+    let candidates = candidates(&rows, &columns, &partition_columns);
+    let work = tempfile::tempdir()
+        .map_err(|e| ExplainError::Output(format!("a temporary directory: {e}")))?;
+    let mut results = Vec::new();
+    let mut simulated_current = None;
+    for (i, layout) in candidates.iter().enumerate() {
+        progress(&format!(
+            "layout {} of {}: {}",
+            i + 1,
+            candidates.len(),
+            layout.name()
+        ));
+        let files = lay_out(&rows, layout, target)?;
+        // The layout's table: its partition columns (the current layout keeps the table's).
+        let partitions: Vec<String> = match layout {
+            Layout::Current => partition_columns.clone(),
+            other => other
+                .partition_column()
+                .map(str::to_string)
+                .into_iter()
+                .collect(),
+        };
+        let stats_columns: Vec<String> = indexed
+            .iter()
+            .filter(|c| read.contains(c) && !partitions.contains(c))
+            .cloned()
+            .collect();
+        let stats: Vec<String> = files
+            .iter()
+            .map(|f| {
+                Ok(stats::file_stats(
+                    &take_rows(&rows.batch, &f.rows)?,
+                    rows.rate,
+                    &stats_columns,
+                ))
+            })
+            .collect::<Result<_, ExplainError>>()?;
+        let partition_values: Vec<Vec<(String, Option<String>)>> = match layout {
+            Layout::Current => rows
+                .files
+                .iter()
+                .zip(&snapshot.files)
+                .map(|(_, f)| logical_partition_values(&snapshot, f))
+                .collect(),
+            _ => files
+                .iter()
+                .map(|f| {
+                    partitions
+                        .iter()
+                        .map(|c| (c.clone(), f.partition.clone().flatten()))
+                        .collect()
+                })
+                .collect(),
+        };
+        let dir = work.path().join(format!("layout-{i}"));
+        table::write_table(
+            &dir,
+            &fields,
+            &partitions,
+            &files,
+            &partition_values,
+            &stats,
+        )?;
+        let location = dir.to_string_lossy().into_owned();
+        let request_of = if *layout == Layout::Current {
+            verbose.clone()
+        } else {
+            ReportRequest::default()
+        };
+        let reports = explain_workload(
+            &location,
+            &StorageOptions::default(),
+            None,
+            &request.predicates,
+            &request_of,
+            request.workers,
+        )?;
+        let per_predicate: Vec<Option<PredicateCost>> = reports
+            .iter()
+            .map(|r| {
+                r.as_ref().ok().map(|r| PredicateCost {
+                    files_read: r.final_files,
+                    bytes_read: r.final_bytes,
+                    total_files: r.total_files,
+                    total_bytes: r.total_bytes,
+                })
+            })
+            .collect();
+        if *layout == Layout::Current {
+            simulated_current = Some(reports);
+        }
+        results.push(LayoutResult {
+            name: layout.name(),
+            layout: layout.clone(),
+            files: files.len(),
+            bytes: files.iter().map(|f| f.size).sum(),
+            files_read: 0,
+            bytes_read: 0,
+            per_predicate,
+            bytes_read_vs_current_pct: 0.0,
+        });
+    }
+    // Totals over the predicates every layout could explain.
+    let everywhere: Vec<usize> = (0..request.predicates.len())
+        .filter(|&p| results.iter().all(|r| r.per_predicate[p].is_some()))
+        .collect();
+    for r in &mut results {
+        let costs = everywhere
+            .iter()
+            .filter_map(|&p| r.per_predicate[p].as_ref());
+        r.files_read = costs.clone().map(|c| c.files_read).sum();
+        r.bytes_read = costs.map(|c| c.bytes_read).sum();
+    }
+    let current_bytes = results.first().map_or(0, |r: &LayoutResult| r.bytes_read);
+    for r in &mut results {
+        r.bytes_read_vs_current_pct = if current_bytes == 0 {
+            0.0
+        } else {
+            ((r.bytes_read as f64 / current_bytes as f64) - 1.0) * 100.0
+        };
+    }
+    // Best first: fewer bytes, then fewer files, then fewer columns (the simpler layout).
+    results.sort_by(|a, b| {
+        a.bytes_read
+            .cmp(&b.bytes_read)
+            .then(a.files_read.cmp(&b.files_read))
+            .then(a.layout.columns().len().cmp(&b.layout.columns().len()))
+            .then((a.layout != Layout::Current).cmp(&(b.layout != Layout::Current)))
+    });
+    let best = results
+        .first()
+        .map(|r| (r.name.clone(), r.layout.columns()))
+        .unwrap_or_default();
+    let calibration = calibrate(
+        &request.predicates,
+        &real,
+        simulated_current.as_deref().unwrap_or(&[]),
+        &rows,
+    );
+    Ok(Advice {
+        table: request.location.clone(),
+        version: snapshot.version,
+        predicates: request.predicates.clone(),
+        errors,
+        live_rows: rows.live_rows(),
+        rows_read: rows.batch.num_rows() as u64,
+        sample_rate: rows.rate,
+        target_file_size: target,
+        columns,
+        layouts: results,
+        recommended: best.0,
+        recommended_columns: best.1,
+        calibration,
+        elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    })
+}
+
+/// The workload explained on the table at `location`: a report per predicate, or its error.
+fn explain_workload(
+    location: &str,
+    storage: &StorageOptions,
+    version: Option<u64>,
+    predicates: &[String],
+    request: &ReportRequest,
+    workers: usize,
+) -> Result<Vec<Result<crate::report::Report, String>>, ExplainError> {
+    let refs: Vec<&str> = predicates.iter().map(String::as_str).collect();
+    let mut many = StreamManyRequest::new(location, &refs, request);
+    many.storage = storage.clone();
+    many.version = version;
+    many.workers = workers.max(1);
+    let streamed = report_many_streaming(&many, &mut |_| {})?;
+    Ok(streamed
+        .reports
+        .into_iter()
+        .map(|r| r.map(|(report, _)| report).map_err(|e| e.to_string()))
+        .collect())
+}
+
+/// The table's top-level columns the predicates reference (as the table spells them), the
+/// most used first (then in schema order), with the number of predicates using each.
+fn referenced_columns(
+    snapshot: &oracle::log::Snapshot,
+    predicates: &[String],
+) -> Vec<(String, usize)> {
+    let mut uses: BTreeMap<String, usize> = BTreeMap::new();
+    for p in predicates {
+        let Ok(parsed) = crate::sql::parse_predicate(p) else {
+            continue;
+        };
+        let mut seen = BTreeSet::new();
+        for c in parsed.columns() {
+            let Some(first) = c.path.first() else {
+                continue;
+            };
+            if let Some(f) = snapshot
+                .fields
+                .iter()
+                .find(|f| f.name.eq_ignore_ascii_case(first))
+                && seen.insert(f.name.clone())
+            {
+                *uses.entry(f.name.clone()).or_default() += 1;
+            }
+        }
+    }
+    let position = |name: &str| snapshot.fields.iter().position(|f| f.name == name);
+    let mut out: Vec<(String, usize)> = uses.into_iter().collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(position(&a.0).cmp(&position(&b.0))));
+    out
+}
+
+/// The top-level data columns a writer of this table collects statistics for:
+/// `delta.dataSkippingStatsColumns` if set, else the first `delta.dataSkippingNumIndexedCols`
+/// (32 by default, -1 for all) leaf columns of the data schema, a nested column counting its
+/// leaves.
+fn indexed_columns(snapshot: &oracle::log::Snapshot, partition_columns: &[String]) -> Vec<String> {
+    let config = |key: &str| snapshot.metadata.configuration.get(key).cloned().flatten();
+    let data: Vec<&oracle::delta_schema::DeltaField> = snapshot
+        .fields
+        .iter()
+        .filter(|f| !partition_columns.contains(&f.name))
+        .collect();
+    if let Some(list) = config("delta.dataSkippingStatsColumns") {
+        let named: Vec<String> = list
+            .split(',')
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .collect();
+        return data
+            .iter()
+            .filter(|f| named.iter().any(|n| n.eq_ignore_ascii_case(&f.name)))
+            .map(|f| f.name.clone())
+            .collect();
+    }
+    let limit: i64 = config("delta.dataSkippingNumIndexedCols")
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(32);
+    let mut leaves = 0i64;
+    let mut out = Vec::new();
+    for f in data {
+        if limit >= 0 && leaves >= limit {
+            break;
+        }
+        out.push(f.name.clone());
+        leaves += leaf_count(&f.data_type) as i64;
+    }
+    out
+}
+
+fn leaf_count(t: &oracle::delta_schema::DeltaType) -> usize {
+    match t {
+        oracle::delta_schema::DeltaType::Struct(fields) => {
+            fields.iter().map(|f| leaf_count(&f.data_type)).sum()
+        }
+        oracle::delta_schema::DeltaType::Primitive(_)
+        | oracle::delta_schema::DeltaType::Decimal { .. }
+        | oracle::delta_schema::DeltaType::Array { .. }
+        | oracle::delta_schema::DeltaType::Map { .. } => 1,
+    }
+}
+
+/// A live file's partition values under the columns' logical names.
+fn logical_partition_values(
+    snapshot: &oracle::log::Snapshot,
+    file: &oracle::log::replay::LiveFile,
+) -> Vec<(String, Option<String>)> {
+    snapshot
+        .partition_columns()
+        .iter()
+        .map(|c| {
+            let physical = snapshot
+                .fields
+                .iter()
+                .find(|f| &f.name == c)
+                .and_then(|f| f.physical_name.clone())
+                .unwrap_or_else(|| c.clone());
+            let value = file
+                .partition_values
+                .get(&physical)
+                .or_else(|| file.partition_values.get(c))
+                .cloned()
+                .flatten();
+            (c.clone(), value)
+        })
+        .collect()
+}
+
+/// The candidate layouts: the current one; for each of the most used columns, sorting by it
+/// and (with few values) partitioning by it; Z-order and Hilbert order on every combination of
+/// two or more of them.
+fn candidates(
+    rows: &SampledRows,
+    columns: &[(String, usize)],
+    partition_columns: &[String],
+) -> Vec<Layout> {
+    let top: Vec<String> = columns
+        .iter()
+        .take(MAX_COLUMNS)
+        .map(|(c, _)| c.clone())
+        .collect();
+    let mut out = vec![Layout::Current];
+    for c in &top {
+        out.push(Layout::Sort(c.clone()));
+        let few = rows
+            .batch
+            .column_by_name(c)
+            .is_some_and(|a| partitionable(a, MAX_PARTITION_VALUES));
+        // The table's own partitioning is the current layout already.
+        if few && !(partition_columns.len() == 1 && &partition_columns[0] == c) {
+            out.push(Layout::Partition(c.clone()));
+        }
+    }
+    for size in 2..=top.len() {
+        for combination in combinations(&top, size) {
+            out.push(Layout::ZOrder(combination.clone()));
+            out.push(Layout::Hilbert(combination));
+        }
+    }
+    out
+}
+
+/// Every combination of `size` of `items`, in their order.
+fn combinations(items: &[String], size: usize) -> Vec<Vec<String>> {
+    if size == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for (i, first) in items.iter().enumerate() {
+        for mut rest in combinations(&items[i + 1..], size - 1) {
+            rest.insert(0, first.clone());
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// Compares the table's kept files with the simulated current layout's, predicate by
+/// predicate, and says why each differing file differs.
+fn calibrate(
+    predicates: &[String],
+    real: &[Result<crate::report::Report, String>],
+    simulated: &[Result<crate::report::Report, String>],
+    rows: &SampledRows,
+) -> Calibration {
+    let mut compared = 0;
+    let mut identical = 0;
+    let mut differing = Vec::new();
+    for (i, predicate) in predicates.iter().enumerate() {
+        let (Some(Ok(real)), Some(Ok(sim))) = (real.get(i), simulated.get(i)) else {
+            continue;
+        };
+        let (Some(real_files), Some(sim_files)) = (&real.files, &sim.files) else {
+            continue;
+        };
+        compared += 1;
+        let sim_by_path: BTreeMap<&str, &crate::report::FileReport> =
+            sim_files.iter().map(|f| (f.path.as_str(), f)).collect();
+        let mut files = Vec::new();
+        let mut count = 0;
+        for f in real_files {
+            let sim_kept = sim_by_path.get(f.path.as_str()).is_none_or(|s| s.kept);
+            if sim_kept == f.kept {
+                continue;
+            }
+            count += 1;
+            if files.len() < CALIBRATION_FILES {
+                files.push(CalibrationFile {
+                    path: f.path.clone(),
+                    kept_by_table: f.kept,
+                    kept_by_simulation: sim_kept,
+                    reason: why_different(f, sim_by_path.get(f.path.as_str()).copied(), rows),
+                });
+            }
+        }
+        if count == 0 {
+            identical += 1;
+        } else {
+            differing.push(CalibrationEntry {
+                predicate: predicate.clone(),
+                kept_by_table: real.final_files,
+                kept_by_simulation: sim.final_files,
+                differing_files: count,
+                files,
+            });
+        }
+    }
+    Calibration {
+        predicates: compared,
+        identical,
+        differing,
+    }
+}
+
+/// Why the table's statistics of a file and the simulated ones prune differently.
+fn why_different(
+    real: &crate::report::FileReport,
+    sim: Option<&crate::report::FileReport>,
+    rows: &SampledRows,
+) -> String {
+    if !real.has_stats {
+        return "the table's log has no statistics for this file; the simulation computes them"
+            .into();
+    }
+    if real.has_deletion_vector {
+        return "a deletion vector: the log's statistics still count the deleted rows, the simulation reads only live rows".into();
+    }
+    if rows.rate < 1.0 {
+        return format!(
+            "sampled: the simulation saw {:.2}% of the rows, so its bounds can be narrower than the file's",
+            rows.rate * 100.0
+        );
+    }
+    let Some(sim) = sim else {
+        return "the simulation has no such file".into();
+    };
+    for (column, value) in &real.min_values {
+        if sim.min_values.get(column) != Some(value) {
+            return format!(
+                "the writer's bounds differ: `{column}` min {value} in the log, {} simulated",
+                sim.min_values
+                    .get(column)
+                    .map_or("none".into(), ToString::to_string)
+            );
+        }
+    }
+    for (column, value) in &real.max_values {
+        if sim.max_values.get(column) != Some(value) {
+            return format!(
+                "the writer's bounds differ: `{column}` max {value} in the log, {} simulated",
+                sim.max_values
+                    .get(column)
+                    .map_or("none".into(), ToString::to_string)
+            );
+        }
+    }
+    for column in sim.min_values.keys() {
+        if !real.min_values.contains_key(column) {
+            return format!(
+                "the log records no bounds for `{column}` in this file; the simulation does"
+            );
+        }
+    }
+    "the same bounds, kept differently (a partition value or a null count)".into()
+}

@@ -1,0 +1,186 @@
+//! The advice as a text page (JSON is the [`Advice`] serialized): the layouts ranked with a
+//! bar of the bytes each would read, the recommendation with its expected pruning per
+//! predicate, and the calibration.
+
+use std::fmt::Write as _;
+
+use super::{Advice, LayoutResult};
+
+/// Bytes in units people read.
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+const BAR: usize = 30;
+
+pub fn to_text(advice: &Advice) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Layout advice for {} (version {})",
+        advice.table, advice.version
+    );
+    let columns: Vec<String> = advice
+        .columns
+        .iter()
+        .map(|(c, n)| format!("{c} ({n})"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "Workload:  {} predicate(s); columns by use: {}",
+        advice.predicates.len(),
+        columns.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "Rows:      {} of {} live rows read ({}); simulated files of {}",
+        advice.rows_read,
+        advice.live_rows,
+        if advice.sample_rate < 1.0 {
+            format!(
+                "a sample, {:.2}%, counts scaled up",
+                advice.sample_rate * 100.0
+            )
+        } else {
+            "every row".to_string()
+        },
+        bytes(advice.target_file_size)
+    );
+    let failed = advice.errors.iter().filter(|e| e.is_some()).count();
+    if failed > 0 {
+        let _ = writeln!(
+            out,
+            "Left out: {failed} predicate(s) the explainer refuses on the table:"
+        );
+        for (p, e) in advice.predicates.iter().zip(&advice.errors) {
+            if let Some(e) = e {
+                let _ = writeln!(out, "  `{p}`: {e}");
+            }
+        }
+    }
+    let _ = writeln!(out);
+    let widest = advice
+        .layouts
+        .iter()
+        .map(|l| l.name.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let most = advice
+        .layouts
+        .iter()
+        .map(|l| l.bytes_read)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let _ = writeln!(
+        out,
+        "rank  {:<widest$}  files  files read  bytes read   vs current",
+        "layout"
+    );
+    for (rank, l) in advice.layouts.iter().enumerate() {
+        let filled = ((l.bytes_read as f64 / most as f64) * BAR as f64).round() as usize;
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<widest$}  {:>5}  {:>10}  {:>10}  {:>+9.1}%  {}",
+            rank + 1,
+            l.name,
+            l.files,
+            l.files_read,
+            bytes(l.bytes_read),
+            l.bytes_read_vs_current_pct,
+            "█".repeat(filled)
+        );
+    }
+    let _ = writeln!(out);
+    match advice.layouts.first() {
+        Some(best) if best.layout.columns().is_empty() => {
+            let _ = writeln!(
+                out,
+                "Recommended: keep the current layout; no candidate reads less for this workload."
+            );
+        }
+        Some(best) => {
+            let _ = writeln!(
+                out,
+                "Recommended: {} (cluster on {}, in this order): the workload reads {} instead of {}.",
+                best.name,
+                best.layout.columns().join(", "),
+                bytes(best.bytes_read),
+                bytes(current(advice).map_or(0, |c| c.bytes_read)),
+            );
+            per_predicate(&mut out, advice, best);
+        }
+        None => {}
+    }
+    let c = &advice.calibration;
+    let _ = writeln!(
+        out,
+        "\nCalibration: the current layout simulated from the table's rows keeps the table's own files for {} of {} predicate(s).",
+        c.identical, c.predicates
+    );
+    for entry in &c.differing {
+        let _ = writeln!(
+            out,
+            "  `{}`: the table keeps {}, the simulation {} ({} file(s) differ)",
+            entry.predicate, entry.kept_by_table, entry.kept_by_simulation, entry.differing_files
+        );
+        for f in &entry.files {
+            let _ = writeln!(
+                out,
+                "    {}: {} by the table, {} by the simulation: {}",
+                f.path,
+                if f.kept_by_table { "kept" } else { "pruned" },
+                if f.kept_by_simulation {
+                    "kept"
+                } else {
+                    "pruned"
+                },
+                f.reason
+            );
+        }
+    }
+    let _ = writeln!(out, "\nAdvised in {} ms.", advice.elapsed_ms);
+    out
+}
+
+fn current(advice: &Advice) -> Option<&LayoutResult> {
+    advice
+        .layouts
+        .iter()
+        .find(|l| l.layout == super::layout::Layout::Current)
+}
+
+/// Files and bytes each predicate reads now and under `best`.
+fn per_predicate(out: &mut String, advice: &Advice, best: &LayoutResult) {
+    let Some(now) = current(advice) else {
+        return;
+    };
+    for (i, p) in advice.predicates.iter().enumerate() {
+        let (Some(Some(a)), Some(Some(b))) = (now.per_predicate.get(i), best.per_predicate.get(i))
+        else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "  `{p}`: {} of {} files ({}) -> {} of {} files ({})",
+            a.files_read,
+            a.total_files,
+            bytes(a.bytes_read),
+            b.files_read,
+            b.total_files,
+            bytes(b.bytes_read)
+        );
+    }
+}
