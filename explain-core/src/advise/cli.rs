@@ -10,6 +10,8 @@ use crate::error::ExplainError;
 pub enum AdviseFormat {
     Text,
     Json,
+    /// One self-contained page: the ranking and a chart per layout.
+    Html,
 }
 
 /// Simulates other layouts of a table (partitioning, sorting, Z-order and Hilbert order on the
@@ -129,6 +131,7 @@ pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
     let advice = advise(&request, &progress)?;
     Ok(match args.format {
         AdviseFormat::Text => report::to_text(&advice),
+        AdviseFormat::Html => super::html::to_html(&advice, &report::to_text(&advice)),
         AdviseFormat::Json => {
             serde_json::to_string_pretty(&advice)
                 .map_err(|e| ExplainError::Output(e.to_string()))?

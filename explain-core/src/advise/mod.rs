@@ -16,6 +16,7 @@
 
 pub mod cli;
 pub mod curve;
+pub mod html;
 pub mod layout;
 pub mod report;
 pub mod rows;

@@ -6,21 +6,7 @@ use std::fmt::Write as _;
 
 use super::{Advice, LayoutResult};
 
-/// Bytes in units people read.
-fn bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
-}
+use crate::report::human_bytes as bytes;
 
 const BAR: usize = 30;
 

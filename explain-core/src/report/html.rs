@@ -323,7 +323,7 @@ fn histogram(buckets: &[(usize, usize)], out: &mut String) -> std::fmt::Result {
 }
 
 /// Text for HTML content and attribute values.
-fn esc(text: &str) -> String {
+pub(crate) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -338,7 +338,7 @@ fn esc(text: &str) -> String {
     out
 }
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#1a202c;max-width:1000px}\
+pub(crate) const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#1a202c;max-width:1000px}\
 code,pre{font-family:ui-monospace,monospace}pre{background:#f7fafc;padding:12px;overflow-x:auto;font-size:12px}\
 .meta{color:#4a5568}svg{display:block;margin:8px 0;font-size:12px}svg text{fill:#1a202c}\
 svg text.head{font-weight:bold}.ok{color:#276749}.bad{color:#c53030}";

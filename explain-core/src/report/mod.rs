@@ -19,7 +19,9 @@ use crate::replay::ReplayedTable;
 
 mod abbreviate;
 mod html;
+pub(crate) use html::{STYLE, esc};
 mod text;
+pub(crate) use text::human_bytes;
 
 /// The version of the JSON document's shape: this project's own series (`dx-` and semver),
 /// never a version of the peer delta-explain report it is a superset of.

@@ -611,7 +611,7 @@ pub(super) fn thousands(n: u64) -> String {
 }
 
 /// A byte count in binary units: `512 B`, `9.9 KiB`, `1.2 GiB`.
-pub(super) fn human_bytes(bytes: u64) -> String {
+pub(crate) fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut value = bytes as f64;
     let mut unit = 0;

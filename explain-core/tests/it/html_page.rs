@@ -110,3 +110,60 @@ fn the_page_renders_in_chromium_with_its_figures() {
     // A blank 1100x1600 page compresses to a few KiB; the figures and text make it larger.
     assert!(png.len() > 50_000, "screenshot of {} bytes", png.len());
 }
+
+/// `delta-explain advise --format html`: the ranking (a bar per layout) and a chart per layout
+/// (two bars per predicate: the current layout and the layout) render without script errors.
+#[test]
+fn the_advice_page_renders_in_chromium_with_a_chart_per_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = dir.path().join("workload.sql");
+    std::fs::write(
+        &workload,
+        "PULocationID = 132\ntrip_distance > 15\nfare_amount > 70\n",
+    )
+    .unwrap();
+    let workload = workload.to_str().unwrap();
+    let json = run(&[
+        "advise",
+        &taxi(),
+        "--predicates",
+        workload,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let layouts = doc["layouts"].as_array().unwrap().len();
+    let r = run(&[
+        "advise",
+        &taxi(),
+        "--predicates",
+        workload,
+        "--format",
+        "html",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
+        assert!(
+            !r.stdout.contains(external),
+            "the page fetches `{external}`"
+        );
+    }
+    let page = dir.path().join("advice.html");
+    std::fs::write(&page, &r.stdout).unwrap();
+    let dom = headless(&dir.path().join("profile"), &page, &["--dump-dom"]);
+    assert_eq!(dom.code, 0, "{}", dom.stderr);
+    let data = |name: &str| {
+        body_data(&dom.stdout, name)
+            .unwrap_or_else(|| panic!("data-{name}: {}", &dom.stdout[..dom.stdout.len().min(2000)]))
+            .to_string()
+    };
+    assert_eq!(data("rendered"), "ok");
+    assert_eq!(data("errors"), "0");
+    assert_eq!(data("layout-bars"), layouts.to_string());
+    let charts = layouts.min(explain_core::advise::html::CHARTS + 1);
+    assert_eq!(data("layout-charts"), charts.to_string());
+    // Two bars per predicate and chart (the current layout's own chart draws both too).
+    assert_eq!(data("predicate-bars"), (charts * 3 * 2).to_string());
+    assert!(dom.stdout.contains("Recommended:"));
+}
