@@ -27,6 +27,9 @@ pub struct ClusterRequest {
     pub files_per_task: usize,
     /// How long the driver waits for the whole answer.
     pub timeout: Duration,
+    /// Files larger than this are matched in byte ranges of this size (their row groups
+    /// spread over tasks); `None` keeps every file whole.
+    pub split_bytes: Option<u64>,
 }
 
 /// The engine flags of a command.
@@ -44,6 +47,10 @@ pub struct EngineArgs {
     /// Seconds to wait for the cluster's whole answer to one predicate.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
     pub cluster_timeout: u64,
+    /// On the cluster, files larger than BYTES are matched in byte ranges of BYTES, their row
+    /// groups spread over tasks (0: every file whole).
+    #[arg(long, value_name = "BYTES", default_value_t = 256 << 20)]
+    pub split_bytes: u64,
 }
 
 impl EngineArgs {
@@ -71,6 +78,7 @@ impl EngineArgs {
                     scheduler,
                     files_per_task: self.files_per_task,
                     timeout: Duration::from_secs(self.cluster_timeout),
+                    split_bytes: (self.split_bytes > 0).then_some(self.split_bytes),
                 }))
             }
         }

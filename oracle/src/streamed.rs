@@ -64,7 +64,7 @@ pub fn matching_row_groups(
                     let Some(file) = snapshot.files.get(i) else {
                         break;
                     };
-                    let counted = count_file(snapshot, file, &physical, &footers);
+                    let counted = count_file(snapshot, file, None, &physical, &footers);
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(counted);
                     files_read(done.fetch_add(1, Ordering::Relaxed) + 1);
                 }
@@ -83,10 +83,11 @@ pub fn matching_row_groups(
 pub(crate) fn count_file(
     snapshot: &Snapshot,
     file: &crate::log::replay::LiveFile,
+    range: Option<std::ops::Range<u64>>,
     predicate: &Arc<dyn PhysicalExpr>,
     footers: &FooterPruning<'_>,
 ) -> FileMatches {
-    let rows = read_file(snapshot, file, None)?;
+    let rows = read_file(snapshot, file, range)?;
     let row_groups = footers.judge(file, &rows.metadata, &rows.file_schema, &file.path)?;
     let mut counts: Vec<(u32, u64)> = Vec::new();
     for (batch, groups) in rows.batches.iter().zip(&rows.row_groups) {

@@ -103,6 +103,8 @@ fn a_campaign_on_a_ballista_cluster_finds_what_the_local_oracle_finds() {
         scheduler: cluster().to_string(),
         files_per_task: 2,
         timeout: Duration::from_secs(300),
+        // Generated files are small: every file in parts, so the parts' merge is checked too.
+        split_bytes: Some(2048),
     }));
     assert_eq!(local.oracle_engine, "local");
     assert_eq!(local.cluster_jobs, 0);

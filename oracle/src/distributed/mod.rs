@@ -34,7 +34,7 @@ use crate::log::replay::{LiveFile, Snapshot};
 use crate::matching::physical_predicate;
 use codec::{LogicalCodec, PhysicalCodec};
 use plan::{MatchJob, MatchTable};
-use task::{MatchTask, TableShare};
+use task::{MatchTask, TableShare, TaskFile};
 
 /// One file's answer: the rows of its Parquet file, those left after its deletion vector,
 /// and the live rows matching the predicate, in all and per row group (`(index, rows)`, in
@@ -66,22 +66,8 @@ pub fn match_on_cluster(
         metadata: snapshot.metadata.clone(),
         predicate: predicate.to_string(),
     };
-    let numbered: Vec<(u64, LiveFile)> = snapshot
-        .files
-        .iter()
-        .enumerate()
-        // The executors read no statistics: the plan need not carry them.
-        .map(|(i, f)| {
-            (
-                i as u64,
-                LiveFile {
-                    stats: None,
-                    ..f.clone()
-                },
-            )
-        })
-        .collect();
-    let tasks = numbered
+    let parts = split_files(snapshot, cluster.split_bytes);
+    let tasks = parts
         .chunks(cluster.files_per_task.max(1))
         .map(|files| MatchTask {
             files: files.to_vec(),
@@ -103,7 +89,46 @@ pub fn match_on_cluster(
                 cluster.timeout.as_secs()
             ))
         })??;
-    merge(snapshot, &batches)
+    merge(snapshot, &parts, &batches)
+}
+
+/// The parts the files are matched in: each live file whole, or, when it is larger than
+/// `split_bytes`, in byte ranges of that size (the last one open-ended, so a file larger than
+/// its logged size is still read whole). The executors read no statistics: the parts do not
+/// carry them.
+pub fn split_files(snapshot: &Snapshot, split_bytes: Option<u64>) -> Vec<TaskFile> {
+    let mut parts = Vec::new();
+    for (i, f) in snapshot.files.iter().enumerate() {
+        let file = LiveFile {
+            stats: None,
+            ..f.clone()
+        };
+        let size = u64::try_from(f.size).unwrap_or(0);
+        match split_bytes.filter(|&split| split > 0 && size > split) {
+            None => parts.push(TaskFile {
+                position: i as u64,
+                file,
+                range: None,
+            }),
+            Some(split) => {
+                let mut start = 0;
+                while start < size {
+                    let end = if start + split >= size {
+                        u64::MAX
+                    } else {
+                        start + split
+                    };
+                    parts.push(TaskFile {
+                        position: i as u64,
+                        file: file.clone(),
+                        range: Some((start, end)),
+                    });
+                    start = start.saturating_add(split);
+                }
+            }
+        }
+    }
+    parts
 }
 
 /// Runs the job on the cluster and collects every task's rows.
@@ -134,30 +159,39 @@ async fn collect(scheduler: &str, job: Arc<MatchJob>) -> Result<Vec<RecordBatch>
         .map_err(|e| failed("the job failed", e))
 }
 
-/// The tasks' rows by file, each live file answered exactly once.
-fn merge(snapshot: &Snapshot, batches: &[RecordBatch]) -> Result<Vec<FileCounts>, OracleError> {
+/// The tasks' rows by file: each part of every live file answered exactly once, a file's parts
+/// summed (a row group in one part only).
+fn merge(
+    snapshot: &Snapshot,
+    parts: &[TaskFile],
+    batches: &[RecordBatch],
+) -> Result<Vec<FileCounts>, OracleError> {
     let files = snapshot.files.len();
     let refused = |why: String| OracleError::Cluster(format!("{why}; the answer is refused"));
-    let mut answers: Vec<Option<FileCounts>> = vec![None; files];
+    // Each part's answer, by (file, where the part starts).
+    let mut answers: std::collections::BTreeMap<(u64, u64), Option<FileCounts>> = parts
+        .iter()
+        .map(|p| ((p.position, p.start()), None))
+        .collect();
     for batch in batches {
         let column = |i: usize| batch.column(i);
         let u64s = |i: usize| column(i).as_primitive_opt::<UInt64Type>();
-        let (Some(file), Some(physical), Some(live), Some(matching)) =
-            (u64s(0), u64s(1), u64s(2), u64s(3))
+        let (Some(file), Some(start), Some(physical), Some(live), Some(matching)) =
+            (u64s(0), u64s(1), u64s(2), u64s(3), u64s(4))
         else {
             return Err(refused("a task answered in another shape".into()));
         };
         let (Some(groups), Some(group_rows)) = (
-            column(4).as_list_opt::<i32>(),
             column(5).as_list_opt::<i32>(),
+            column(6).as_list_opt::<i32>(),
         ) else {
             return Err(refused("a task answered in another shape".into()));
         };
         for row in 0..batch.num_rows() {
             let at = usize::try_from(file.value(row)).unwrap_or(usize::MAX);
-            let Some(slot) = answers.get_mut(at) else {
+            let Some(slot) = answers.get_mut(&(file.value(row), start.value(row))) else {
                 return Err(refused(format!(
-                    "the cluster answered for file {at} of a snapshot of {files} files"
+                    "the cluster answered for a part of file {at} the job does not have"
                 )));
             };
             let indices = groups.value(row);
@@ -195,11 +229,82 @@ fn merge(snapshot: &Snapshot, batches: &[RecordBatch]) -> Result<Vec<FileCounts>
             *slot = Some(answer);
         }
     }
-    let answered = answers.iter().filter(|a| a.is_some()).count();
-    if answered < files {
+    let missing = answers.values().filter(|a| a.is_none()).count();
+    if missing > 0 {
         return Err(refused(format!(
-            "the cluster answered for {answered} of {files} files"
+            "the cluster left {missing} of {} part(s) of {files} files unanswered",
+            answers.len()
         )));
     }
-    Ok(answers.into_iter().flatten().collect())
+    // A file's parts, summed; a row group counted by two parts is refused.
+    let mut merged: Vec<FileCounts> = vec![
+        FileCounts {
+            physical_rows: 0,
+            live_rows: 0,
+            matching_rows: 0,
+            row_groups: Vec::new(),
+        };
+        files
+    ];
+    for ((position, _), answer) in answers {
+        let Some(answer) = answer else { continue };
+        let Some(into) = usize::try_from(position)
+            .ok()
+            .and_then(|p| merged.get_mut(p))
+        else {
+            continue;
+        };
+        into.physical_rows += answer.physical_rows;
+        into.live_rows += answer.live_rows;
+        into.matching_rows += answer.matching_rows;
+        into.row_groups.extend(answer.row_groups);
+    }
+    for (counts, file) in merged.iter_mut().zip(&snapshot.files) {
+        counts.row_groups.sort_unstable();
+        if counts.row_groups.windows(2).any(|w| w[0].0 == w[1].0) {
+            return Err(refused(format!(
+                "two parts of `{}` counted the same row group",
+                file.path
+            )));
+        }
+    }
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_files_are_cut_in_ranges_that_cover_them_whole() {
+        let taxi = Snapshot::open(&testkit::taxi(), None).expect("taxi opens");
+        let whole = split_files(&taxi, None);
+        assert_eq!(whole.len(), taxi.files.len());
+        assert!(
+            whole
+                .iter()
+                .all(|p| p.range.is_none() && p.file.stats.is_none())
+        );
+        let smallest = taxi.files.iter().map(|f| f.size).min().unwrap() as u64;
+        let split = smallest / 3;
+        let parts = split_files(&taxi, Some(split));
+        for (i, f) in taxi.files.iter().enumerate() {
+            let mine: Vec<(u64, u64)> = parts
+                .iter()
+                .filter(|p| p.position == i as u64)
+                .map(|p| p.range.expect("a large file is cut"))
+                .collect();
+            assert!(mine.len() >= 3, "{}: {mine:?}", f.path);
+            assert_eq!(mine[0].0, 0);
+            // Contiguous, the last one open-ended.
+            assert!(mine.windows(2).all(|w| w[0].1 == w[1].0), "{mine:?}");
+            assert_eq!(mine.last().unwrap().1, u64::MAX);
+            assert!(mine.iter().all(|(s, e)| *e == u64::MAX || e - s == split));
+        }
+        assert!(
+            split_files(&taxi, Some(0))
+                .iter()
+                .all(|p| p.range.is_none())
+        );
+    }
 }

@@ -63,10 +63,29 @@ impl From<&WireStorage> for storage::StorageOptions {
     }
 }
 
-/// The files of one task, each with its position among the snapshot's live files.
+/// The files of one task.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MatchTask {
-    pub files: Vec<(u64, LiveFile)>,
+    pub files: Vec<TaskFile>,
+}
+
+/// A file of a task, or a part of it: its position among the snapshot's live files, and the
+/// byte range whose row groups the task reads (`None`: the whole file). A row group belongs to
+/// the range holding its first page ([`crate::read::row_groups_in_range`]), so the ranges of
+/// one file share none.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TaskFile {
+    pub position: u64,
+    pub file: LiveFile,
+    pub range: Option<(u64, u64)>,
+}
+
+impl TaskFile {
+    /// Where the part starts in its file (0 for a whole file): with the position, what names
+    /// the part in an answer.
+    pub fn start(&self) -> u64 {
+        self.range.map_or(0, |(start, _)| start)
+    }
 }
 
 /// The rows a task answers, one per file: its position, its rows read and left after the
@@ -75,6 +94,7 @@ pub fn output_schema() -> SchemaRef {
     let item = |t: DataType| Arc::new(Field::new("item", t, true));
     Arc::new(Schema::new(vec![
         Field::new("file", DataType::UInt64, false),
+        Field::new("range_start", DataType::UInt64, false),
         Field::new("physical_rows", DataType::UInt64, false),
         Field::new("live_rows", DataType::UInt64, false),
         Field::new("matching_rows", DataType::UInt64, false),
@@ -96,19 +116,22 @@ impl TableShare {
             self.version,
             self.protocol.clone(),
             self.metadata.clone(),
-            task.files.iter().map(|(_, f)| f.clone()).collect(),
+            task.files.iter().map(|t| t.file.clone()).collect(),
         )?;
         let physical = physical_predicate(&snapshot, &self.predicate)?;
         let footers = FooterPruning::new(&snapshot, Some(&self.predicate))?;
         let mut positions = Vec::with_capacity(task.files.len());
+        let mut starts = Vec::with_capacity(task.files.len());
         let mut physical_rows = Vec::with_capacity(task.files.len());
         let mut live_rows = Vec::with_capacity(task.files.len());
         let mut matching_rows = Vec::with_capacity(task.files.len());
         let mut groups = ListBuilder::new(UInt32Builder::new());
         let mut group_matches = ListBuilder::new(UInt64Builder::new());
-        for ((position, _), file) in task.files.iter().zip(&snapshot.files) {
-            let verdict = count_file(&snapshot, file, &physical, &footers)?;
-            positions.push(*position);
+        for (part, file) in task.files.iter().zip(&snapshot.files) {
+            let range = part.range.map(|(start, end)| start..end);
+            let verdict = count_file(&snapshot, file, range, &physical, &footers)?;
+            positions.push(part.position);
+            starts.push(part.start());
             physical_rows.push(verdict.physical_rows);
             live_rows.push(verdict.live_rows);
             matching_rows.push(verdict.matches.iter().map(|(_, n)| n).sum::<u64>());
@@ -121,6 +144,7 @@ impl TableShare {
         }
         let columns: Vec<ArrayRef> = vec![
             Arc::new(UInt64Array::from(positions)),
+            Arc::new(UInt64Array::from(starts)),
             Arc::new(UInt64Array::from(physical_rows)),
             Arc::new(UInt64Array::from(live_rows)),
             Arc::new(UInt64Array::from(matching_rows)),
@@ -129,49 +153,5 @@ impl TableShare {
         ];
         RecordBatch::try_new(output_schema(), columns)
             .map_err(|e| OracleError::Cluster(format!("cannot build a task's answer: {e}")))
-    }
-}
-
-#[cfg(test)]
-mod scratch_timing {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn time_one_task() {
-        let snap = Snapshot::open("/tmp/bench/t5m", None).unwrap();
-        let share = TableShare {
-            location: "/tmp/bench/t5m".into(),
-            storage: WireStorage::default(),
-            version: snap.version,
-            protocol: snap.protocol.clone(),
-            metadata: snap.metadata.clone(),
-            predicate: "value > 0.9 AND tag = 't3'".into(),
-        };
-        let task = MatchTask {
-            files: vec![(0, snap.files[0].clone())],
-        };
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            let store = TableFiles::open(&share.location, &(&share.storage).into()).unwrap();
-            eprintln!("open {:?}", t.elapsed());
-            let s2 = Snapshot::from_parts(
-                store,
-                share.version,
-                share.protocol.clone(),
-                share.metadata.clone(),
-                vec![snap.files[0].clone()],
-            )
-            .unwrap();
-            eprintln!("snapshot {:?}", t.elapsed());
-            let physical = physical_predicate(&s2, &share.predicate).unwrap();
-            eprintln!("physical {:?}", t.elapsed());
-            let footers = FooterPruning::new(&s2, Some(&share.predicate)).unwrap();
-            eprintln!("footers {:?}", t.elapsed());
-            let v = count_file(&s2, &s2.files[0], &physical, &footers).unwrap();
-            eprintln!("count {:?} {}", t.elapsed(), v.live_rows);
-            let t = std::time::Instant::now();
-            share.run(&task).unwrap();
-            eprintln!("run {:?}", t.elapsed());
-        }
     }
 }

@@ -177,10 +177,15 @@ fn every_fixture_matches_on_the_cluster_as_it_does_locally() {
                 ORACLE,
                 &[path, "-w", &predicate, "--format", "json", "--row-groups"],
             );
-            // Tasks of one file answer the plain report; tasks of three, the per-row-group one.
+            // Tasks of one file answer the plain report; tasks of three, the per-row-group one,
+            // every file cut in byte ranges of 1,000 (the parts' sums checked against the whole).
             for (per_task, more, local) in [
                 ("1", &[][..], &plain),
-                ("3", &["--row-groups"][..], &grouped),
+                (
+                    "3",
+                    &["--row-groups", "--split-bytes", "1000"][..],
+                    &grouped,
+                ),
             ] {
                 let remote = on_cluster(&cluster.url(), path, &predicate, per_task, more);
                 let case = format!("{name}: `{predicate}` in tasks of {per_task} files");
@@ -278,4 +283,43 @@ fn tables_in_an_object_store_match_on_the_cluster_as_they_do_locally() {
         }
     }
     assert!(compared >= 10, "only {compared} reports compared");
+}
+
+/// A file of ten row groups with rows deleted at their edges and inside them, cut in byte
+/// ranges down to a row group's size and below: the parts add up to the local oracle's counts,
+/// row group by row group.
+#[test]
+fn a_file_matched_in_byte_ranges_adds_up_to_the_whole() {
+    let cluster = Cluster::start(2);
+    let dir = tempfile::tempdir().unwrap();
+    let deleted = [0u64, 99, 100, 101, 555, 999];
+    let size = crate::support::write_table(
+        dir.path(),
+        1000,
+        100,
+        Some(crate::rows::inline_dv(&deleted)),
+    );
+    let table = dir.path().to_str().unwrap();
+    for predicate in ["id % 3 = 0", "tag = 't2' AND id > 250", "true"] {
+        let local = run_binary(
+            ORACLE,
+            &[table, "-w", predicate, "--format", "json", "--row-groups"],
+        );
+        assert_eq!(local.code, 0, "{}", local.stderr);
+        for split in [size / 3, 700, 150] {
+            let split = split.to_string();
+            let remote = on_cluster(
+                &cluster.url(),
+                table,
+                predicate,
+                "2",
+                &["--row-groups", "--split-bytes", &split],
+            );
+            assert_same_report(
+                &remote,
+                &local,
+                &format!("`{predicate}` in ranges of {split} bytes"),
+            );
+        }
+    }
 }

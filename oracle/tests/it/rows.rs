@@ -23,7 +23,7 @@ fn ids(batches: &[RecordBatch]) -> Vec<i64> {
 }
 
 /// An inline deletion vector descriptor deleting `rows`.
-fn inline_dv(rows: &[u64]) -> serde_json::Value {
+pub fn inline_dv(rows: &[u64]) -> serde_json::Value {
     let bitmap: RoaringTreemap = rows.iter().copied().collect();
     let mut data = 1_681_511_377u32.to_le_bytes().to_vec();
     bitmap.serialize_into(&mut data).unwrap();
