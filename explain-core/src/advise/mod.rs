@@ -135,6 +135,9 @@ pub struct Advice {
     /// reads less.
     pub recommended: String,
     pub recommended_columns: Vec<String>,
+    /// The table's liquid clustering columns, whose layout (Hilbert order over them, a sort
+    /// for one) is among the candidates; null when the table is not clustered.
+    pub clustering_columns: Option<Vec<String>>,
     pub calibration: Calibration,
     pub elapsed_ms: u64,
 }
@@ -171,6 +174,18 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         request.workers,
     )?;
     let errors: Vec<Option<String>> = real.iter().map(|r| r.as_ref().err().cloned()).collect();
+    // Liquid clustering's columns, where the table has them: their Hilbert order (a sort for
+    // one column) is a candidate whatever the workload references.
+    let clustering: Option<Vec<String>> = real
+        .iter()
+        .flatten()
+        .next()
+        .and_then(|r| r.table_features.clustering_columns.clone())
+        .filter(|cs| !cs.is_empty() && cs.len() <= MAX_COLUMNS)
+        .filter(|cs| {
+            cs.iter()
+                .all(|c| snapshot.fields.iter().any(|f| &f.name == c))
+        });
     let columns = referenced_columns(&snapshot, &request.predicates);
     if columns.is_empty() {
         return Err(ExplainError::Usage(
@@ -179,7 +194,7 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
     }
     let partition_columns: Vec<String> = snapshot.partition_columns().to_vec();
     let mut read: Vec<String> = columns.iter().map(|(c, _)| c.clone()).collect();
-    for p in &partition_columns {
+    for p in partition_columns.iter().chain(clustering.iter().flatten()) {
         if !read.contains(p) {
             read.push(p.clone());
         }
@@ -201,7 +216,16 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         .target_file_size
         .unwrap_or_else(|| total_bytes / (rows.files.len().max(1) as u64))
         .max(1);
-    let candidates = candidates(&rows, &columns, &partition_columns);
+    let mut candidates = candidates(&rows, &columns, &partition_columns);
+    if let Some(cs) = &clustering {
+        let liquid = match cs.as_slice() {
+            [one] => Layout::Sort(one.clone()),
+            _ => Layout::Hilbert(cs.clone()),
+        };
+        if !candidates.contains(&liquid) {
+            candidates.push(liquid);
+        }
+    }
     let work = tempfile::tempdir()
         .map_err(|e| ExplainError::Output(format!("a temporary directory: {e}")))?;
     let mut results = Vec::new();
@@ -353,6 +377,7 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         layouts: results,
         recommended: best.0,
         recommended_columns: best.1,
+        clustering_columns: clustering,
         calibration,
         elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     })

@@ -43,6 +43,18 @@ pub fn to_text(advice: &Advice) -> String {
         },
         bytes(advice.target_file_size)
     );
+    if let Some(cs) = &advice.clustering_columns {
+        let _ = writeln!(
+            out,
+            "Clustered: the table is clustered on {} (liquid clustering); its layout after OPTIMIZE is the {} candidate",
+            cs.join(", "),
+            if cs.len() == 1 {
+                format!("sort by {}", cs[0])
+            } else {
+                format!("Hilbert ({})", cs.join(", "))
+            }
+        );
+    }
     let failed = advice.errors.iter().filter(|e| e.is_some()).count();
     if failed > 0 {
         let _ = writeln!(

@@ -22,6 +22,12 @@ const FILES: usize = 20;
 /// Writes `batch` as a Delta table at `root`: its rows shuffled into `FILES` Parquet files, one
 /// commit with a statistics-carrying add per file (every column indexed).
 fn write_table(root: &Path, batch: &RecordBatch, seed: u64) {
+    write_clustered_table(root, batch, seed, None);
+}
+
+/// [`write_table`], the table declared clustered on `clustering` (liquid clustering: the
+/// `clustering` and `domainMetadata` writer features, the `delta.clustering` domain).
+fn write_clustered_table(root: &Path, batch: &RecordBatch, seed: u64, clustering: Option<&[&str]>) {
     let mut order: Vec<u32> = (0..batch.num_rows() as u32).collect();
     order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
     let names: Vec<String> = batch
@@ -44,10 +50,20 @@ fn write_table(root: &Path, batch: &RecordBatch, seed: u64) {
         .collect();
     let schema = json!({"type": "struct", "fields": fields}).to_string();
     let mut lines = vec![
-        json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}),
+        match clustering {
+            None => json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}),
+            Some(_) => json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
+                "writerFeatures": ["domainMetadata", "clustering"]}}),
+        },
         json!({"metaData": {"id": "advise-test", "format": {"provider": "parquet", "options": {}},
             "schemaString": schema, "partitionColumns": [], "configuration": {}, "createdTime": 0}}),
     ];
+    if let Some(columns) = clustering {
+        let columns: Vec<Vec<&str>> = columns.iter().map(|c| vec![*c]).collect();
+        let configuration = json!({"clusteringColumns": columns}).to_string();
+        lines.push(json!({"domainMetadata": {"domain": "delta.clustering",
+            "configuration": configuration, "removed": false}}));
+    }
     for (i, chunk) in order.chunks(batch.num_rows().div_ceil(FILES)).enumerate() {
         let indices = arrow::array::UInt32Array::from(chunk.to_vec());
         let rows = arrow::compute::take_record_batch(batch, &indices).unwrap();
@@ -71,6 +87,10 @@ fn write_table(root: &Path, batch: &RecordBatch, seed: u64) {
 /// A table of `ROWS` rows: `a` and `b` uniform and independent in [0, 1,000,000), `near_a`
 /// within 1,000 of `a`, `t` spread over 2024, `region` one of 8 names.
 fn table(seed: u64) -> (tempfile::TempDir, String) {
+    clustered_table(seed, None)
+}
+
+fn clustered_table(seed: u64, clustering: Option<&[&str]>) -> (tempfile::TempDir, String) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let a: Vec<i64> = (0..ROWS).map(|_| rng.random_range(0..1_000_000)).collect();
     let near_a: Vec<i64> = a.iter().map(|v| v + rng.random_range(0..1_000)).collect();
@@ -103,7 +123,7 @@ fn table(seed: u64) -> (tempfile::TempDir, String) {
     ];
     let batch = RecordBatch::try_new(schema, columns).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    write_table(dir.path(), &batch, seed);
+    write_clustered_table(dir.path(), &batch, seed, clustering);
     let location = dir.path().to_string_lossy().into_owned();
     (dir, location)
 }
@@ -238,4 +258,41 @@ fn boxes_on_two_independent_columns_are_best_on_a_curve_over_both() {
         "{}",
         ranking(&advice)
     );
+}
+
+/// A table clustered on (b, region) with a workload on `a` alone: the clustering's own layout
+/// (Hilbert over its columns) is ranked beside the workload's, and sorting by `a` still wins.
+#[test]
+fn the_tables_liquid_clustering_is_a_candidate() {
+    let (_dir, clustered) = clustered_table(5, Some(&["b", "region"]));
+    let predicates: Vec<String> = (0..6)
+        .map(|i| format!("a >= {} AND a < {}", i * 150_000, i * 150_000 + 30_000))
+        .collect();
+    let advice = advised(&clustered, predicates);
+    assert_eq!(
+        advice.clustering_columns,
+        Some(vec!["b".to_string(), "region".to_string()])
+    );
+    let liquid = Layout::Hilbert(vec!["b".into(), "region".into()]);
+    assert!(
+        advice.layouts.iter().any(|l| l.layout == liquid),
+        "{}",
+        ranking(&advice)
+    );
+    assert_eq!(
+        advice.layouts[0].layout,
+        Layout::Sort("a".into()),
+        "{}",
+        ranking(&advice)
+    );
+    // Without clustering, no such candidate: the workload never names b or region.
+    let (_plain, plain) = table(5);
+    let advice = advised(
+        &plain,
+        (0..3)
+            .map(|i| format!("a < {}", (i + 1) * 100_000))
+            .collect(),
+    );
+    assert_eq!(advice.clustering_columns, None);
+    assert!(!advice.layouts.iter().any(|l| l.layout == liquid));
 }
