@@ -20,13 +20,9 @@ const ROWS: usize = 20_000;
 const FILES: usize = 20;
 
 /// Writes `batch` as a Delta table at `root`: its rows shuffled into `FILES` Parquet files, one
-/// commit with a statistics-carrying add per file (every column indexed).
-fn write_table(root: &Path, batch: &RecordBatch, seed: u64) {
-    write_clustered_table(root, batch, seed, None);
-}
-
-/// [`write_table`], the table declared clustered on `clustering` (liquid clustering: the
-/// `clustering` and `domainMetadata` writer features, the `delta.clustering` domain).
+/// commit with a statistics-carrying add per file (every column indexed); with `clustering`, the
+/// table declared clustered on those columns (liquid clustering: the `clustering` and
+/// `domainMetadata` writer features, the `delta.clustering` domain).
 fn write_clustered_table(root: &Path, batch: &RecordBatch, seed: u64, clustering: Option<&[&str]>) {
     let mut order: Vec<u32> = (0..batch.num_rows() as u32).collect();
     order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
