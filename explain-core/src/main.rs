@@ -24,12 +24,11 @@ fn clap_line(e: &clap::Error) -> String {
     line.trim_start_matches("error: ").to_string()
 }
 
-/// `delta-explain advise`: parsed from the arguments after `advise`.
-fn advise() -> ExitCode {
-    use explain_core::advise::cli::{AdviseArgs, run};
-    let args = std::env::args_os().skip(1);
-    let args = match AdviseArgs::try_parse_from(args) {
-        Ok(args) => args,
+/// Parsed arguments, or the exit code after `--help` or `--version` was printed (0) or a bad
+/// argument was said on one line after `prefix` (2).
+fn parsed<T>(result: Result<T, clap::Error>, prefix: &str) -> Result<T, ExitCode> {
+    match result {
+        Ok(args) => Ok(args),
         Err(e)
             if matches!(
                 e.kind(),
@@ -37,12 +36,25 @@ fn advise() -> ExitCode {
             ) =>
         {
             let _ = e.print();
-            return ExitCode::SUCCESS;
+            Err(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("delta-explain advise: {}", clap_line(&e));
-            return ExitCode::from(2);
+            // One line: clap's message and its tip (`tip: a similar argument exists: '--where'`).
+            eprintln!("{prefix}: {}", clap_line(&e));
+            Err(ExitCode::from(2))
         }
+    }
+}
+
+/// `delta-explain advise`: parsed from the arguments after `advise`.
+fn advise() -> ExitCode {
+    use explain_core::advise::cli::{AdviseArgs, run};
+    let args = match parsed(
+        AdviseArgs::try_parse_from(std::env::args_os().skip(1)),
+        "delta-explain advise",
+    ) {
+        Ok(args) => args,
+        Err(code) => return code,
     };
     let worker = std::thread::Builder::new()
         .stack_size(explain_core::DEEP_STACK)
@@ -83,22 +95,9 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == "advise") {
         return advise();
     }
-    let args = match Args::try_parse() {
+    let args = match parsed(Args::try_parse(), "delta-explain") {
         Ok(args) => args,
-        Err(e)
-            if matches!(
-                e.kind(),
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
-            ) =>
-        {
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            // One line: clap's message and its tip (`tip: a similar argument exists: '--where'`).
-            eprintln!("delta-explain: {}", clap_line(&e));
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     if let Some(text) = explain_core::cli::generated_docs(&args) {
         let mut stdout = std::io::stdout().lock();

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 pub mod damage;
 pub mod fuzz;
+pub mod net;
 pub mod s3;
 
 /// The workspace root, found at run time: cargo runs every test binary with

@@ -7,14 +7,10 @@ use std::fmt::Write as _;
 
 use super::layout::Layout;
 use super::{Advice, LayoutResult};
-use crate::report::{STYLE, esc, human_bytes};
+use crate::report::{ERRORS, STYLE, esc, human_bytes};
 
 /// Layouts drawn with a chart of their own (the best first; the current layout always).
 pub const CHARTS: usize = 12;
-
-/// Counts script errors from the start of the page (in `<head>`).
-const ERRORS: &str = "window.dxErrors=0;window.addEventListener('error',function(){window.dxErrors++;\
-if(document.body){document.body.dataset.errors=String(window.dxErrors);}});";
 
 /// Records what was drawn on `<body>`, for the browser test.
 const SCRIPT: &str = "(function(){var b=document.body;\

@@ -344,7 +344,7 @@ code,pre{font-family:ui-monospace,monospace}pre{background:#f7fafc;padding:12px;
 svg text.head{font-weight:bold}.ok{color:#276749}.bad{color:#c53030}";
 
 /// Counts script errors from the start of the page (in `<head>`).
-const ERRORS: &str = "window.dxErrors=0;window.addEventListener('error',function(){window.dxErrors++;\
+pub(crate) const ERRORS: &str = "window.dxErrors=0;window.addEventListener('error',function(){window.dxErrors++;\
 if(document.body){document.body.dataset.errors=String(window.dxErrors);}});";
 
 /// Records what was drawn and the script errors so far on `<body>`, for the browser test.

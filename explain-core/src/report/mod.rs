@@ -19,7 +19,7 @@ use crate::replay::ReplayedTable;
 
 mod abbreviate;
 mod html;
-pub(crate) use html::{STYLE, esc};
+pub(crate) use html::{ERRORS, STYLE, esc};
 mod text;
 pub(crate) use text::human_bytes;
 

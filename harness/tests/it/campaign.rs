@@ -4,9 +4,8 @@
 //! job on the cluster, and an unreachable cluster stops the campaign (exit 3, one line) with
 //! nothing counted as checked.
 
-use std::net::{TcpListener, TcpStream};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use harness::campaign::{CampaignOptions, CampaignReport, run};
 use harness::subject::OracleEngine;
@@ -14,25 +13,8 @@ use oracle::distributed::cluster::{
     ExecutorRequest, SchedulerRequest, run_executor, run_scheduler,
 };
 use oracle::engine::ClusterRequest;
+use testkit::net::{free_port, wait_for};
 use testkit::{assert_error, run_binary};
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn wait_for(port: u16, what: &str) {
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{what} does not listen on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// A scheduler and two executors on threads of this process, started once for the tests that
 /// use them; they run until the process ends. Returns the scheduler's URL.

@@ -5,10 +5,10 @@
 //! same complete answer or a one-line error (exit 3), never a partial report; tables in an
 //! S3-compatible store on 127.0.0.1 are read by the executors themselves.
 
-use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use testkit::net::{free_port, wait_for};
 use testkit::s3::S3Server;
 use testkit::{Run, all_tables, run_binary, workspace_root};
 
@@ -16,25 +16,6 @@ use crate::support::corpus_predicates;
 
 const ORACLE: &str = env!("CARGO_BIN_EXE_delta-oracle");
 const CLUSTER: &str = env!("CARGO_BIN_EXE_delta-oracle-cluster");
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// Waits until something listens on `port`.
-fn wait_for(port: u16, what: &str) {
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{what} does not listen on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// A scheduler and its executors, stopped when dropped.
 struct Cluster {
