@@ -7,6 +7,7 @@
 //! | sort by C | C (nulls first) | cut to the target size |
 //! | Z-order (C1, ...) | bit-interleaved dense ranks of the columns | cut to the target size |
 //! | Hilbert (C1, ...) | the Hilbert curve over the same ranks (liquid clustering's order) | cut to the target size |
+//! | partitioned as now, then one of the three above | the table's partitions, each in that order | cut to the target size within each partition |
 
 use std::collections::BTreeMap;
 
@@ -29,6 +30,9 @@ pub enum Layout {
     Sort(String),
     ZOrder(Vec<String>),
     Hilbert(Vec<String>),
+    /// The table's own partitioning kept, each partition's rows in the inner layout's order
+    /// (a sort or a curve).
+    Within(Box<Layout>),
 }
 
 impl Layout {
@@ -39,6 +43,7 @@ impl Layout {
             Layout::Sort(c) => format!("sort by {c}"),
             Layout::ZOrder(cs) => format!("Z-order ({})", cs.join(", ")),
             Layout::Hilbert(cs) => format!("Hilbert ({})", cs.join(", ")),
+            Layout::Within(inner) => format!("partitioned as now, {} within", inner.name()),
         }
     }
 
@@ -48,24 +53,29 @@ impl Layout {
             Layout::Current => Vec::new(),
             Layout::Partition(c) | Layout::Sort(c) => vec![c.clone()],
             Layout::ZOrder(cs) | Layout::Hilbert(cs) => cs.clone(),
+            Layout::Within(inner) => inner.columns(),
         }
     }
 
-    /// The partition column of the layout's table, if it has one.
-    pub fn partition_column(&self) -> Option<&str> {
+    /// The partition columns of the layout's table, given the table's own.
+    pub fn partition_columns(&self, table: &[String]) -> Vec<String> {
         match self {
-            Layout::Partition(c) => Some(c),
-            Layout::Current | Layout::Sort(_) | Layout::ZOrder(_) | Layout::Hilbert(_) => None,
+            Layout::Current | Layout::Within(_) => table.to_vec(),
+            Layout::Partition(c) => vec![c.clone()],
+            Layout::Sort(_) | Layout::ZOrder(_) | Layout::Hilbert(_) => Vec::new(),
         }
     }
 }
 
-/// One file of a layout: the sampled rows it holds, its partition value, its size.
+/// A file's partition values, by logical column name.
+pub type PartitionValues = Vec<(String, Option<String>)>;
+
+/// One file of a layout: the sampled rows it holds, its partition values, its size.
 #[derive(Clone, Debug)]
 pub struct SimFile {
     pub path: String,
     pub rows: Vec<u32>,
-    pub partition: Option<Option<String>>,
+    pub partition: PartitionValues,
     pub size: u64,
 }
 
@@ -81,7 +91,7 @@ pub fn lay_out(
         .round()
         .max(1.0) as usize;
     let size_of = |n: usize| (n as f64 / rows.rate * rows.bytes_per_row).round() as u64;
-    let cut = |order: &[u32], partition: Option<Option<String>>, prefix: &str| -> Vec<SimFile> {
+    let cut = |order: &[u32], partition: PartitionValues, prefix: &str| -> Vec<SimFile> {
         order
             .chunks(per_file)
             .enumerate()
@@ -107,7 +117,7 @@ pub fn lay_out(
                 .map(|(f, rows)| SimFile {
                     path: f.path.clone(),
                     rows,
-                    partition: None,
+                    partition: f.partition_values.clone(),
                     size: f.size,
                 })
                 .collect())
@@ -124,24 +134,45 @@ pub fn lay_out(
                 .enumerate()
                 .flat_map(|(i, (value, order))| {
                     let folder = format!("{c}=p{i:05}/");
-                    cut(&order, Some(value), &folder)
+                    cut(&order, vec![(c.clone(), value)], &folder)
                 })
                 .collect())
         }
+        Layout::Sort(_) | Layout::ZOrder(_) | Layout::Hilbert(_) => {
+            Ok(cut(&order(&rows.batch, layout)?, Vec::new(), ""))
+        }
+        Layout::Within(inner) => {
+            // The inner order over all rows, then each partition's rows in that order.
+            let mut groups: BTreeMap<&PartitionValues, Vec<u32>> = BTreeMap::new();
+            for row in order(&rows.batch, inner)? {
+                let file = &rows.files[rows.file_of_row[row as usize] as usize];
+                groups.entry(&file.partition_values).or_default().push(row);
+            }
+            Ok(groups
+                .into_iter()
+                .enumerate()
+                .flat_map(|(i, (values, order))| cut(&order, values.clone(), &format!("p{i:05}/")))
+                .collect())
+        }
+    }
+}
+
+/// The rows in the order of a sort or a curve.
+fn order(batch: &RecordBatch, layout: &Layout) -> Result<Vec<u32>, ExplainError> {
+    match layout {
         Layout::Sort(c) => {
             let options = SortOptions {
                 descending: false,
                 nulls_first: true,
             };
-            let order = sort_to_indices(column(&rows.batch, c)?, Some(options), None)
+            let order = sort_to_indices(column(batch, c)?, Some(options), None)
                 .map_err(|e| ExplainError::Usage(e.to_string()))?;
-            Ok(cut(order.values(), None, ""))
+            Ok(order.values().to_vec())
         }
-        Layout::ZOrder(cs) => Ok(cut(&curve_order(&rows.batch, cs, Curve::ZOrder)?, None, "")),
-        Layout::Hilbert(cs) => Ok(cut(
-            &curve_order(&rows.batch, cs, Curve::Hilbert)?,
-            None,
-            "",
+        Layout::ZOrder(cs) => curve_order(batch, cs, Curve::ZOrder),
+        Layout::Hilbert(cs) => curve_order(batch, cs, Curve::Hilbert),
+        Layout::Current | Layout::Partition(_) | Layout::Within(_) => Err(ExplainError::Usage(
+            format!("{} is not an order of rows", layout.name()),
         )),
     }
 }
@@ -211,4 +242,95 @@ pub fn partitionable(column: &ArrayRef, max_values: usize) -> bool {
             | arrow::datatypes::DataType::Date32
     );
     typed && dense_ranks(column).is_ok_and(|(_, max)| (max as usize) < max_values)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{AsArray, Int64Array};
+    use arrow::datatypes::{DataType, Field, Int64Type, Schema};
+
+    use super::*;
+    use crate::advise::rows::LiveFile;
+
+    /// Twelve rows in two files of partitions `p=a` and `p=b`, `x` descending.
+    fn rows() -> SampledRows {
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, true)]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![Arc::new(Int64Array::from_iter_values((0..12).rev()))],
+        )
+        .unwrap();
+        let file = |path: &str, value: &str| LiveFile {
+            path: path.into(),
+            size: 600,
+            live_rows: 6,
+            has_deletion_vector: false,
+            partition_values: vec![("p".into(), Some(value.into()))],
+        };
+        SampledRows {
+            batch,
+            file_of_row: vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1],
+            files: vec![file("p=a/0.parquet", "a"), file("p=b/1.parquet", "b")],
+            rate: 1.0,
+            bytes_per_row: 100.0,
+        }
+    }
+
+    fn xs(rows: &SampledRows, file: &SimFile) -> Vec<i64> {
+        let x = rows.batch.column(0).as_primitive::<Int64Type>();
+        file.rows.iter().map(|&r| x.value(r as usize)).collect()
+    }
+
+    #[test]
+    fn within_partitions_each_partitions_rows_are_ordered_and_cut_apart() {
+        let rows = rows();
+        let files = lay_out(
+            &rows,
+            &Layout::Within(Box::new(Layout::Sort("x".into()))),
+            300,
+        )
+        .unwrap();
+        // Three rows (300 bytes) a file, two files per partition.
+        assert_eq!(files.len(), 4);
+        for f in &files {
+            let [(column, Some(value))] = f.partition.as_slice() else {
+                panic!("{f:?}");
+            };
+            assert_eq!(column, "p");
+            assert!(f.rows.iter().all(|&r| {
+                rows.files[rows.file_of_row[r as usize] as usize].partition_values[0]
+                    .1
+                    .as_deref()
+                    == Some(value.as_str())
+            }));
+            let x = xs(&rows, f);
+            assert!(x.windows(2).all(|w| w[0] <= w[1]), "{x:?}");
+            assert_eq!(f.size, 300);
+        }
+        let layout = Layout::Within(Box::new(Layout::Sort("x".into())));
+        assert_eq!(
+            layout.partition_columns(&["p".into()]),
+            vec!["p".to_string()]
+        );
+        assert_eq!(layout.columns(), vec!["x".to_string()]);
+    }
+
+    #[test]
+    fn a_sort_cuts_the_whole_table_and_the_current_layout_keeps_its_files() {
+        let rows = rows();
+        let sorted = lay_out(&rows, &Layout::Sort("x".into()), 600).unwrap();
+        assert_eq!(sorted.len(), 2);
+        assert_eq!(xs(&rows, &sorted[0]), vec![0, 1, 2, 3, 4, 5]);
+        assert!(sorted.iter().all(|f| f.partition.is_empty()));
+        let current = lay_out(&rows, &Layout::Current, 600).unwrap();
+        assert_eq!(current.len(), 2);
+        assert_eq!(current[0].path, "p=a/0.parquet");
+        assert_eq!(
+            current[1].partition,
+            vec![("p".to_string(), Some("b".to_string()))]
+        );
+        assert_eq!(xs(&rows, &current[0]), vec![11, 9, 7, 5, 3, 1]);
+    }
 }

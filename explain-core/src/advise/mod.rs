@@ -238,15 +238,7 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
             layout.name()
         ));
         let files = lay_out(&rows, layout, target)?;
-        // The layout's table: its partition columns (the current layout keeps the table's).
-        let partitions: Vec<String> = match layout {
-            Layout::Current => partition_columns.clone(),
-            other => other
-                .partition_column()
-                .map(str::to_string)
-                .into_iter()
-                .collect(),
-        };
+        let partitions = layout.partition_columns(&partition_columns);
         let stats_columns: Vec<String> = indexed
             .iter()
             .filter(|c| read.contains(c) && !partitions.contains(c))
@@ -262,32 +254,8 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
                 ))
             })
             .collect::<Result<_, ExplainError>>()?;
-        let partition_values: Vec<Vec<(String, Option<String>)>> = match layout {
-            Layout::Current => rows
-                .files
-                .iter()
-                .zip(&snapshot.files)
-                .map(|(_, f)| logical_partition_values(&snapshot, f))
-                .collect(),
-            _ => files
-                .iter()
-                .map(|f| {
-                    partitions
-                        .iter()
-                        .map(|c| (c.clone(), f.partition.clone().flatten()))
-                        .collect()
-                })
-                .collect(),
-        };
         let dir = work.path().join(format!("layout-{i}"));
-        table::write_table(
-            &dir,
-            &fields,
-            &partitions,
-            &files,
-            &partition_values,
-            &stats,
-        )?;
+        table::write_table(&dir, &fields, &partitions, &files, &stats)?;
         let location = dir.to_string_lossy().into_owned();
         let request_of = if *layout == Layout::Current {
             verbose.clone()
@@ -486,32 +454,6 @@ fn leaf_count(t: &oracle::delta_schema::DeltaType) -> usize {
     }
 }
 
-/// A live file's partition values under the columns' logical names.
-fn logical_partition_values(
-    snapshot: &oracle::log::Snapshot,
-    file: &oracle::log::replay::LiveFile,
-) -> Vec<(String, Option<String>)> {
-    snapshot
-        .partition_columns()
-        .iter()
-        .map(|c| {
-            let physical = snapshot
-                .fields
-                .iter()
-                .find(|f| &f.name == c)
-                .and_then(|f| f.physical_name.clone())
-                .unwrap_or_else(|| c.clone());
-            let value = file
-                .partition_values
-                .get(&physical)
-                .or_else(|| file.partition_values.get(c))
-                .cloned()
-                .flatten();
-            (c.clone(), value)
-        })
-        .collect()
-}
-
 /// The candidate layouts: the current one; for each of the most used columns, sorting by it
 /// and (with few values) partitioning by it; Z-order and Hilbert order on every combination of
 /// two or more of them.
@@ -541,6 +483,23 @@ fn candidates(
         for combination in combinations(&top, size) {
             out.push(Layout::ZOrder(combination.clone()));
             out.push(Layout::Hilbert(combination));
+        }
+    }
+    // A partitioned table keeps its partitions, its files ordered within each: by each data
+    // column the workload uses, and on a Hilbert curve over every two or more of them.
+    if !partition_columns.is_empty() {
+        let data: Vec<String> = top
+            .iter()
+            .filter(|c| !partition_columns.contains(c))
+            .cloned()
+            .collect();
+        for c in &data {
+            out.push(Layout::Within(Box::new(Layout::Sort(c.clone()))));
+        }
+        for size in 2..=data.len() {
+            for combination in combinations(&data, size) {
+                out.push(Layout::Within(Box::new(Layout::Hilbert(combination))));
+            }
         }
     }
     out

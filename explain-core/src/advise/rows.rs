@@ -22,6 +22,8 @@ pub struct LiveFile {
     pub size: u64,
     pub live_rows: u64,
     pub has_deletion_vector: bool,
+    /// Its partition values, by logical column name.
+    pub partition_values: super::layout::PartitionValues,
 }
 
 /// The rows read, and what they stand for.
@@ -142,6 +144,7 @@ pub fn read_rows(
             size: u64::try_from(file.size).unwrap_or(0),
             live_rows,
             has_deletion_vector: file.deletion_vector.is_some(),
+            partition_values: logical_partition_values(snapshot, file),
         });
     }
     let batch = concat_batches(&projected, &batches).map_err(|e| ExplainError::Table {
@@ -168,4 +171,31 @@ pub fn take_rows(batch: &RecordBatch, indices: &[u32]) -> Result<RecordBatch, Ex
     let indices = UInt32Array::from(indices.to_vec());
     arrow::compute::take_record_batch(batch, &indices)
         .map_err(|e| ExplainError::Usage(e.to_string()))
+}
+
+/// A live file's partition values under the columns' logical names (the log keys them by
+/// physical name under column mapping).
+fn logical_partition_values(
+    snapshot: &Snapshot,
+    file: &oracle::log::replay::LiveFile,
+) -> super::layout::PartitionValues {
+    snapshot
+        .partition_columns()
+        .iter()
+        .map(|c| {
+            let physical = snapshot
+                .fields
+                .iter()
+                .find(|f| &f.name == c)
+                .and_then(|f| f.physical_name.clone())
+                .unwrap_or_else(|| c.clone());
+            let value = file
+                .partition_values
+                .get(&physical)
+                .or_else(|| file.partition_values.get(c))
+                .cloned()
+                .flatten();
+            (c.clone(), value)
+        })
+        .collect()
 }

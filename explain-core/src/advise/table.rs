@@ -11,13 +11,13 @@ use super::layout::SimFile;
 use crate::error::ExplainError;
 
 /// Writes the table at `root`: `fields` are the schema's fields (Delta's JSON), partitioned by
-/// `partition_columns`; beside each of `files`, its partition values and statistics JSON.
+/// `partition_columns`; each of `files` with its partition values, and its statistics JSON
+/// beside it in `stats`.
 pub fn write_table(
     root: &Path,
     fields: &[Value],
     partition_columns: &[String],
     files: &[SimFile],
-    partition_values: &[Vec<(String, Option<String>)>],
     stats: &[String],
 ) -> Result<(), ExplainError> {
     let failed = |e: std::io::Error| ExplainError::Output(format!("a simulated table: {e}"));
@@ -42,9 +42,12 @@ pub fn write_table(
             "createdTime": 0,
         }}),
     ];
-    for ((file, values), stats) in files.iter().zip(partition_values).zip(stats) {
-        let partition: serde_json::Map<String, Value> =
-            values.iter().map(|(c, v)| (c.clone(), json!(v))).collect();
+    for (file, stats) in files.iter().zip(stats) {
+        let partition: serde_json::Map<String, Value> = file
+            .partition
+            .iter()
+            .map(|(c, v)| (c.clone(), json!(v)))
+            .collect();
         lines.push(json!({"add": {
             "path": file.path,
             "partitionValues": partition,
