@@ -21,9 +21,9 @@ use super::rows::SampledRows;
 use super::stats::partition_value;
 use crate::error::ExplainError;
 
-/// A way to lay the table's rows out in files.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", content = "columns", rename_all = "kebab-case")]
+/// A way to lay the table's rows out in files. In JSON: `{"kind", "columns", "keeps_partitions"}`
+/// (docs/advise.schema.json).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Layout {
     Current,
     Partition(String),
@@ -35,7 +35,37 @@ pub enum Layout {
     Within(Box<Layout>),
 }
 
+impl Serialize for Layout {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shown {
+            kind: &'static str,
+            columns: Vec<String>,
+            keeps_partitions: bool,
+        }
+        Shown {
+            kind: self.kind(),
+            columns: self.columns(),
+            keeps_partitions: matches!(self, Layout::Current | Layout::Within(_)),
+        }
+        .serialize(serializer)
+    }
+}
+
 impl Layout {
+    /// The kind of order: `current`, `partition`, `sort`, `z-order`, `hilbert` (of the order
+    /// within the partitions for a layout that keeps them).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Layout::Current => "current",
+            Layout::Partition(_) => "partition",
+            Layout::Sort(_) => "sort",
+            Layout::ZOrder(_) => "z-order",
+            Layout::Hilbert(_) => "hilbert",
+            Layout::Within(inner) => inner.kind(),
+        }
+    }
+
     pub fn name(&self) -> String {
         match self {
             Layout::Current => "current layout".into(),

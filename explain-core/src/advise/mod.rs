@@ -113,9 +113,14 @@ pub struct Calibration {
     pub differing: Vec<CalibrationEntry>,
 }
 
+/// The version of the advice's JSON shape (docs/advise.schema.json).
+pub const ADVICE_SCHEMA_VERSION: &str = "dx-advise-1.0.0";
+
 /// The advice: every layout ranked, the recommendation, the calibration.
 #[derive(Clone, Debug, Serialize)]
 pub struct Advice {
+    pub schema_version: &'static str,
+    pub tool_version: &'static str,
     pub table: String,
     pub version: u64,
     pub predicates: Vec<String>,
@@ -333,6 +338,8 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         &rows,
     );
     Ok(Advice {
+        schema_version: ADVICE_SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION"),
         table: request.location.clone(),
         version: snapshot.version,
         predicates: request.predicates.clone(),

@@ -40,6 +40,22 @@ const UNKNOWABLE: [&str; 3] = [
     "sampled",
 ];
 
+/// Validates `doc` against docs/advise.schema.json.
+fn assert_valid_advice(doc: &serde_json::Value) {
+    let text = std::fs::read_to_string(workspace_root().join("docs/advise.schema.json"))
+        .expect("docs/advise.schema.json is readable");
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+    let validator = jsonschema::draft202012::new(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the advice breaks docs/advise.schema.json: {errors:#?}"
+    );
+}
+
 #[test]
 fn the_simulated_current_layout_keeps_each_fixtures_own_files() {
     let mut compared = 0;
@@ -52,6 +68,7 @@ fn the_simulated_current_layout_keeps_each_fixtures_own_files() {
             &|_| {},
         )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_valid_advice(&serde_json::to_value(&advice).unwrap());
         let c = &advice.calibration;
         let explained = advice.errors.iter().filter(|e| e.is_none()).count();
         assert_eq!(
@@ -155,6 +172,7 @@ fn the_command_prints_the_ranking_and_refuses_bad_input_on_one_line() {
     ]);
     assert_eq!(json.code, 0, "{}", json.stderr);
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_valid_advice(&doc);
     assert_eq!(doc["predicates"].as_array().unwrap().len(), 2);
     assert!(doc["layouts"].as_array().unwrap().len() >= 3, "{doc:#}");
 
