@@ -314,3 +314,44 @@ fn no_credentials_anywhere_says_so() {
         "{stderr}"
     );
 }
+
+/// `advise` on tables in the store: the rows are read and the workload explained through the
+/// store with the same options, and the advice is the local one (less the table's location and
+/// the time it took).
+#[test]
+fn advise_reads_a_table_in_the_store_as_from_its_path() {
+    let server = S3Server::start();
+    server.create_bucket("lake");
+    let dir = tempfile::tempdir().unwrap();
+    let workload = dir.path().join("workload.sql");
+    for name in ["taxi-nyc", "dv-partitioned-with-checkpoint"] {
+        let table = all_tables()
+            .into_iter()
+            .find(|t| t.file_name().is_some_and(|n| n == name))
+            .expect("the fixture");
+        server.upload("lake", &format!("advise/{name}"), &table);
+        let corpus =
+            std::fs::read_to_string(workspace_root().join(format!("corpora/{name}.txt"))).unwrap();
+        let predicates: Vec<&str> = corpus
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .take(12)
+            .collect();
+        std::fs::write(&workload, predicates.join("\n")).unwrap();
+        let workload = workload.to_str().unwrap();
+        let args = ["--predicates", workload, "--format", "json"];
+        let mut local_args = vec!["advise", table.to_str().unwrap()];
+        local_args.extend(args);
+        let local = run(&local_args);
+        assert_eq!(local.code, 0, "{name} local: {}", local.stderr);
+        let url = format!("s3://lake/advise/{name}");
+        let options = server.option_args();
+        let mut remote_args = vec!["advise", url.as_str()];
+        remote_args.extend(args);
+        remote_args.extend(options.iter().map(String::as_str));
+        let remote = run(&remote_args);
+        assert_eq!(remote.code, 0, "{name} remote: {}", remote.stderr);
+        let parse = |s: &str| located_away(serde_json::from_str(s).expect("JSON advice"));
+        assert_eq!(parse(&remote.stdout), parse(&local.stdout), "{name}");
+    }
+}
