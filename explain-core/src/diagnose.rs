@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::classify::{Bucket, UNSPLITTABLE_OR};
 use crate::error::ExplainError;
 use crate::explain::Explanation;
-use crate::file_stats::FileStats;
+use crate::file_stats::{FileStats, StatsNeeds};
 use crate::gates::{bounds_usable, referenced_data_columns};
 use crate::guards::{Effect, Guard, NAN_STRICT_EXCLUDED, NAN_UNGUARDED_BOUNDS, guard};
 use crate::lower::{MAX_IN_LIST_EXPANSION, kernel_can_evaluate, to_kernel};
@@ -216,6 +216,8 @@ fn skipping_conjuncts(explanation: &Explanation) -> Vec<(&crate::classify::Fragm
 pub struct EvidencePlan {
     conjuncts: Vec<(Vec<ColumnInfo>, Option<delta_kernel::PredicateRef>)>,
     referenced: Vec<ColumnInfo>,
+    /// The statistics those columns read: only they are parsed of each file's JSON.
+    needs: StatsNeeds,
 }
 
 impl EvidencePlan {
@@ -231,10 +233,19 @@ impl EvidencePlan {
                 let scan = to_kernel(&guard(evaluable, columns, false).predicate, columns)?;
                 Ok((columns.split_columns(evaluable).1, scan))
             })
-            .collect::<Result<_, ExplainError>>()?;
+            .collect::<Result<Vec<(Vec<ColumnInfo>, _)>, ExplainError>>()?;
+        let referenced = referenced_data_columns(columns, explanation);
+        let needs = StatsNeeds::columns(
+            conjuncts
+                .iter()
+                .flat_map(|(data_columns, _)| data_columns)
+                .chain(&referenced)
+                .map(|c| c.stats_path.as_slice()),
+        );
         Ok(Self {
             conjuncts,
-            referenced: referenced_data_columns(columns, explanation),
+            referenced,
+            needs,
         })
     }
 }
@@ -270,7 +281,7 @@ pub fn gather_planned(
         });
     }
     let stats: Vec<Option<FileStats>> = (0..files)
-        .map(|i| FileStats::parse(table.stats_json(i)))
+        .map(|i| FileStats::parse_only(table.stats_json(i), &plan.needs))
         .collect();
     let covers = |i: usize, cols: &[ColumnInfo]| {
         cols.iter()

@@ -2,6 +2,11 @@
 //! for the per-file view and the statistics gate. Pruning itself is the kernel's; this module
 //! only reads what the same replay carried.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 /// The parsed `stats` JSON of one file.
@@ -18,6 +23,22 @@ impl FileStats {
     /// stats string prunes nothing in the kernel either).
     pub fn parse(json: Option<&str>) -> Option<Self> {
         let v: Value = serde_json::from_str(json?).ok()?;
+        Some(Self {
+            num_records: v.get("numRecords").and_then(Value::as_i64),
+            min_values: v.get("minValues").cloned().unwrap_or(Value::Null),
+            max_values: v.get("maxValues").cloned().unwrap_or(Value::Null),
+            null_count: v.get("nullCount").cloned().unwrap_or(Value::Null),
+        })
+    }
+
+    /// Parses the parts of the stats JSON that `needs` names, skipping the rest without
+    /// building it: what a reader of a few columns pays for a file with hundreds. Equal to
+    /// [`FileStats::parse`] at every path `needs` names, and `None` where it is `None` (a
+    /// skipped part is still read as JSON).
+    pub fn parse_only(json: Option<&str>, needs: &StatsNeeds) -> Option<Self> {
+        let mut de = serde_json::Deserializer::from_str(json?);
+        let v = Pick(&needs.0).deserialize(&mut de).ok()?;
+        de.end().ok()?;
         Some(Self {
             num_records: v.get("numRecords").and_then(Value::as_i64),
             min_values: v.get("minValues").cloned().unwrap_or(Value::Null),
@@ -49,6 +70,154 @@ impl FileStats {
     pub fn covers(&self, path: &[String]) -> bool {
         (self.min(path).is_some() && self.max(path).is_some())
             || matches!((self.nulls(path), self.num_records), (Some(n), Some(r)) if n == r)
+    }
+}
+
+/// Which parts of a file's statistics a reader needs: `numRecords` always, and the bounds and
+/// null counts at some statistics paths, or all of them.
+#[derive(Clone, Debug)]
+pub struct StatsNeeds(Needed);
+
+/// A node of the statistics JSON: kept whole, or only the keys named below it.
+#[derive(Clone, Debug)]
+enum Needed {
+    Whole,
+    Keys(BTreeMap<String, Needed>),
+}
+
+impl Needed {
+    fn insert(&mut self, path: &[String]) {
+        let Needed::Keys(children) = self else {
+            return; // kept whole already
+        };
+        match path.split_first() {
+            None => *self = Needed::Whole,
+            Some((first, rest)) => children
+                .entry(first.clone())
+                .or_insert_with(|| Needed::Keys(BTreeMap::new()))
+                .insert(rest),
+        }
+    }
+}
+
+impl StatsNeeds {
+    const SECTIONS: [&str; 3] = ["minValues", "maxValues", "nullCount"];
+
+    /// The statistics of these columns (their statistics paths, physical names).
+    pub fn columns<'a>(paths: impl IntoIterator<Item = &'a [String]>) -> Self {
+        let mut sections = Needed::Keys(BTreeMap::new());
+        for path in paths {
+            sections.insert(path);
+        }
+        Self::with_sections(sections)
+    }
+
+    /// Every column's statistics.
+    pub fn all() -> Self {
+        Self::with_sections(Needed::Whole)
+    }
+
+    fn with_sections(sections: Needed) -> Self {
+        let mut top = BTreeMap::from([("numRecords".to_string(), Needed::Whole)]);
+        for section in Self::SECTIONS {
+            top.insert(section.to_string(), sections.clone());
+        }
+        Self(Needed::Keys(top))
+    }
+}
+
+/// Deserializes the part of a JSON value that a [`Needed`] names: a kept node as a whole
+/// `Value`; below a partly kept node, the named keys of an object (a key given twice keeps
+/// its last value, as `Value` does) and `Null` for anything that is not an object, which no
+/// path can look into either.
+struct Pick<'n>(&'n Needed);
+
+impl<'de> DeserializeSeed<'de> for Pick<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        match self.0 {
+            Needed::Whole => serde::Deserialize::deserialize(de),
+            Needed::Keys(keys) => de.deserialize_any(PickKeys(keys)),
+        }
+    }
+}
+
+struct PickKeys<'n>(&'n BTreeMap<String, Needed>);
+
+impl<'de> Visitor<'de> for PickKeys<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key_seed(Key)? {
+            match self.0.get(key.as_ref()) {
+                Some(needed) => {
+                    let value = map.next_value_seed(Pick(needed))?;
+                    out.insert(key.into_owned(), value);
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Value::Null)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+}
+
+/// An object key, borrowed from the input unless it holds escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        de.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
     }
 }
 
@@ -87,5 +256,72 @@ mod num_records_tests {
         assert_eq!(num_records(r#"{"numRecords":1e3}"#), None);
         assert_eq!(num_records(r#"{"minValues":{}}"#), None);
         assert_eq!(num_records("not json"), None);
+    }
+}
+
+#[cfg(test)]
+mod parse_only_tests {
+    use super::{FileStats, StatsNeeds};
+
+    fn path(p: &str) -> Vec<String> {
+        p.split('.').map(str::to_string).collect()
+    }
+
+    const STATS: [&str; 9] = [
+        r#"{"numRecords":3,"minValues":{"a":1,"b":"x","s":{"c":2.5,"d":[1]}},"maxValues":{"a":9,"b":"y","s":{"c":7.5}},"nullCount":{"a":0,"b":1,"s":{"c":0,"d":3}}}"#,
+        r#"{"numRecords":3,"minValues":{"a":1,"a":4},"maxValues":{"a":9},"nullCount":{"a":3}}"#,
+        r#"{"minValues":{"s":5},"maxValues":{"s":null},"nullCount":7,"tightBounds":true}"#,
+        r#"{"numRecords":2,"minValues":{"a\u0062":1},"maxValues":{"ab":2}}"#,
+        r#"{"numRecords":1,"minValues":{"a":1},"maxValues":{"a":1},"nullCount":{"a":0}} x"#,
+        r#"{"numRecords":1,"minValues":{"a":1e400}}"#,
+        r#"[1,2]"#,
+        r#"not json"#,
+        r#"{"numRecords":-5,"minValues":{"z":[{"y":1}]},"maxValues":{},"nullCount":{}}"#,
+    ];
+
+    #[test]
+    fn the_named_columns_read_as_in_the_whole_parse() {
+        let columns = [path("a"), path("ab"), path("s.c"), path("s.d"), path("z")];
+        let needs = StatsNeeds::columns(columns.iter().map(Vec::as_slice));
+        for json in STATS {
+            let whole = FileStats::parse(Some(json));
+            let part = FileStats::parse_only(Some(json), &needs);
+            assert_eq!(whole.is_some(), part.is_some(), "{json}");
+            let (Some(whole), Some(part)) = (whole, part) else {
+                continue;
+            };
+            assert_eq!(whole.num_records, part.num_records, "{json}");
+            for c in &columns {
+                assert_eq!(whole.min(c), part.min(c), "{json} {c:?}");
+                assert_eq!(whole.max(c), part.max(c), "{json} {c:?}");
+                assert_eq!(whole.nulls(c), part.nulls(c), "{json} {c:?}");
+                assert_eq!(whole.covers(c), part.covers(c), "{json} {c:?}");
+            }
+        }
+        let all = StatsNeeds::all();
+        for json in STATS {
+            let whole = FileStats::parse(Some(json));
+            let part = FileStats::parse_only(Some(json), &all);
+            assert_eq!(
+                whole.map(|w| (w.num_records, w.min_values, w.max_values, w.null_count)),
+                part.map(|p| (p.num_records, p.min_values, p.max_values, p.null_count)),
+                "{json}"
+            );
+        }
+    }
+
+    #[test]
+    fn columns_not_named_are_skipped_unbuilt() {
+        let needs = StatsNeeds::columns([path("a").as_slice()]);
+        let json = r#"{"numRecords":1,"minValues":{"a":1,"b":{"c":2}},"maxValues":{"b":3}}"#;
+        let part = FileStats::parse_only(Some(json), &needs).unwrap();
+        assert_eq!(part.min_values, serde_json::json!({"a": 1}));
+        assert_eq!(part.max_values, serde_json::json!({}));
+        assert_eq!(part.null_count, serde_json::Value::Null);
+        // A skipped part is still read as JSON.
+        let broken = r#"{"numRecords":1,"minValues":{"a":1,"b":{"c":2,}}}"#;
+        assert!(FileStats::parse(Some(broken)).is_none());
+        assert!(FileStats::parse_only(Some(broken), &needs).is_none());
+        assert!(FileStats::parse_only(None, &needs).is_none());
     }
 }

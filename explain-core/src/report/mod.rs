@@ -11,7 +11,7 @@ use crate::classify::{Bucket, Confidence, Note};
 use crate::diagnose::Diagnosis;
 use crate::explain::Explanation;
 use crate::features::TableFeatures;
-use crate::file_stats::FileStats;
+use crate::file_stats::{FileStats, StatsNeeds};
 use crate::gates::{Assertion, Outcome};
 use crate::layers::Layers;
 use crate::nnf::Leaf;
@@ -542,6 +542,11 @@ pub fn first_files(
             .collect(),
         None => Vec::new(),
     };
+    let needs = if referenced.is_empty() {
+        StatsNeeds::all()
+    } else {
+        StatsNeeds::columns(referenced.iter().map(|(_, path)| path.as_slice()))
+    };
     // The paths read once, not looked up in the cached rows at every comparison.
     let paths: Vec<&str> = table.paths().collect();
     let mut order: Vec<usize> = (0..paths.len()).collect();
@@ -556,7 +561,7 @@ pub fn first_files(
         .take(limit)
         .map(|&i| {
             let file = &table.files()[i];
-            let stats = FileStats::parse(table.stats_json(i));
+            let stats = FileStats::parse_only(table.stats_json(i), &needs);
             let pick = |root: Option<&serde_json::Value>| -> BTreeMap<String, serde_json::Value> {
                 let Some(root) = root else {
                     return BTreeMap::new();
