@@ -280,8 +280,9 @@ pub fn gather_planned(
             ..Evidence::default()
         });
     }
-    let stats: Vec<Option<FileStats>> = (0..files)
-        .map(|i| FileStats::parse_only(table.stats_json(i), &plan.needs))
+    let stats: Vec<Option<FileStats>> = table
+        .stats_jsons()
+        .map(|json| FileStats::parse_only(json, &plan.needs))
         .collect();
     let covers = |i: usize, cols: &[ColumnInfo]| {
         cols.iter()

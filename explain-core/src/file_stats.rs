@@ -225,14 +225,22 @@ impl<'de> Visitor<'de> for Key {
 /// this reads a few bytes per file where [`FileStats::parse`] reads them all. Falls back to
 /// the full parse when the key is elsewhere or the value is not a plain integer.
 pub fn num_records(stats: &str) -> Option<u64> {
-    const KEY: &str = "\"numRecords\":";
-    let head = stats.trim_start().strip_prefix('{')?.trim_start();
+    // Bytes, and JSON's ASCII whitespace: this runs once per file of every table.
+    const KEY: &[u8] = b"\"numRecords\":";
+    let head = stats
+        .as_bytes()
+        .trim_ascii_start()
+        .strip_prefix(b"{")?
+        .trim_ascii_start();
     if let Some(rest) = head.strip_prefix(KEY) {
-        let rest = rest.trim_start();
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let after = rest[digits..].trim_start();
-        if digits > 0 && (after.starts_with(',') || after.starts_with('}')) {
-            return rest[..digits].parse().ok();
+        let rest = rest.trim_ascii_start();
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let after = rest[digits..].trim_ascii_start();
+        if digits > 0 && matches!(after.first(), Some(b',' | b'}')) {
+            // As `u64::from_str` reads them: `None` past `u64::MAX`.
+            return rest[..digits].iter().try_fold(0u64, |n, d| {
+                n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+            });
         }
     }
     FileStats::parse(Some(stats))?
@@ -254,6 +262,12 @@ mod num_records_tests {
         assert_eq!(num_records(r#"{"minValues":{},"numRecords":5}"#), Some(5));
         assert_eq!(num_records(r#"{"numRecords":-1}"#), None);
         assert_eq!(num_records(r#"{"numRecords":1e3}"#), None);
+        assert_eq!(
+            num_records(r#"{"numRecords":18446744073709551615}"#),
+            Some(u64::MAX)
+        );
+        assert_eq!(num_records(r#"{"numRecords":18446744073709551616}"#), None);
+        assert_eq!(num_records("\t\n{ \"numRecords\":007 }"), Some(7));
         assert_eq!(num_records(r#"{"minValues":{}}"#), None);
         assert_eq!(num_records("not json"), None);
     }

@@ -191,8 +191,8 @@ pub fn stats_complete(table: &ReplayedTable, explanation: &Explanation) -> Asser
     };
     let needs = StatsNeeds::columns(columns.iter().map(|c| c.stats_path.as_slice()));
     let mut missing_files = Vec::new();
-    for i in 0..table.files().len() {
-        let stats = FileStats::parse_only(table.stats_json(i), &needs);
+    for (i, json) in table.stats_jsons().enumerate() {
+        let stats = FileStats::parse_only(json, &needs);
         let covered = if columns.is_empty() {
             // A predicate on partition columns only, or a table collecting no statistics.
             stats.is_some()

@@ -176,11 +176,25 @@ impl ReplayedTable {
     /// The paths of the live files, in order: the cached rows' path columns, batch by batch
     /// (each live file is one cached row, in the same order).
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.cached_rows.iter().flat_map(|batch| {
-            let paths = batch
-                .column_by_name("path")
+        // The replay refuses scan rows without a path column or with a null path.
+        self.cached_strings("path").map(Option::unwrap_or_default)
+    }
+
+    /// The raw `stats` JSON of every live file, in order ([`stats_json`](Self::stats_json)
+    /// file by file, each batch's column found once).
+    pub fn stats_jsons(&self) -> impl Iterator<Item = Option<&str>> {
+        self.cached_strings("stats")
+    }
+
+    /// A string column of every cached row, in order: looked up once per batch, where
+    /// [`cached_string`](Self::cached_string) looks it up per file.
+    fn cached_strings<'a>(&'a self, column: &'a str) -> impl Iterator<Item = Option<&'a str>> {
+        self.cached_rows.iter().flat_map(move |batch| {
+            let values = batch
+                .column_by_name(column)
                 .and_then(|c| c.as_string_opt::<i32>());
-            (0..batch.num_rows()).map(move |row| paths.map_or("", |p| p.value(row)))
+            (0..batch.num_rows())
+                .map(move |row| values.and_then(|v| v.is_valid(row).then(|| v.value(row))))
         })
     }
 
@@ -213,11 +227,11 @@ impl ReplayedTable {
         self.volumes.get_or_init(|| {
             self.files
                 .iter()
-                .enumerate()
-                .map(|(i, f)| {
+                .zip(self.stats_jsons())
+                .map(|(f, stats)| {
                     (
                         u64::try_from(f.size_bytes).unwrap_or(0),
-                        self.stats_json(i).and_then(crate::file_stats::num_records),
+                        stats.and_then(crate::file_stats::num_records),
                     )
                 })
                 .collect()

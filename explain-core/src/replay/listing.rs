@@ -383,20 +383,37 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
     // Within the batch, a file's entries find their partition as borrowed strings; only the
     // first file of a partition in the batch asks the table-wide list, which owns copies.
     let mut in_batch: HashMap<PartitionKey<&str>, usize> = HashMap::new();
+    // Files of one partition mostly come in runs (a commit's adds, a checkpoint's rows), so a
+    // file whose entries equal the previous file's takes its id without hashing; the entries
+    // are gathered into one buffer reused from file to file.
+    let mut entries: Vec<(&str, Option<&str>)> = Vec::new();
+    let mut previous: Option<(PartitionKey<&str>, usize)> = None;
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
         if paths.is_null(row) {
             return Err(format!("scan row {row} has no path"));
         }
         // A null map and an empty one are told apart: they share nothing.
-        let entries: Option<Vec<(&str, Option<&str>)>> = partition_maps.is_valid(row).then(|| {
-            (offsets[row] as usize..offsets[row + 1] as usize)
-                .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i))))
-                .collect()
-        });
-        let partition = *in_batch
-            .entry(entries)
-            .or_insert_with_key(|entries| partitions.id_of(entries.as_deref()));
+        let has_map = partition_maps.is_valid(row);
+        entries.clear();
+        if has_map {
+            entries.extend(
+                (offsets[row] as usize..offsets[row + 1] as usize)
+                    .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i)))),
+            );
+        }
+        let partition = match &previous {
+            Some((Some(last), id)) if has_map && *last == entries => *id,
+            Some((None, id)) if !has_map => *id,
+            _ => {
+                let key = has_map.then(|| entries.clone());
+                let id = *in_batch
+                    .entry(key.clone())
+                    .or_insert_with_key(|key| partitions.id_of(key.as_deref()));
+                previous = Some((key, id));
+                id
+            }
+        };
         let has_deletion_vector = dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
         out.push(LiveFile {
             size_bytes: if sizes.is_valid(row) {
