@@ -402,10 +402,10 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
                     .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i)))),
             );
         }
-        let partition = match &previous {
-            Some((Some(last), id)) if has_map && *last == entries => *id,
-            Some((None, id)) if !has_map => *id,
-            _ => {
+        let this = has_map.then_some(entries.as_slice());
+        let partition = match previous.as_ref().filter(|(key, _)| key.as_deref() == this) {
+            Some((_, id)) => *id,
+            None => {
                 let key = has_map.then(|| entries.clone());
                 let id = *in_batch
                     .entry(key.clone())
