@@ -22,13 +22,7 @@ impl FileStats {
     /// Parses the stats JSON; `None` when the file has none or it is not JSON (an unreadable
     /// stats string prunes nothing in the kernel either).
     pub fn parse(json: Option<&str>) -> Option<Self> {
-        let v: Value = serde_json::from_str(json?).ok()?;
-        Some(Self {
-            num_records: v.get("numRecords").and_then(Value::as_i64),
-            min_values: v.get("minValues").cloned().unwrap_or(Value::Null),
-            max_values: v.get("maxValues").cloned().unwrap_or(Value::Null),
-            null_count: v.get("nullCount").cloned().unwrap_or(Value::Null),
-        })
+        Self::parse_only(json, &StatsNeeds(Needed::Whole))
     }
 
     /// Parses the parts of the stats JSON that `needs` names, skipping the rest without

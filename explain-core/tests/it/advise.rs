@@ -5,7 +5,7 @@
 use explain_core::advise::{Advice, AdviseRequest, advise};
 use testkit::{all_tables, assert_error, taxi, workspace_root};
 
-use crate::support::run;
+use crate::support::{assert_valid_advice, run};
 
 /// The first `n` predicates of a fixture's corpus.
 fn corpus(name: &str, n: usize) -> Vec<String> {
@@ -39,22 +39,6 @@ const UNKNOWABLE: [&str; 3] = [
     "a deletion vector",
     "sampled",
 ];
-
-/// Validates `doc` against docs/advise.schema.json.
-fn assert_valid_advice(doc: &serde_json::Value) {
-    let text = std::fs::read_to_string(workspace_root().join("docs/advise.schema.json"))
-        .expect("docs/advise.schema.json is readable");
-    let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
-    let validator = jsonschema::draft202012::new(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "the advice breaks docs/advise.schema.json: {errors:#?}"
-    );
-}
 
 #[test]
 fn the_simulated_current_layout_keeps_each_fixtures_own_files() {

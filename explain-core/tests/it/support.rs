@@ -26,27 +26,42 @@ pub fn parse_report(stdout: &str) -> serde_json::Value {
     doc
 }
 
-/// The report schema, compiled once per test binary.
-pub fn report_validator() -> &'static jsonschema::Validator {
-    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
-    VALIDATOR.get_or_init(|| {
-        let path = testkit::workspace_root().join("docs/report.schema.json");
-        let text = std::fs::read_to_string(&path).expect("docs/report.schema.json is readable");
-        let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
-        jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("the schema compiles: {e}"))
-    })
+/// The schema at `path` (from the workspace root), compiled.
+fn compile_schema(path: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(testkit::workspace_root().join(path))
+        .unwrap_or_else(|e| panic!("{path} is readable: {e}"));
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::draft202012::new(&schema).unwrap_or_else(|e| panic!("{path} compiles: {e}"))
 }
 
-pub fn assert_valid_report(doc: &serde_json::Value) {
-    let errors: Vec<String> = report_validator()
+/// Asserts that `doc` is valid under `validator`, the schema at `path`.
+fn assert_valid(validator: &jsonschema::Validator, path: &str, doc: &serde_json::Value) {
+    let errors: Vec<String> = validator
         .iter_errors(doc)
         .map(|e| format!("{} at {}", e, e.instance_path))
         .collect();
     assert!(
         errors.is_empty(),
-        "the report violates docs/report.schema.json:\n{}\n{doc:#}",
+        "the document violates {path}:\n{}\n{doc:#}",
         errors.join("\n")
     );
+}
+
+/// The report schema, compiled once per test binary.
+pub fn report_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    VALIDATOR.get_or_init(|| compile_schema("docs/report.schema.json"))
+}
+
+pub fn assert_valid_report(doc: &serde_json::Value) {
+    assert_valid(report_validator(), "docs/report.schema.json", doc);
+}
+
+/// Validates an advice (`delta-explain advise --format json`) against docs/advise.schema.json.
+pub fn assert_valid_advice(doc: &serde_json::Value) {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| compile_schema("docs/advise.schema.json"));
+    assert_valid(validator, "docs/advise.schema.json", doc);
 }
 
 /// Compares `actual` with the golden file `name` under tests/it/golden. With
