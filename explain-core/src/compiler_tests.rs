@@ -13,8 +13,7 @@ use crate::coerce::{ExactNumber, coerce};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
-use crate::partition_eval::{Truths, evaluate};
-use crate::replay::LiveFile;
+use crate::partition_eval::{RawPartitionValues, Truths, evaluate};
 use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
 
@@ -972,16 +971,15 @@ fn guards_rewrite_literals_narrowly() {
 // ---------------------------------------------------------------------------------------
 // Accepted partition values.
 
-/// Files with these `(pickup_date, region, bucket)` partition values (`region` under its
-/// physical name).
-fn files_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> Vec<LiveFile> {
+/// Partitions with these `(pickup_date, region, bucket)` values (`region` under its physical
+/// name), one per file.
+fn partitions_with(
+    values: &[(Option<&str>, Option<&str>, Option<&str>)],
+) -> Vec<std::sync::Arc<RawPartitionValues>> {
     values
         .iter()
-        .enumerate()
-        .map(|(i, (date, region, bucket))| LiveFile {
-            size_bytes: 1,
-            has_stats: false,
-            partition_values: std::sync::Arc::new(
+        .map(|(date, region, bucket)| {
+            std::sync::Arc::new(
                 [
                     ("pickup_date", date),
                     ("col-region", region),
@@ -990,24 +988,20 @@ fn files_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> Vec<Live
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
                 .collect(),
-            ),
-            // One partition per file: each has values of its own here.
-            partition: i,
-            has_deletion_vector: false,
+            )
         })
         .collect()
 }
 
 fn check_accepted(sql: &str, column: &str, expected: Option<&[Option<&str>]>) {
     let cols = columns();
-    let files = files_with(&[
+    let partitions = partitions_with(&[
         (Some("2024-01-01"), Some("eu"), Some("9")),
         (Some("2024-01-02"), Some("us"), Some("10")),
         (Some("2024-01-03"), Some(""), Some("-1")),
         (None, None, None),
     ]);
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-    let partitions: Vec<_> = files.iter().map(|f| f.partition_values.clone()).collect();
     let accepted = accepted_partition_values(&nnf, &present_values(&partitions, &cols), &cols);
     let got = accepted
         .get(column)

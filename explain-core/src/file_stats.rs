@@ -228,13 +228,17 @@ pub fn num_records(stats: &str) -> Option<u64> {
         .trim_ascii_start();
     if let Some(rest) = head.strip_prefix(KEY) {
         let rest = rest.trim_ascii_start();
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        // The digits counted and folded in one loop; `None` past `u64::MAX`, as
+        // `u64::from_str` reads them.
+        let mut value = Some(0u64);
+        let mut digits = 0;
+        for &b in rest.iter().take_while(|b| b.is_ascii_digit()) {
+            value = value.and_then(|n| n.checked_mul(10)?.checked_add(u64::from(b - b'0')));
+            digits += 1;
+        }
         let after = rest[digits..].trim_ascii_start();
         if digits > 0 && matches!(after.first(), Some(b',' | b'}')) {
-            // As `u64::from_str` reads them: `None` past `u64::MAX`.
-            return rest[..digits].iter().try_fold(0u64, |n, d| {
-                n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-            });
+            return value;
         }
     }
     FileStats::parse(Some(stats))?

@@ -46,20 +46,34 @@ use listing::{ReplayFailure, Replayed, Window, WindowSink, replay_log};
 
 /// One live file of the snapshot, as the log describes it. Its path stays in the cached rows
 /// ([`ReplayedTable::path`]): a copy per file would be a million small allocations, made while
-/// the log is replayed and freed when the table is dropped.
+/// the log is replayed and freed when the table is dropped. Its partition values are the
+/// table's, by id ([`ReplayedTable::partition_of`]): no reference count per file to raise
+/// while listing and lower while dropping.
 #[derive(Clone, Debug)]
 pub struct LiveFile {
     pub size_bytes: i64,
+    /// The record count its statistics give (`numRecords`), read once while the replay lists
+    /// the file; `None` without statistics or without a count in them.
+    pub num_records: Option<u64>,
     /// Whether the add action carries statistics; the JSON itself stays in the cached rows
     /// ([`ReplayedTable::stats_json`]), not copied once more per file.
     pub has_stats: bool,
-    /// Shared by every file of the same partition: a table has few distinct partitions and
-    /// many files, so the values are built, typed and evaluated once per partition.
-    pub partition_values: Arc<RawPartitionValues>,
-    /// The file's partition: files with the same id share `partition_values`. Ids count
-    /// from 0 in order of first appearance, one per distinct set of values.
+    /// The file's partition, an index into [`ReplayedTable::partitions`]: a table has few
+    /// distinct partitions and many files, so the values are built, typed and evaluated once
+    /// per partition. Ids count from 0 in order of first appearance, one per distinct set of
+    /// values.
     pub partition: usize,
     pub has_deletion_vector: bool,
+}
+
+impl LiveFile {
+    /// Its size in bytes and its record count where the statistics give one.
+    pub fn volume(&self) -> (u64, Option<u64>) {
+        (
+            u64::try_from(self.size_bytes).unwrap_or(0),
+            self.num_records,
+        )
+    }
 }
 
 /// A replayed snapshot: the live files and the cached scan rows behind them.
@@ -76,8 +90,6 @@ pub struct ReplayedTable {
     rows_per_shard: usize,
     /// The distinct partitions, indexed by `LiveFile::partition`.
     partitions: Vec<Arc<RawPartitionValues>>,
-    /// Per file, its size and record count, read on first use (see [`volumes`](Self::volumes)).
-    volumes: std::sync::OnceLock<Vec<(u64, Option<u64>)>>,
 }
 
 impl ReplayedTable {
@@ -132,7 +144,6 @@ impl ReplayedTable {
             batch_starts,
             rows_per_shard: ROWS_PER_SHARD,
             partitions: partitions.values,
-            volumes: Default::default(),
         })
     }
 
@@ -160,6 +171,11 @@ impl ReplayedTable {
         &self.partitions
     }
 
+    /// The partition values of file `file`.
+    pub fn partition_of(&self, file: usize) -> &RawPartitionValues {
+        &self.partitions[self.files[file].partition]
+    }
+
     /// The raw `stats` JSON of file `file`'s add action (synthesized from `stats_parsed` where
     /// a checkpoint carries only that), `None` when the writer recorded none.
     pub fn stats_json(&self, file: usize) -> Option<&str> {
@@ -169,7 +185,7 @@ impl ReplayedTable {
     /// The path of file `file` relative to the table root, as in the log.
     pub fn path(&self, file: usize) -> &str {
         // The replay refuses scan rows without a path column or with a null path
-        // (`listing::live_files`), so every live file has one.
+        // (`listing::list_files`), so every live file has one.
         self.cached_string(file, "path").unwrap_or_default()
     }
 
@@ -216,24 +232,6 @@ impl ReplayedTable {
             self.paths()
                 .enumerate()
                 .map(|(i, path)| (path.to_string(), i))
-                .collect()
-        })
-    }
-
-    /// Per live file, its size in bytes and its record count where the statistics give one
-    /// (read off the front of the statistics string, not a full parse); read once however
-    /// many predicates are explained.
-    pub fn volumes(&self) -> &[(u64, Option<u64>)] {
-        self.volumes.get_or_init(|| {
-            self.files
-                .iter()
-                .zip(self.stats_jsons())
-                .map(|(f, stats)| {
-                    (
-                        u64::try_from(f.size_bytes).unwrap_or(0),
-                        stats.and_then(crate::file_stats::num_records),
-                    )
-                })
                 .collect()
         })
     }
@@ -448,7 +446,6 @@ impl WindowSink for Windows<'_> {
             batch_starts: rows.batch_starts,
             rows_per_shard: ROWS_PER_SHARD,
             partitions: self.partitions.clone(),
-            volumes: Default::default(),
         };
         self.visitor.visit(&window)
     }
@@ -566,6 +563,46 @@ fn min_max_columns(
         collect_leaf_paths(field.data_type(), &mut Vec::new(), &mut out);
     }
     Ok(out)
+}
+
+/// The top-level data columns (logical names, in schema order) that `location` at `version`
+/// (latest when `None`) collects statistics for: those with a leaf in the kernel's `nullCount`
+/// statistics schema, which every indexed column has whatever its type
+/// (`delta.dataSkippingStatsColumns`, else the first `delta.dataSkippingNumIndexedCols` leaves,
+/// as the kernel reads the table's configuration). Read off the kernel's schema, as
+/// [`TableHead::has_min_max_column`] is, so that no second reading of the configuration can
+/// disagree with the one data skipping uses.
+pub fn indexed_columns(
+    location: &str,
+    storage: &StorageOptions,
+    version: Option<u64>,
+) -> Result<Vec<String>, ExplainError> {
+    let table_err = |e: delta_kernel::KernelError| ExplainError::Table {
+        table: location.to_string(),
+        reason: kernel_message(&e),
+    };
+    let (url, engine) = open_engine_with(location, storage)?;
+    let mut builder = delta_kernel::Snapshot::builder_for(url.as_str());
+    if let Some(v) = version {
+        builder = builder.at_version(v);
+    }
+    let snapshot = builder.build(engine.as_ref()).map_err(table_err)?;
+    let schemas = snapshot
+        .scan_builder()
+        .with_stats(StatsOptions::all_struct())
+        .stats_output_schemas()
+        .map_err(table_err)?;
+    // The `nullCount` struct holds the indexed columns in schema order, a nested column with
+    // those of its leaves that are indexed.
+    // Without an indexed data column the kernel builds no statistics schema.
+    let Some(DataType::Struct(fields)) = schemas
+        .as_ref()
+        .and_then(|s| s.logical.field("nullCount"))
+        .map(|f| f.data_type())
+    else {
+        return Ok(Vec::new());
+    };
+    Ok(fields.fields().map(|f| f.name().clone()).collect())
 }
 
 fn collect_leaf_paths(

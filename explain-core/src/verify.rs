@@ -289,7 +289,7 @@ impl Funnel {
             if !explanation.kept[file] {
                 continue;
             }
-            let size = table.volumes()[file].0;
+            let size = table.files()[file].volume().0;
             kept_bytes += size;
             if matches.is_empty() {
                 false_files.add(size, path);

@@ -175,9 +175,9 @@ pub struct SemanticsVerdict {
 
 /// Describes a file for a failure message: its path, partition values and raw statistics.
 fn describe(subject: &Subject, i: usize) -> String {
-    let f = &subject.kernel.files()[i];
-    let mut partition: Vec<String> = f
-        .partition_values
+    let mut partition: Vec<String> = subject
+        .kernel
+        .partition_of(i)
         .iter()
         .map(|(k, v)| format!("{k}={v:?}"))
         .collect();
@@ -412,8 +412,7 @@ pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
             if rows[i] == 0 {
                 continue;
             }
-            let value = file
-                .partition_values
+            let value = subject.kernel.partitions()[file.partition]
                 .get(&info.partition_key)
                 .cloned()
                 .flatten();

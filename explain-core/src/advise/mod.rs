@@ -214,7 +214,8 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         request.workers,
         &|_| {},
     )?;
-    let indexed = indexed_columns(&snapshot, &partition_columns);
+    let indexed =
+        crate::replay::indexed_columns(&request.location, &request.storage, request.version)?;
     let fields = table::fields_of(&snapshot.metadata.schema_string, &read)?;
     let total_bytes: u64 = rows.files.iter().map(|f| f.size).sum();
     let target = request
@@ -410,55 +411,6 @@ fn referenced_columns(
     let mut out: Vec<(String, usize)> = uses.into_iter().collect();
     out.sort_by(|a, b| b.1.cmp(&a.1).then(position(&a.0).cmp(&position(&b.0))));
     out
-}
-
-/// The top-level data columns a writer of this table collects statistics for:
-/// `delta.dataSkippingStatsColumns` if set, else the first `delta.dataSkippingNumIndexedCols`
-/// (32 by default, -1 for all) leaf columns of the data schema, a nested column counting its
-/// leaves.
-fn indexed_columns(snapshot: &oracle::log::Snapshot, partition_columns: &[String]) -> Vec<String> {
-    let config = |key: &str| snapshot.metadata.configuration.get(key).cloned().flatten();
-    let data: Vec<&oracle::delta_schema::DeltaField> = snapshot
-        .fields
-        .iter()
-        .filter(|f| !partition_columns.contains(&f.name))
-        .collect();
-    if let Some(list) = config("delta.dataSkippingStatsColumns") {
-        let named: Vec<String> = list
-            .split(',')
-            .map(|c| c.trim().trim_matches('`').to_string())
-            .collect();
-        return data
-            .iter()
-            .filter(|f| named.iter().any(|n| n.eq_ignore_ascii_case(&f.name)))
-            .map(|f| f.name.clone())
-            .collect();
-    }
-    let limit: i64 = config("delta.dataSkippingNumIndexedCols")
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(32);
-    let mut leaves = 0i64;
-    let mut out = Vec::new();
-    for f in data {
-        if limit >= 0 && leaves >= limit {
-            break;
-        }
-        out.push(f.name.clone());
-        leaves += leaf_count(&f.data_type) as i64;
-    }
-    out
-}
-
-fn leaf_count(t: &oracle::delta_schema::DeltaType) -> usize {
-    match t {
-        oracle::delta_schema::DeltaType::Struct(fields) => {
-            fields.iter().map(|f| leaf_count(&f.data_type)).sum()
-        }
-        oracle::delta_schema::DeltaType::Primitive(_)
-        | oracle::delta_schema::DeltaType::Decimal { .. }
-        | oracle::delta_schema::DeltaType::Array { .. }
-        | oracle::delta_schema::DeltaType::Map { .. } => 1,
-    }
 }
 
 /// The candidate layouts: the current one; for each of the most used columns, sorting by it

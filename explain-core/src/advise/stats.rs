@@ -1,7 +1,8 @@
 //! A simulated file's statistics, written as Delta Spark writes them: `numRecords`, and for
 //! each column the table collects statistics for (`delta.dataSkippingStatsColumns`, else the
-//! first `delta.dataSkippingNumIndexedCols` columns, 32 by default) its `nullCount` and, where a
-//! writer records them, `minValues` and `maxValues`:
+//! first `delta.dataSkippingNumIndexedCols` columns, 32 by default, as the kernel's statistics
+//! schema selects them: `replay::indexed_columns`) its `nullCount` and, where a writer records
+//! them, `minValues` and `maxValues`:
 //!
 //! | column type | min / max as written |
 //! |---|---|

@@ -16,6 +16,7 @@ use delta_kernel::{Engine, Snapshot, SnapshotRef};
 use url::Url;
 
 use super::{LiveFile, is_selected, selected_count};
+use crate::file_stats::num_records;
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
 
@@ -35,8 +36,8 @@ impl Replayed {
     fn take(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
         for selected in selected_rows(batch, selection).map_err(ReplayFailure::Kernel)? {
             self.batch_starts.push(self.files.len());
-            self.files
-                .extend(live_files(&selected, &mut self.partitions).map_err(ReplayFailure::Rows)?);
+            list_files(&selected, &mut self.partitions, &mut self.files)
+                .map_err(ReplayFailure::Rows)?;
             self.cached_rows.push(selected);
         }
         Ok(())
@@ -340,8 +341,15 @@ impl Partitions {
     }
 }
 
-/// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`).
-fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<LiveFile>, String> {
+/// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`), each file's
+/// record count off the front of its statistics: here, on the listing thread while the kernel
+/// replays the next batches, rather than in a pass of its own once the rows are kept.
+/// They are appended to `out`, the replay's own list: no list per batch to copy over.
+fn list_files(
+    batch: &RecordBatch,
+    partitions: &mut Partitions,
+    out: &mut Vec<LiveFile>,
+) -> Result<(), String> {
     let missing = |name: &str| format!("scan rows lack the `{name}` column");
     let paths = batch
         .column_by_name("path")
@@ -388,7 +396,7 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
     // are gathered into one buffer reused from file to file.
     let mut entries: Vec<(&str, Option<&str>)> = Vec::new();
     let mut previous: Option<(PartitionKey<&str>, usize)> = None;
-    let mut out = Vec::with_capacity(batch.num_rows());
+    out.reserve(batch.num_rows());
     for row in 0..batch.num_rows() {
         if paths.is_null(row) {
             return Err(format!("scan row {row} has no path"));
@@ -421,11 +429,15 @@ fn live_files(batch: &RecordBatch, partitions: &mut Partitions) -> Result<Vec<Li
             } else {
                 0
             },
+            num_records: if stats.is_valid(row) {
+                num_records(stats.value(row))
+            } else {
+                None
+            },
             has_stats: stats.is_valid(row),
-            partition_values: partitions.values[partition].clone(),
             partition,
             has_deletion_vector,
         });
     }
-    Ok(out)
+    Ok(())
 }

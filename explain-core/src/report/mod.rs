@@ -15,7 +15,7 @@ use crate::file_stats::{FileStats, StatsNeeds};
 use crate::gates::{Assertion, Outcome};
 use crate::layers::Layers;
 use crate::nnf::Leaf;
-use crate::replay::ReplayedTable;
+use crate::replay::{LiveFile, ReplayedTable};
 
 mod abbreviate;
 mod html;
@@ -209,14 +209,13 @@ pub struct Volume {
 }
 
 impl Volume {
-    fn of(sizes: &[(u64, Option<u64>)], keep: impl Fn(usize) -> bool) -> Volume {
-        sizes.iter().enumerate().filter(|(i, _)| keep(*i)).fold(
-            Volume::default(),
-            |v, (_, (bytes, records))| Volume {
-                bytes: v.bytes + bytes,
-                records: v.records + records.unwrap_or(0),
-            },
-        )
+    /// One file's bytes and records (none counted where its statistics give no count).
+    fn of(file: &LiveFile) -> Volume {
+        let (bytes, records) = file.volume();
+        Volume {
+            bytes,
+            records: records.unwrap_or(0),
+        }
     }
 
     fn plus(self, other: Volume) -> Volume {
@@ -245,15 +244,24 @@ pub struct FileTallies {
 impl FileTallies {
     /// The tallies of `explanation` over the files of `table`.
     pub fn of(table: &ReplayedTable, explanation: &Explanation) -> FileTallies {
-        let sizes = table.volumes();
-        FileTallies {
-            files: sizes.len(),
-            all: Volume::of(sizes, |_| true),
-            after_partition: Volume::of(sizes, |i| explanation.after_partition[i]),
-            kept: Volume::of(sizes, |i| explanation.kept[i]),
-            with_stats: table.files().iter().filter(|f| f.has_stats).count(),
-            without_record_count: sizes.iter().filter(|(_, r)| r.is_none()).count(),
+        // One pass over the files: this runs for every window of every streamed predicate.
+        let mut tallies = FileTallies {
+            files: table.files().len(),
+            ..FileTallies::default()
+        };
+        for (i, file) in table.files().iter().enumerate() {
+            let volume = Volume::of(file);
+            tallies.all = tallies.all.plus(volume);
+            if explanation.after_partition[i] {
+                tallies.after_partition = tallies.after_partition.plus(volume);
+            }
+            if explanation.kept[i] {
+                tallies.kept = tallies.kept.plus(volume);
+            }
+            tallies.with_stats += usize::from(file.has_stats);
+            tallies.without_record_count += usize::from(file.num_records.is_none());
         }
+        tallies
     }
 
     /// The tallies of two disjoint sets of files together.
@@ -584,8 +592,8 @@ pub fn first_files(
             FileReport {
                 path: paths[i].to_string(),
                 size_bytes: file.size_bytes,
-                partition_values: file
-                    .partition_values
+                partition_values: table
+                    .partition_of(i)
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),

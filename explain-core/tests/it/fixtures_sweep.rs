@@ -118,8 +118,7 @@ fn check_accepted_matches_partition_phase(
         .as_ref()
         .unwrap_or_else(|| panic!("{location}: `{predicate}`: the column is constrained"));
     for (i, file) in table.files().iter().enumerate() {
-        let value = file
-            .partition_values
+        let value = table.partitions()[file.partition]
             .get(&info.partition_key)
             .cloned()
             .flatten();

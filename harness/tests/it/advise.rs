@@ -22,8 +22,16 @@ const FILES: usize = 20;
 /// Writes `batch` as a Delta table at `root`: its rows shuffled into `FILES` Parquet files, one
 /// commit with a statistics-carrying add per file (every column indexed); with `clustering`, the
 /// table declared clustered on those columns (liquid clustering: the `clustering` and
-/// `domainMetadata` writer features, the `delta.clustering` domain).
-fn write_clustered_table(root: &Path, batch: &RecordBatch, seed: u64, clustering: Option<&[&str]>) {
+/// `domainMetadata` writer features, the `delta.clustering` domain); with `stats_columns`, the
+/// table collects statistics for those columns alone (`delta.dataSkippingStatsColumns`, the
+/// adds' statistics written to match).
+fn write_clustered_table(
+    root: &Path,
+    batch: &RecordBatch,
+    seed: u64,
+    clustering: Option<&[&str]>,
+    stats_columns: Option<&[&str]>,
+) {
     let mut order: Vec<u32> = (0..batch.num_rows() as u32).collect();
     order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
     let names: Vec<String> = batch
@@ -31,7 +39,12 @@ fn write_clustered_table(root: &Path, batch: &RecordBatch, seed: u64, clustering
         .fields()
         .iter()
         .map(|f| f.name().clone())
+        .filter(|name| stats_columns.is_none_or(|s| s.contains(&name.as_str())))
         .collect();
+    let configuration = match stats_columns {
+        Some(columns) => json!({"delta.dataSkippingStatsColumns": columns.join(",")}),
+        None => json!({}),
+    };
     let delta_type = |t: &DataType| match t {
         DataType::Int64 => "long",
         DataType::Utf8 => "string",
@@ -52,7 +65,8 @@ fn write_clustered_table(root: &Path, batch: &RecordBatch, seed: u64, clustering
                 "writerFeatures": ["domainMetadata", "clustering"]}}),
         },
         json!({"metaData": {"id": "advise-test", "format": {"provider": "parquet", "options": {}},
-            "schemaString": schema, "partitionColumns": [], "configuration": {}, "createdTime": 0}}),
+            "schemaString": schema, "partitionColumns": [], "configuration": configuration,
+            "createdTime": 0}}),
     ];
     if let Some(columns) = clustering {
         let columns: Vec<Vec<&str>> = columns.iter().map(|c| vec![*c]).collect();
@@ -83,10 +97,14 @@ fn write_clustered_table(root: &Path, batch: &RecordBatch, seed: u64, clustering
 /// A table of `ROWS` rows: `a` and `b` uniform and independent in [0, 1,000,000), `near_a`
 /// within 1,000 of `a`, `t` spread over 2024, `region` one of 8 names.
 fn table(seed: u64) -> (tempfile::TempDir, String) {
-    clustered_table(seed, None)
+    table_with(seed, None, None)
 }
 
-fn clustered_table(seed: u64, clustering: Option<&[&str]>) -> (tempfile::TempDir, String) {
+fn table_with(
+    seed: u64,
+    clustering: Option<&[&str]>,
+    stats_columns: Option<&[&str]>,
+) -> (tempfile::TempDir, String) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let a: Vec<i64> = (0..ROWS).map(|_| rng.random_range(0..1_000_000)).collect();
     let near_a: Vec<i64> = a.iter().map(|v| v + rng.random_range(0..1_000)).collect();
@@ -119,7 +137,7 @@ fn clustered_table(seed: u64, clustering: Option<&[&str]>) -> (tempfile::TempDir
     ];
     let batch = RecordBatch::try_new(schema, columns).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    write_clustered_table(dir.path(), &batch, seed, clustering);
+    write_clustered_table(dir.path(), &batch, seed, clustering, stats_columns);
     let location = dir.path().to_string_lossy().into_owned();
     (dir, location)
 }
@@ -260,7 +278,7 @@ fn boxes_on_two_independent_columns_are_best_on_a_curve_over_both() {
 /// (Hilbert over its columns) is ranked beside the workload's, and sorting by `a` still wins.
 #[test]
 fn the_tables_liquid_clustering_is_a_candidate() {
-    let (_dir, clustered) = clustered_table(5, Some(&["b", "region"]));
+    let (_dir, clustered) = table_with(5, Some(&["b", "region"]), None);
     let predicates: Vec<String> = (0..6)
         .map(|i| format!("a >= {} AND a < {}", i * 150_000, i * 150_000 + 30_000))
         .collect();
@@ -291,4 +309,48 @@ fn the_tables_liquid_clustering_is_a_candidate() {
     );
     assert_eq!(advice.clustering_columns, None);
     assert!(!advice.layouts.iter().any(|l| l.layout == liquid));
+}
+
+/// A table that collects statistics for `a` alone (`delta.dataSkippingStatsColumns`), with a
+/// workload on `b`: a rewrite would still write no bounds for `b`, so no sort, curve or
+/// partition-free layout prunes a file, and the simulation of the table as it is keeps every
+/// file, as the table does. A simulation that gave `b` bounds the table never records would
+/// rank sorting by `b` far ahead.
+#[test]
+fn a_column_the_table_does_not_index_gains_nothing_from_its_order() {
+    let (_dir, table) = table_with(6, None, Some(&["a"]));
+    let predicates: Vec<String> = (0..6)
+        .map(|i| format!("b >= {} AND b < {}", i * 150_000, i * 150_000 + 30_000))
+        .collect();
+    let advice = advised(&table, predicates);
+    assert_eq!(
+        advice.calibration.identical, advice.calibration.predicates,
+        "{:?}",
+        advice.calibration
+    );
+    for layout in &advice.layouts {
+        let partitioned = matches!(layout.layout, Layout::Partition(_));
+        for cost in layout.per_predicate.iter().flatten() {
+            assert!(
+                partitioned || cost.files_read == cost.total_files,
+                "{}: {} of {} files read; {}",
+                layout.name,
+                cost.files_read,
+                cost.total_files,
+                ranking(&advice)
+            );
+        }
+    }
+    // The same workload where the table indexes every column: sorting by `b` prunes.
+    let (_all, indexed) = table_with(6, None, None);
+    let predicates: Vec<String> = (0..6)
+        .map(|i| format!("b >= {} AND b < {}", i * 150_000, i * 150_000 + 30_000))
+        .collect();
+    let advice = advised(&indexed, predicates);
+    assert_eq!(
+        advice.layouts[0].layout,
+        Layout::Sort("b".into()),
+        "{}",
+        ranking(&advice)
+    );
 }

@@ -31,12 +31,10 @@ pub(crate) fn predicates_over(column: &str, value: Option<&str>, first: &str) ->
 /// A literal for `column` taken from a partition value the snapshot holds, if it is one.
 pub(crate) fn present_literal(table: &ReplayedTable, column: &ColumnRef) -> Option<String> {
     let info = table.columns().resolve(column).ok()?;
-    let raw = table.files().iter().find_map(|f| {
-        f.partition_values
-            .get(&info.partition_key)
-            .cloned()
-            .flatten()
-    })?;
+    let raw = table
+        .partitions()
+        .iter()
+        .find_map(|values| values.get(&info.partition_key).cloned().flatten())?;
     Some(format!("'{}'", raw.replace('\'', "''")))
 }
 
