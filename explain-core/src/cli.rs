@@ -62,16 +62,8 @@ pub struct Args {
     /// gs://). Credentials come from each cloud's environment variables and files.
     #[arg(required_unless_present_any = ["completions", "man"])]
     pub table: Option<String>,
-    /// A storage option for the table's object store, KEY=VALUE (repeatable): credentials,
-    /// `endpoint`, `profile`, `allow_http`, ... (object_store's names for the store).
-    #[arg(long = "storage-option", visible_alias = "option", value_name = "KEY=VALUE", value_parser = storage::StorageOptions::parse_pair)]
-    pub storage_options: Vec<(String, String)>,
-    /// The S3 region of the table's bucket (over AWS_REGION and the profile's).
-    #[arg(long, value_name = "REGION")]
-    pub region: Option<String>,
-    /// Unsigned requests, for public buckets.
-    #[arg(long)]
-    pub anonymous: bool,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// The SQL WHERE predicate to explain.
     #[arg(short = 'w', long = "where", value_name = "PREDICATE")]
     pub predicate: Option<String>,
@@ -185,6 +177,29 @@ impl Args {
 
     /// How to reach the table's store.
     pub fn storage(&self) -> storage::StorageOptions {
+        self.store.options()
+    }
+}
+
+/// How to reach the table's object store: the flags of every command that opens a table
+/// (`delta-explain`, `delta-explain advise`), declared once.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct StoreArgs {
+    /// A storage option for the table's object store, KEY=VALUE (repeatable): credentials,
+    /// `endpoint`, `profile`, `allow_http`, ... (object_store's names for the store).
+    #[arg(long = "storage-option", visible_alias = "option", value_name = "KEY=VALUE", value_parser = storage::StorageOptions::parse_pair)]
+    pub storage_options: Vec<(String, String)>,
+    /// The S3 region of the table's bucket (over AWS_REGION and the profile's).
+    #[arg(long, value_name = "REGION")]
+    pub region: Option<String>,
+    /// Unsigned requests, for public buckets.
+    #[arg(long)]
+    pub anonymous: bool,
+}
+
+impl StoreArgs {
+    /// The store's options as the library takes them.
+    pub fn options(&self) -> storage::StorageOptions {
         storage::StorageOptions {
             options: self.storage_options.clone(),
             region: self.region.clone(),

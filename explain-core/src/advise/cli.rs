@@ -47,15 +47,8 @@ pub struct AdviseArgs {
     pub at_version: Option<u64>,
     #[arg(long, value_enum, default_value_t = AdviseFormat::Text)]
     pub format: AdviseFormat,
-    /// A storage option for the table's object store, KEY=VALUE (repeatable).
-    #[arg(long = "storage-option", visible_alias = "option", value_name = "KEY=VALUE", value_parser = storage::StorageOptions::parse_pair)]
-    pub storage_options: Vec<(String, String)>,
-    /// The S3 region of the table's bucket.
-    #[arg(long, value_name = "REGION")]
-    pub region: Option<String>,
-    /// Unsigned requests, for public buckets.
-    #[arg(long)]
-    pub anonymous: bool,
+    #[command(flatten)]
+    pub store: crate::cli::StoreArgs,
 }
 
 /// `128MiB`, `1GB`, `4096`: bytes (binary units with `i`, decimal without).
@@ -110,11 +103,7 @@ pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
     }
     let request = AdviseRequest {
         location: args.table.clone(),
-        storage: storage::StorageOptions {
-            options: args.storage_options.clone(),
-            region: args.region.clone(),
-            anonymous: args.anonymous,
-        },
+        storage: args.store.options(),
         version: args.at_version,
         predicates,
         sample: args.sample,
