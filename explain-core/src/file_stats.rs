@@ -221,24 +221,33 @@ impl<'de> Visitor<'de> for Key {
 pub fn num_records(stats: &str) -> Option<u64> {
     // Bytes, and JSON's ASCII whitespace: this runs once per file of every table.
     const KEY: &[u8] = b"\"numRecords\":";
-    let head = stats
-        .as_bytes()
-        .trim_ascii_start()
-        .strip_prefix(b"{")?
-        .trim_ascii_start();
-    if let Some(rest) = head.strip_prefix(KEY) {
+    // Writers put the count first without spaces (`{"numRecords":123,...`): that form is
+    // matched before any trimming.
+    let bytes = stats.as_bytes();
+    let rest = match bytes.strip_prefix(b"{\"numRecords\":") {
+        Some(rest) => Some(rest),
+        None => bytes
+            .trim_ascii_start()
+            .strip_prefix(b"{")?
+            .trim_ascii_start()
+            .strip_prefix(KEY),
+    };
+    if let Some(rest) = rest {
         let rest = rest.trim_ascii_start();
-        // The digits counted and folded in one loop; `None` past `u64::MAX`, as
-        // `u64::from_str` reads them.
-        let mut value = Some(0u64);
-        let mut digits = 0;
-        for &b in rest.iter().take_while(|b| b.is_ascii_digit()) {
-            value = value.and_then(|n| n.checked_mul(10)?.checked_add(u64::from(b - b'0')));
-            digits += 1;
-        }
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         let after = rest[digits..].trim_ascii_start();
         if digits > 0 && matches!(after.first(), Some(b',' | b'}')) {
-            return value;
+            let fold = |n: u64, d: &u8| n.checked_mul(10)?.checked_add(u64::from(d - b'0'));
+            return match digits {
+                // Nineteen digits never pass `u64::MAX`: no check per digit.
+                ..=19 => Some(
+                    rest[..digits]
+                        .iter()
+                        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0')),
+                ),
+                // `None` past `u64::MAX`, as `u64::from_str` reads them.
+                _ => rest[..digits].iter().try_fold(0u64, fold),
+            };
         }
     }
     FileStats::parse(Some(stats))?
@@ -268,6 +277,29 @@ mod num_records_tests {
         assert_eq!(num_records("\t\n{ \"numRecords\":007 }"), Some(7));
         assert_eq!(num_records(r#"{"minValues":{}}"#), None);
         assert_eq!(num_records("not json"), None);
+    }
+
+    #[test]
+    fn counts_of_every_length_read_as_u64_from_str_reads_them() {
+        for digits in [
+            "0",
+            "9999999999999999999",
+            "10000000000000000000",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "00000000000000000000000000007",
+            "000000000000000000000018446744073709551615",
+        ] {
+            assert_eq!(
+                num_records(&format!(r#"{{"numRecords":{digits},"nullCount":{{}}}}"#)),
+                digits.parse::<u64>().ok(),
+                "{digits}"
+            );
+        }
+        // A count the fast path cannot finish is left to the whole parse.
+        assert_eq!(num_records(r#"{"numRecords":12"#), None);
+        assert_eq!(num_records(r#"{"numRecords":12 ]"#), None);
     }
 }
 

@@ -397,10 +397,13 @@ fn list_files(
     let mut entries: Vec<(&str, Option<&str>)> = Vec::new();
     let mut previous: Option<(PartitionKey<&str>, usize)> = None;
     out.reserve(batch.num_rows());
+    // Checked once per batch, not per row.
+    if paths.null_count() > 0
+        && let Some(row) = (0..batch.num_rows()).find(|&row| paths.is_null(row))
+    {
+        return Err(format!("scan row {row} has no path"));
+    }
     for row in 0..batch.num_rows() {
-        if paths.is_null(row) {
-            return Err(format!("scan row {row} has no path"));
-        }
         // A null map and an empty one are told apart: they share nothing.
         let has_map = partition_maps.is_valid(row);
         entries.clear();
@@ -423,18 +426,15 @@ fn list_files(
             }
         };
         let has_deletion_vector = dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
+        let stats_json = stats.is_valid(row).then(|| stats.value(row));
         out.push(LiveFile {
             size_bytes: if sizes.is_valid(row) {
                 sizes.value(row)
             } else {
                 0
             },
-            num_records: if stats.is_valid(row) {
-                num_records(stats.value(row))
-            } else {
-                None
-            },
-            has_stats: stats.is_valid(row),
+            num_records: stats_json.and_then(num_records),
+            has_stats: stats_json.is_some(),
             partition,
             has_deletion_vector,
         });
