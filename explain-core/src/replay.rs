@@ -592,9 +592,9 @@ pub fn indexed_columns(
         .with_stats(StatsOptions::all_struct())
         .stats_output_schemas()
         .map_err(table_err)?;
-    // The `nullCount` struct holds the indexed columns in schema order, a nested column with
-    // those of its leaves that are indexed.
-    // Without an indexed data column the kernel builds no statistics schema.
+    // The `nullCount` struct holds the indexed columns in schema order (a nested column with
+    // those of its leaves that are indexed); without an indexed data column the kernel builds
+    // no statistics schema.
     let Some(DataType::Struct(fields)) = schemas
         .as_ref()
         .and_then(|s| s.logical.field("nullCount"))

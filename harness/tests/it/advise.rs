@@ -322,7 +322,7 @@ fn a_column_the_table_does_not_index_gains_nothing_from_its_order() {
     let predicates: Vec<String> = (0..6)
         .map(|i| format!("b >= {} AND b < {}", i * 150_000, i * 150_000 + 30_000))
         .collect();
-    let advice = advised(&table, predicates);
+    let advice = advised(&table, predicates.clone());
     assert_eq!(
         advice.calibration.identical, advice.calibration.predicates,
         "{:?}",
@@ -343,9 +343,6 @@ fn a_column_the_table_does_not_index_gains_nothing_from_its_order() {
     }
     // The same workload where the table indexes every column: sorting by `b` prunes.
     let (_all, indexed) = table_with(6, None, None);
-    let predicates: Vec<String> = (0..6)
-        .map(|i| format!("b >= {} AND b < {}", i * 150_000, i * 150_000 + 30_000))
-        .collect();
     let advice = advised(&indexed, predicates);
     assert_eq!(
         advice.layouts[0].layout,
