@@ -552,12 +552,8 @@ fn open_store(
 fn min_max_columns(
     snapshot: &SnapshotRef,
 ) -> Result<BTreeSet<Vec<String>>, delta_kernel::KernelError> {
-    let builder = snapshot
-        .clone()
-        .scan_builder()
-        .with_stats(StatsOptions::all_struct());
     let mut out = BTreeSet::new();
-    if let Some(schemas) = builder.stats_output_schemas()?
+    if let Some(schemas) = stats_schemas(snapshot)?
         && let Some(field) = schemas.physical.field("minValues")
     {
         collect_leaf_paths(field.data_type(), &mut Vec::new(), &mut out);
@@ -582,16 +578,8 @@ pub fn indexed_columns(
         reason: kernel_message(&e),
     };
     let (url, engine) = open_engine_with(location, storage)?;
-    let mut builder = delta_kernel::Snapshot::builder_for(url.as_str());
-    if let Some(v) = version {
-        builder = builder.at_version(v);
-    }
-    let snapshot = builder.build(engine.as_ref()).map_err(table_err)?;
-    let schemas = snapshot
-        .scan_builder()
-        .with_stats(StatsOptions::all_struct())
-        .stats_output_schemas()
-        .map_err(table_err)?;
+    let snapshot = snapshot_at(engine.as_ref(), &url, version).map_err(table_err)?;
+    let schemas = stats_schemas(&snapshot).map_err(table_err)?;
     // The `nullCount` struct holds the indexed columns in schema order (a nested column with
     // those of its leaves that are indexed); without an indexed data column the kernel builds
     // no statistics schema.
@@ -603,6 +591,31 @@ pub fn indexed_columns(
         return Ok(Vec::new());
     };
     Ok(fields.fields().map(|f| f.name().clone()).collect())
+}
+
+/// The kernel's schemas of the statistics of every indexed column of `snapshot`, logical and
+/// physical; `None` when no data column is indexed.
+fn stats_schemas(
+    snapshot: &SnapshotRef,
+) -> Result<Option<delta_kernel::scan::StatsOutputSchemas>, delta_kernel::KernelError> {
+    snapshot
+        .clone()
+        .scan_builder()
+        .with_stats(StatsOptions::all_struct())
+        .stats_output_schemas()
+}
+
+/// The snapshot of the table at `url` at `version` (latest when `None`).
+fn snapshot_at(
+    engine: &dyn Engine,
+    url: &Url,
+    version: Option<u64>,
+) -> Result<SnapshotRef, delta_kernel::KernelError> {
+    let mut builder = delta_kernel::Snapshot::builder_for(url.as_str());
+    if let Some(v) = version {
+        builder = builder.at_version(v);
+    }
+    builder.build(engine)
 }
 
 fn collect_leaf_paths(

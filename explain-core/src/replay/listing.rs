@@ -11,11 +11,11 @@ use delta_kernel::arrow::compute::filter_record_batch;
 use delta_kernel::arrow::datatypes::Int64Type;
 use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::scan::StatsOptions;
-use delta_kernel::{Engine, Snapshot, SnapshotRef};
+use delta_kernel::{Engine, SnapshotRef};
 
 use url::Url;
 
-use super::{LiveFile, is_selected, selected_count};
+use super::{LiveFile, is_selected, selected_count, snapshot_at};
 use crate::file_stats::num_records;
 use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
@@ -105,11 +105,7 @@ pub(super) fn replay_log(
     observer: &mut dyn FnMut(usize),
     mut sink: Option<&mut (dyn WindowSink + '_)>,
 ) -> Result<(SnapshotRef, TableColumns, Replayed), ReplayFailure> {
-    let mut builder = Snapshot::builder_for(url.as_str());
-    if let Some(v) = version {
-        builder = builder.at_version(v);
-    }
-    let snapshot = builder.build(engine).map_err(ReplayFailure::Kernel)?;
+    let snapshot = snapshot_at(engine, url, version).map_err(ReplayFailure::Kernel)?;
     let columns = TableColumns::of_snapshot(&snapshot);
     if let Some(sink) = sink.as_deref_mut() {
         sink.start(&snapshot, &columns)

@@ -156,6 +156,11 @@ fn advised(location: &str, predicates: Vec<String>) -> explain_core::advise::Adv
     advise(&request, &|_| {}).expect("the advisor runs")
 }
 
+/// Asserts that `layout` is ranked first, the ranking in the failure message.
+fn assert_ranked_first(advice: &explain_core::advise::Advice, layout: Layout) {
+    assert_eq!(advice.layouts[0].layout, layout, "{}", ranking(advice));
+}
+
 /// The ranking, for failure messages.
 fn ranking(advice: &explain_core::advise::Advice) -> String {
     advice
@@ -233,12 +238,7 @@ fn a_workload_on_a_time_range_is_best_sorted_by_time() {
         .map(|m| format!("t >= '2024-0{m}-01' AND t < '2024-0{m}-08'"))
         .collect();
     let advice = advised(&table, predicates);
-    assert_eq!(
-        advice.layouts[0].layout,
-        Layout::Sort("t".into()),
-        "{}",
-        ranking(&advice)
-    );
+    assert_ranked_first(&advice, Layout::Sort("t".into()));
 }
 
 #[test]
@@ -293,12 +293,7 @@ fn the_tables_liquid_clustering_is_a_candidate() {
         "{}",
         ranking(&advice)
     );
-    assert_eq!(
-        advice.layouts[0].layout,
-        Layout::Sort("a".into()),
-        "{}",
-        ranking(&advice)
-    );
+    assert_ranked_first(&advice, Layout::Sort("a".into()));
     // Without clustering, no such candidate: the workload never names b or region.
     let (_plain, plain) = table(5);
     let advice = advised(
@@ -344,10 +339,5 @@ fn a_column_the_table_does_not_index_gains_nothing_from_its_order() {
     // The same workload where the table indexes every column: sorting by `b` prunes.
     let (_all, indexed) = table_with(6, None, None);
     let advice = advised(&indexed, predicates);
-    assert_eq!(
-        advice.layouts[0].layout,
-        Layout::Sort("b".into()),
-        "{}",
-        ranking(&advice)
-    );
+    assert_ranked_first(&advice, Layout::Sort("b".into()));
 }
