@@ -77,7 +77,7 @@ pub fn accepted_partition_values(
             out.insert(name.clone(), None);
             continue;
         };
-        let mut accepted: Vec<Option<String>> = present
+        let accepted: Vec<Option<String>> = present
             .iter()
             .map(|v| v.as_deref())
             .filter(|value| {
@@ -90,18 +90,21 @@ pub fn accepted_partition_values(
             .map(|v| v.map(str::to_string))
             .collect();
         // Typed order: NULL first, then by value; values that do not parse last, by text.
-        accepted.sort_by(|a, b| {
-            let typed = |v: &Option<String>| typed_partition_value(v.as_deref(), &info);
-            match (typed(a), typed(b)) {
-                (Some(x), Some(y)) if x.is_null() || y.is_null() => y.is_null().cmp(&x.is_null()),
-                (Some(x), Some(y)) => compare(&x, &y)
-                    .unwrap_or(Ordering::Equal)
-                    .then_with(|| a.cmp(b)),
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (None, None) => a.cmp(b),
-            }
+        // Each value is typed once, not once per comparison.
+        let mut keyed: Vec<_> = accepted
+            .into_iter()
+            .map(|v| (typed_partition_value(v.as_deref(), &info), v))
+            .collect();
+        keyed.sort_by(|(x, a), (y, b)| match (x, y) {
+            (Some(x), Some(y)) if x.is_null() || y.is_null() => y.is_null().cmp(&x.is_null()),
+            (Some(x), Some(y)) => compare(x, y)
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| a.cmp(b)),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => a.cmp(b),
         });
+        let accepted: Vec<Option<String>> = keyed.into_iter().map(|(_, v)| v).collect();
         out.insert(name.clone(), Some(accepted));
     }
     out

@@ -14,7 +14,7 @@ use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
 use crate::partition_eval::compare;
 use crate::partition_eval::evaluate;
-use crate::replay::ReplayedTable;
+use crate::replay::{PerPartition, ReplayedTable};
 use crate::retype::retype;
 use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
@@ -374,14 +374,14 @@ pub fn explain_planned(
     let mut after_partition = partition_scan.clone();
     let mut undecided = 0usize;
     if partition_exact != Nnf::Const(true) {
-        // Evaluated once per partition: files of one partition share their values.
-        let per_partition: Vec<_> = table
-            .partitions()
-            .iter()
-            .map(|values| evaluate(&partition_exact, values, columns))
-            .collect();
+        // Evaluated once per partition the files use (files of one partition share their
+        // values), never over the whole table's partitions: a window of a streamed replay
+        // uses a few of them.
+        let mut per_partition = PerPartition::over(table.files());
         for (i, file) in table.files().iter().enumerate() {
-            let truth = per_partition[file.partition];
+            let truth = per_partition.get_or_insert_with(file.partition, || {
+                evaluate(&partition_exact, table.partition_of(i), columns)
+            });
             if !truth.may_be_true() {
                 after_partition[i] = false;
             } else if !truth.is_decided() && after_partition[i] {

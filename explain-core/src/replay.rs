@@ -10,8 +10,8 @@
 //! What makes that cheap, each resting on the kernel deciding a file from its own row (the
 //! cached rows are reconciled adds with distinct paths, so deduplication drops none):
 //! - no row transforms, in the replay or the phases: the explanation reads no data;
-//! - the selected rows of a scan batch are kept as zero-copy slices, and listed on a thread
-//!   of their own while the kernel replays the next batches;
+//! - the selected rows of a scan batch are kept as zero-copy slices, and (past a table of
+//!   one window) listed on a thread of their own while the kernel replays the next batches;
 //! - files of one partition share their values (`LiveFile::partition`);
 //! - a predicate over partition columns alone is asked of one file per partition;
 //! - a scan can be asked about a subset of the files (the full scan, about the partition
@@ -22,9 +22,11 @@
 //! `harness/tests/it/phase_scans.rs` holds every one of these to a fresh kernel scan.
 
 mod listing;
+mod per_partition;
 mod phase_scan;
 
 pub use listing::WINDOW_ROWS;
+pub use per_partition::PerPartition;
 pub use phase_scan::ROWS_PER_SHARD;
 
 use std::collections::{BTreeSet, HashMap};
@@ -88,9 +90,15 @@ pub struct ReplayedTable {
     batch_starts: Vec<usize>,
     /// The fewest rows a phase-scan shard gets (see [`ReplayedTable::with_rows_per_shard`]).
     rows_per_shard: usize,
-    /// The distinct partitions, indexed by `LiveFile::partition`.
-    partitions: Vec<Arc<RawPartitionValues>>,
+    /// The distinct partitions, indexed by `LiveFile::partition`; the windows of a streamed
+    /// replay share the table's list, not a copy each.
+    partitions: PartitionList,
 }
+
+/// The distinct partitions of a replay, indexed by `LiveFile::partition`. A streamed replay's
+/// listing appends to it while each window holds it by reference, so a window costs no copy
+/// of it, however many partitions the table has.
+pub(crate) type PartitionList = Arc<Vec<Arc<RawPartitionValues>>>;
 
 impl ReplayedTable {
     /// Opens `location` (a directory path or a URL) at `version` (latest when `None`) and
@@ -364,7 +372,7 @@ pub struct StreamedTable {
     head: TableHead,
     /// How many live files the windows held between them.
     files: usize,
-    partitions: Vec<Arc<RawPartitionValues>>,
+    partitions: PartitionList,
     /// Collected on first use; every predicate of a run asks.
     present: std::sync::OnceLock<crate::accepted::PresentValues>,
 }
@@ -405,7 +413,6 @@ struct Windows<'v> {
     visitor: &'v mut dyn WindowVisitor,
     window_files: usize,
     files: usize,
-    partitions: Vec<Arc<RawPartitionValues>>,
 }
 
 impl WindowSink for Windows<'_> {
@@ -421,7 +428,6 @@ impl WindowSink for Windows<'_> {
             columns.clone(),
         )?);
         self.files = 0;
-        self.partitions.clear();
         self.visitor.start(columns)
     }
 
@@ -437,7 +443,8 @@ impl WindowSink for Windows<'_> {
             });
         };
         self.files += rows.files.len();
-        self.partitions = rows.partitions;
+        // The window holds the table's partition list, not a copy, and drops its hold when
+        // visited: the listing then appends to it without copying it.
         let window = ReplayedTable {
             head: head.clone(),
             files: rows.files,
@@ -445,7 +452,7 @@ impl WindowSink for Windows<'_> {
             cached_rows: rows.cached_rows,
             batch_starts: rows.batch_starts,
             rows_per_shard: ROWS_PER_SHARD,
-            partitions: self.partitions.clone(),
+            partitions: rows.partitions,
         };
         self.visitor.visit(&window)
     }
@@ -475,9 +482,8 @@ impl ReplayedTable {
             visitor,
             window_files: window_files.max(1),
             files: 0,
-            partitions: Vec::new(),
         };
-        let (snapshot, columns, _) =
+        let (snapshot, columns, rest) =
             replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows))
                 .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
         let head = match windows.head.take() {
@@ -487,7 +493,8 @@ impl ReplayedTable {
         Ok(StreamedTable {
             head,
             files: windows.files,
-            partitions: windows.partitions,
+            // Every partition the replay listed: the windows were handed on, the list stays.
+            partitions: rest.partitions.values,
             present: Default::default(),
         })
     }
@@ -656,4 +663,53 @@ pub(crate) fn kernel_message(e: &delta_kernel::KernelError) -> String {
 
 pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Per window, how many hold the partition list while the window is visited.
+    #[derive(Default)]
+    struct Holders(Vec<usize>);
+
+    impl WindowVisitor for Holders {
+        fn start(&mut self, _: &TableColumns) -> Result<(), ExplainError> {
+            self.0.clear();
+            Ok(())
+        }
+
+        fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError> {
+            self.0.push(Arc::strong_count(&window.partitions));
+            Ok(())
+        }
+    }
+
+    /// A window holds the table's partition list, not a copy (a copy per window costs the
+    /// table's partition count each time), and nothing else holds it beside the listing,
+    /// which appends to it in place.
+    #[test]
+    fn every_window_holds_the_listings_partition_list_and_nothing_else_does() {
+        let mut holders = Holders::default();
+        let streamed = ReplayedTable::stream(
+            &testkit::taxi(),
+            &StorageOptions::default(),
+            None,
+            &mut |_| {},
+            &mut holders,
+            1,
+        )
+        .unwrap();
+        assert!(
+            holders.0.len() > 2,
+            "windows of a scan batch each: {}",
+            holders.0.len()
+        );
+        assert!(streamed.partitions().len() > 1, "taxi has many partitions");
+        assert!(
+            holders.0.iter().all(|&n| n == 2),
+            "the listing and the window: {:?}",
+            holders.0
+        );
+    }
 }

@@ -1,7 +1,6 @@
 //! The base scan: the one predicate-less kernel scan of a replay, its selected rows kept and
 //! its live files listed, kept whole or handed on in windows.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use delta_kernel::arrow::array::{
@@ -15,9 +14,8 @@ use delta_kernel::{Engine, SnapshotRef};
 
 use url::Url;
 
-use super::{LiveFile, is_selected, selected_count, snapshot_at};
+use super::{LiveFile, PartitionList, is_selected, selected_count, snapshot_at};
 use crate::file_stats::num_records;
-use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
 
 /// What the base scan leaves: its selected rows and the live files they are.
@@ -77,7 +75,8 @@ pub(super) struct Window {
     pub(super) cached_rows: Vec<RecordBatch>,
     pub(super) batch_starts: Vec<usize>,
     pub(super) files: Vec<LiveFile>,
-    pub(super) partitions: Vec<Arc<RawPartitionValues>>,
+    /// The table's partitions so far, shared with the listing (not a copy per window).
+    pub(super) partitions: PartitionList,
 }
 
 /// How many files a window of a streamed replay gathers before it is handed on: enough that
@@ -94,10 +93,10 @@ const BATCHES_IN_FLIGHT: usize = 16;
 /// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
 /// the replayed add metadata every phase re-evaluates.
 ///
-/// Keeping the rows and listing their files happens on a thread of its own while the kernel
-/// replays the next batches: on a log of JSON commits the kernel's replay is two threads
-/// already (the engine decodes JSON in the background, the caller deduplicates), and the
-/// listing would otherwise lengthen the caller's share.
+/// Past the first window, keeping the rows and listing their files happens on a thread of
+/// its own while the kernel replays the next batches: on a log of JSON commits the kernel's
+/// replay is two threads already (the engine decodes JSON in the background, the caller
+/// deduplicates), and the listing would otherwise lengthen the caller's share.
 pub(super) fn replay_log(
     engine: &dyn Engine,
     url: &Url,
@@ -165,6 +164,11 @@ impl Statistics {
 
 /// The base scan of `snapshot` with `stats`: its selected rows kept (without any
 /// `stats_parsed` column: the phase scans read the JSON) and its files listed.
+///
+/// A table of one window (of [`INLINE_FILES`] when kept whole) is listed on the calling
+/// thread between the kernel's batches: that is done in less time than a thread takes to
+/// start and be handed the batches. A larger table is listed on a thread of its own, fed
+/// through a bounded queue, while the kernel replays the next batches.
 fn replay_with(
     engine: &dyn Engine,
     snapshot: &SnapshotRef,
@@ -172,9 +176,6 @@ fn replay_with(
     observer: &mut dyn FnMut(usize),
     sink: Option<&mut (dyn WindowSink + '_)>,
 ) -> Result<Replayed, ReplayFailure> {
-    // Rows without JSON statistics make a json-only replay start again with struct statistics
-    // asked for; a replay that already asked keeps them as they come.
-    let restart_without_stats = stats == Statistics::Json;
     // No row transforms: they are how a reader injects partition values into the data it
     // reads, built per listed file; the explanation reads no data, and listing every file is
     // exactly where that cost would be paid a million times.
@@ -185,43 +186,74 @@ fn replay_with(
         .without_row_transforms()
         .build()
         .map_err(ReplayFailure::Kernel)?;
+    let mut keeper = Keeper {
+        replayed: Replayed::default(),
+        sink,
+        handed_on: false,
+        // Rows without JSON statistics make a json-only replay start again with struct
+        // statistics asked for; a replay that already asked keeps them as they come.
+        restart_without_stats: stats == Statistics::Json,
+    };
+    let mut live = 0usize;
+    let mut batches = base.scan_metadata(engine).map_err(ReplayFailure::Kernel)?;
+    let mut next_batch = |live: &mut usize| -> Option<Result<_, ReplayFailure>> {
+        let meta = batches.next()?;
+        Some(meta.map_err(ReplayFailure::Kernel).and_then(|meta| {
+            let (data, selection) = meta.scan_files.into_parts();
+            let batch = without_stats_parsed(
+                ArrowEngineData::try_from_engine_data(data)
+                    .map_err(ReplayFailure::Kernel)?
+                    .record_batch(),
+            );
+            *live += selected_count(&selection, batch.num_rows());
+            Ok((batch, selection))
+        }))
+    };
+    // The calling thread lists the batches itself for as long as the table may turn out to
+    // be one window: a batch that completes a window (or, kept whole, passes
+    // [`INLINE_FILES`]) is listed here only if no batch follows it.
+    let inline_files = keeper
+        .sink
+        .as_deref()
+        .map_or(INLINE_FILES, |sink| sink.window_files());
     let (send, receive) =
         std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
-    let replayed = std::thread::scope(|scope| {
-        let keeper = scope.spawn(move || {
-            let mut replayed = Replayed::default();
-            let mut sink = sink;
-            let mut handed_on = false;
+    loop {
+        let Some(next) = next_batch(&mut live) else {
+            return keeper.finish();
+        };
+        let (batch, selection) = next?;
+        observer(live);
+        if keeper.replayed.files.len() + selected_count(&selection, batch.num_rows()) < inline_files
+        {
+            keeper.keep(&batch, &selection)?;
+            continue;
+        }
+        let Some(following) = next_batch(&mut live) else {
+            keeper.keep(&batch, &selection)?;
+            return keeper.finish();
+        };
+        let following = following?;
+        observer(live);
+        // The queue holds both: it has room for more.
+        for queued in [(batch, selection), following] {
+            send.send(queued)
+                .map_err(|_| ReplayFailure::Rows("the listing queue closed".into()))?;
+        }
+        break;
+    }
+    std::thread::scope(|scope| {
+        let listing = scope.spawn(move || {
             for (batch, selection) in receive {
-                replayed.take(&batch, &selection)?;
-                if let Some(sink) = sink.as_deref_mut()
-                    && replayed.files.len() >= sink.window_files()
-                {
-                    hand_on(&mut replayed, sink, restart_without_stats)?;
-                    handed_on = true;
-                }
+                keeper.keep(&batch, &selection)?;
             }
-            if let Some(sink) = sink
-                && (!handed_on || !replayed.files.is_empty())
-            {
-                // The last window, and the only one (empty) of a table without files.
-                hand_on(&mut replayed, sink, restart_without_stats)?;
-            }
-            Ok(replayed)
+            keeper.finish()
         });
-        let mut live = 0usize;
         let mut replay = || -> Result<(), ReplayFailure> {
-            for meta in base.scan_metadata(engine).map_err(ReplayFailure::Kernel)? {
-                let (data, selection) =
-                    meta.map_err(ReplayFailure::Kernel)?.scan_files.into_parts();
-                let batch = without_stats_parsed(
-                    ArrowEngineData::try_from_engine_data(data)
-                        .map_err(ReplayFailure::Kernel)?
-                        .record_batch(),
-                );
-                live += selected_count(&selection, batch.num_rows());
-                if send.send((batch, selection)).is_err() {
-                    // The keeper stopped on an error of its own; joining it below reports that.
+            while let Some(next) = next_batch(&mut live) {
+                if send.send(next?).is_err() {
+                    // The listing stopped on an error of its own; joining it below reports
+                    // that.
                     break;
                 }
                 observer(live);
@@ -230,14 +262,52 @@ fn replay_with(
         };
         let replayed = replay();
         drop(send);
-        let kept = keeper.join().unwrap_or_else(|_| {
+        let kept = listing.join().unwrap_or_else(|_| {
             Err(ReplayFailure::Rows(
                 "the thread keeping the scan rows panicked".into(),
             ))
         });
         replayed.and(kept)
-    })?;
-    Ok(replayed)
+    })
+}
+
+/// The files a base scan lists on the calling thread before the listing moves to a thread
+/// of its own (see [`replay_with`]).
+const INLINE_FILES: usize = WINDOW_ROWS;
+
+/// The listing side of a base scan: the rows kept so far, and where windows go.
+struct Keeper<'a, 'b> {
+    replayed: Replayed,
+    sink: Option<&'a mut (dyn WindowSink + 'b)>,
+    /// Whether a window has been handed on (a table without files hands on one, empty).
+    handed_on: bool,
+    /// Whether a window with a file without JSON statistics restarts the replay.
+    restart_without_stats: bool,
+}
+
+impl Keeper<'_, '_> {
+    /// Keeps one scan batch's selected rows, and hands them on once they make a window.
+    fn keep(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
+        self.replayed.take(batch, selection)?;
+        if let Some(sink) = self.sink.as_deref_mut()
+            && self.replayed.files.len() >= sink.window_files()
+        {
+            hand_on(&mut self.replayed, sink, self.restart_without_stats)?;
+            self.handed_on = true;
+        }
+        Ok(())
+    }
+
+    /// Hands on the last window (the only one, empty, of a table without files), and leaves
+    /// what is kept.
+    fn finish(mut self) -> Result<Replayed, ReplayFailure> {
+        if let Some(sink) = self.sink
+            && (!self.handed_on || !self.replayed.files.is_empty())
+        {
+            hand_on(&mut self.replayed, sink, self.restart_without_stats)?;
+        }
+        Ok(self.replayed)
+    }
 }
 
 /// Hands the rows gathered so far on as one window and forgets them, keeping the partitions
@@ -254,7 +324,7 @@ fn hand_on(
         cached_rows: std::mem::take(&mut replayed.cached_rows),
         batch_starts: std::mem::take(&mut replayed.batch_starts),
         files: std::mem::take(&mut replayed.files),
-        partitions: replayed.partitions.values.clone(),
+        partitions: Arc::clone(&replayed.partitions.values),
     };
     sink.window(window).map_err(ReplayFailure::Sink)
 }
@@ -310,28 +380,55 @@ fn selected_rows(
 
 /// The distinct partitions of a replay, in order of first appearance. A null map and an
 /// empty one are told apart: they share nothing.
+#[derive(Default)]
+pub(super) struct Partitions {
+    /// Looked up by the batch's borrowed strings ([`Entries`]): only a partition seen for the
+    /// first time is copied.
+    ids: hashbrown::HashMap<PartitionKey<String>, usize>,
+    /// Shared with the window being explained, if any; appended to once it is dropped (a
+    /// copy only if a window were still held).
+    pub(super) values: PartitionList,
+}
+
 /// A file's partition values as a key: a null map (`None`) and an empty one differ.
 type PartitionKey<V> = Option<Vec<(V, Option<V>)>>;
 
-#[derive(Default)]
-pub(super) struct Partitions {
-    ids: HashMap<PartitionKey<String>, usize>,
-    pub(super) values: Vec<Arc<RawPartitionValues>>,
+/// A file's partition entries as the scan batch holds them, looked up in [`Partitions`]
+/// without a copy. It hashes as the owned key does: a slice as a `Vec` of its items, a `&str`
+/// as a `String`, and the `Option` around both alike.
+#[derive(Hash)]
+struct Entries<'a>(Option<&'a [(&'a str, Option<&'a str>)]>);
+
+impl hashbrown::Equivalent<PartitionKey<String>> for Entries<'_> {
+    fn equivalent(&self, key: &PartitionKey<String>) -> bool {
+        match (self.0, key) {
+            (None, None) => true,
+            (Some(entries), Some(owned)) => {
+                entries.len() == owned.len()
+                    && entries
+                        .iter()
+                        .zip(owned)
+                        .all(|((k, v), (owned_k, owned_v))| {
+                            *k == owned_k.as_str() && *v == owned_v.as_deref()
+                        })
+            }
+            (None, Some(_)) | (Some(_), None) => false,
+        }
+    }
 }
 
 impl Partitions {
     fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> usize {
+        if let Some(&id) = self.ids.get(&Entries(entries)) {
+            return id;
+        }
         let owned = entries.map(|e| {
             e.iter()
                 .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
                 .collect::<Vec<_>>()
         });
-        if let Some(&id) = self.ids.get(&owned) {
-            return id;
-        }
         let id = self.values.len();
-        self.values
-            .push(Arc::new(owned.iter().flatten().cloned().collect()));
+        Arc::make_mut(&mut self.values).push(Arc::new(owned.iter().flatten().cloned().collect()));
         self.ids.insert(owned, id);
         id
     }
@@ -384,14 +481,14 @@ fn list_files(
         .values()
         .as_string_opt::<i32>()
         .ok_or_else(|| missing("partitionValues values"))?;
-    // Within the batch, a file's entries find their partition as borrowed strings; only the
-    // first file of a partition in the batch asks the table-wide list, which owns copies.
-    let mut in_batch: HashMap<PartitionKey<&str>, usize> = HashMap::new();
     // Files of one partition mostly come in runs (a commit's adds, a checkpoint's rows), so a
-    // file whose entries equal the previous file's takes its id without hashing; the entries
-    // are gathered into one buffer reused from file to file.
+    // file whose entries equal the previous file's takes its id without a lookup; the entries
+    // are gathered into two buffers, this file's and the previous one's, reused from file to
+    // file.
     let mut entries: Vec<(&str, Option<&str>)> = Vec::new();
-    let mut previous: Option<(PartitionKey<&str>, usize)> = None;
+    let mut previous_entries: Vec<(&str, Option<&str>)> = Vec::new();
+    // Whether the previous file had a map, and its partition.
+    let mut previous: Option<(bool, usize)> = None;
     out.reserve(batch.num_rows());
     // Checked once per batch, not per row.
     if paths.null_count() > 0
@@ -409,15 +506,16 @@ fn list_files(
                     .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i)))),
             );
         }
-        let this = has_map.then_some(entries.as_slice());
-        let partition = match previous.as_ref().filter(|(key, _)| key.as_deref() == this) {
-            Some((_, id)) => *id,
-            None => {
-                let key = has_map.then(|| entries.clone());
-                let id = *in_batch
-                    .entry(key.clone())
-                    .or_insert_with_key(|key| partitions.id_of(key.as_deref()));
-                previous = Some((key, id));
+        let partition = match previous {
+            Some((previous_has_map, id))
+                if previous_has_map == has_map && previous_entries == entries =>
+            {
+                id
+            }
+            _ => {
+                let id = partitions.id_of(has_map.then_some(entries.as_slice()));
+                std::mem::swap(&mut entries, &mut previous_entries);
+                previous = Some((has_map, id));
                 id
             }
         };

@@ -9,7 +9,7 @@ use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::{Engine, EngineData, PredicateRef, SnapshotRef};
 
-use super::{ReplayedTable, is_selected, kernel_message, one_line};
+use super::{PerPartition, ReplayedTable, is_selected, kernel_message, one_line};
 use crate::error::ExplainError;
 
 impl ReplayedTable {
@@ -62,8 +62,8 @@ impl ReplayedTable {
     /// The kernel rewrites a partition column's comparisons and null tests to the file's own
     /// partition value (`partitionValues_parsed.<column>` serves as both its min and its max;
     /// no statistic is read for it), so with no other column referenced a file's answer is a
-    /// function of its partition values. Files with the same values share them in the replay
-    /// (`LiveFile::partition_values`), and each gets its representative's answer: a table of a
+    /// function of its partition values. Files with the same values share a partition id in
+    /// the replay (`LiveFile::partition`), and each gets its representative's answer: a table of a
     /// million files in a hundred partitions costs a hundred-row scan.
     fn survivors_per_partition(
         &self,
@@ -71,21 +71,22 @@ impl ReplayedTable {
         among: Option<&[bool]>,
     ) -> Result<Vec<bool>, ExplainError> {
         let asked = |i: usize| among.is_none_or(|a| a[i]);
-        let mut representative_of: Vec<Option<usize>> = Vec::new();
+        // Over the ids these files use, not the table's: see `PerPartition`.
+        let mut representative_of = PerPartition::over(&self.files);
         let mut representatives = vec![false; self.files.len()];
         for (i, file) in self.files.iter().enumerate().filter(|(i, _)| asked(*i)) {
-            if representative_of.len() <= file.partition {
-                representative_of.resize(file.partition + 1, None);
-            }
-            if representative_of[file.partition].is_none() {
-                representative_of[file.partition] = Some(i);
+            representative_of.get_or_insert_with(file.partition, || {
                 representatives[i] = true;
-            }
+                i
+            });
         }
         let answers = self.scan_survivors(predicate, Some(&representatives))?;
         Ok((0..self.files.len())
             .map(|i| {
-                asked(i) && representative_of[self.files[i].partition].is_some_and(|r| answers[r])
+                asked(i)
+                    && representative_of
+                        .get(self.files[i].partition)
+                        .is_some_and(|r| answers[r])
             })
             .collect())
     }

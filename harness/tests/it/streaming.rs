@@ -207,6 +207,37 @@ fn streamed_explanations_equal_whole_ones_on_every_table_shape() {
     }
 }
 
+/// A table partitioned by a column of high cardinality, every file a partition of its own:
+/// each window uses a few of the table's partition ids, far from the first, so the
+/// per-partition tables of a window (`PerPartition`) are offset from id 0.
+#[test]
+fn streamed_explanations_equal_whole_ones_with_a_partition_per_file() {
+    // Enough files for a checkpoint to be read in several scan batches, so several windows.
+    const FILES: usize = 2_500;
+    let dir = tempfile::tempdir().unwrap();
+    for checkpoint in [true, false] {
+        let location = dir.path().join(format!("partition-per-file-{checkpoint}"));
+        generators::writer::write_metadata_only(&location, FILES, FILES, checkpoint, 250).unwrap();
+        let location = location.to_string_lossy().into_owned();
+        let cached = ReplayedTable::open(&location, None).unwrap();
+        assert_eq!(cached.partitions().len(), FILES, "{location}");
+        for predicate in [
+            "p = 'p3'",
+            "p = 'p2499' AND id < 100",
+            "p >= 'p2490' AND id >= 0",
+            "p IN ('p7', 'p1250') OR id < 5000",
+            "p = 'no-such-partition'",
+        ] {
+            let (compiled, windows) = assert_streams_alike(&location, &cached, Some(predicate));
+            assert!(compiled, "{location}: `{predicate}` compiles");
+            assert!(
+                windows > 2,
+                "{location}: `{predicate}` in {windows} windows"
+            );
+        }
+    }
+}
+
 /// Each entry's request: every section and gate in turn, so each predicate is seen to be
 /// reported with its own request, not its neighbour's.
 fn entry_request(i: usize, strict: bool) -> ReportRequest {
