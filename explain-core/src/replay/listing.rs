@@ -535,3 +535,38 @@ fn list_files(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A partition met again, in a later batch, is found by the batch's borrowed strings: the
+    /// borrowed key hashes and compares as the owned one does. A null map, an empty map and a
+    /// null value are three partitions.
+    #[test]
+    fn a_partition_met_again_keeps_its_id() {
+        let mut partitions = Partitions::default();
+        let x = partitions.id_of(Some(&[("p", Some("x")), ("q", Some("1"))]));
+        let null_map = partitions.id_of(None);
+        let empty_map = partitions.id_of(Some(&[]));
+        let null_value = partitions.id_of(Some(&[("p", None)]));
+        let ids = [x, null_map, empty_map, null_value];
+        assert_eq!(ids, [0, 1, 2, 3], "four partitions");
+        for _ in 0..2 {
+            assert_eq!(
+                partitions.id_of(Some(&[("p", Some("x")), ("q", Some("1"))])),
+                x
+            );
+            assert_eq!(partitions.id_of(None), null_map);
+            assert_eq!(partitions.id_of(Some(&[])), empty_map);
+            assert_eq!(partitions.id_of(Some(&[("p", None)])), null_value);
+        }
+        assert_eq!(
+            partitions.id_of(Some(&[("q", Some("1")), ("p", Some("x"))])),
+            4,
+            "entries in another order are another key, as before"
+        );
+        assert_eq!(partitions.values.len(), 5);
+        assert_eq!(partitions.values[x].get("p"), Some(&Some("x".to_string())));
+    }
+}
