@@ -77,7 +77,9 @@ pub fn accepted_partition_values(
             out.insert(name.clone(), None);
             continue;
         };
-        let accepted: Vec<Option<String>> = present
+        // Typed order: NULL first, then by value; values that do not parse last, by text.
+        // Each accepted value is typed once, not once per comparison.
+        let mut keyed: Vec<_> = present
             .iter()
             .map(|v| v.as_deref())
             .filter(|value| {
@@ -87,13 +89,7 @@ pub fn accepted_partition_values(
                         .collect();
                 evaluate(predicate, &bound, columns).may_be_true()
             })
-            .map(|v| v.map(str::to_string))
-            .collect();
-        // Typed order: NULL first, then by value; values that do not parse last, by text.
-        // Each value is typed once, not once per comparison.
-        let mut keyed: Vec<_> = accepted
-            .into_iter()
-            .map(|v| (typed_partition_value(v.as_deref(), &info), v))
+            .map(|v| (typed_partition_value(v, &info), v.map(str::to_string)))
             .collect();
         keyed.sort_by(|(x, a), (y, b)| match (x, y) {
             (Some(x), Some(y)) if x.is_null() || y.is_null() => y.is_null().cmp(&x.is_null()),

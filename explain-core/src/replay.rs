@@ -26,7 +26,7 @@ mod per_partition;
 mod phase_scan;
 
 pub use listing::WINDOW_ROWS;
-pub use per_partition::PerPartition;
+pub(crate) use per_partition::PerPartition;
 pub use phase_scan::ROWS_PER_SHARD;
 
 use std::collections::{BTreeSet, HashMap};

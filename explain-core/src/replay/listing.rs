@@ -93,10 +93,7 @@ const BATCHES_IN_FLIGHT: usize = 16;
 /// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
 /// the replayed add metadata every phase re-evaluates.
 ///
-/// Past the first window, keeping the rows and listing their files happens on a thread of
-/// its own while the kernel replays the next batches: on a log of JSON commits the kernel's
-/// replay is two threads already (the engine decodes JSON in the background, the caller
-/// deduplicates), and the listing would otherwise lengthen the caller's share.
+/// Where the files are listed, on the calling thread or beside it: see [`replay_with`].
 pub(super) fn replay_log(
     engine: &dyn Engine,
     url: &Url,
@@ -168,7 +165,10 @@ impl Statistics {
 /// A table of one window (of [`INLINE_FILES`] when kept whole) is listed on the calling
 /// thread between the kernel's batches: that is done in less time than a thread takes to
 /// start and be handed the batches. A larger table is listed on a thread of its own, fed
-/// through a bounded queue, while the kernel replays the next batches.
+/// through a bounded queue, while the kernel replays the next batches: on a log of JSON
+/// commits the kernel's replay is two threads already (the engine decodes JSON in the
+/// background, the caller deduplicates), and the listing would otherwise lengthen the
+/// caller's share.
 fn replay_with(
     engine: &dyn Engine,
     snapshot: &SnapshotRef,

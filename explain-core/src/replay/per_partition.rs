@@ -19,9 +19,14 @@ pub struct PerPartition<T> {
 impl<T: Copy> PerPartition<T> {
     /// An empty table over the partition ids `files` use.
     pub fn over(files: &[LiveFile]) -> Self {
-        let least = files.iter().map(|f| f.partition).min();
-        let greatest = files.iter().map(|f| f.partition).max();
-        match least.zip(greatest) {
+        let span = files
+            .iter()
+            .map(|f| f.partition)
+            .fold(None, |span, id| match span {
+                None => Some((id, id)),
+                Some((least, greatest)) => Some((id.min(least), id.max(greatest))),
+            });
+        match span {
             Some((least, greatest)) => Self {
                 first: least,
                 values: vec![None; greatest - least + 1],
