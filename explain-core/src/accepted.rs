@@ -20,7 +20,9 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::nnf::Nnf;
-use crate::partition_eval::{RawPartitionValues, compare, evaluate, typed_partition_value};
+use crate::partition_eval::{
+    OneValue, PreparedPartitionPredicate, RawPartitionValues, compare, typed_partition_value,
+};
 use crate::schema::TableColumns;
 
 /// Per partition column (logical name): the accepted raw values (`None` in the list for a null
@@ -34,10 +36,7 @@ pub type PresentValues = BTreeMap<String, BTreeSet<Option<String>>>;
 /// once, as the replay lists them): what [`accepted_partition_values`] decides. A snapshot has
 /// few of them and many files, so [`ReplayedTable`](crate::replay::ReplayedTable) collects
 /// them once, not once per predicate.
-pub fn present_values(
-    partitions: &[std::sync::Arc<RawPartitionValues>],
-    columns: &TableColumns,
-) -> PresentValues {
+pub fn present_values(partitions: &[RawPartitionValues], columns: &TableColumns) -> PresentValues {
     let mut out = PresentValues::new();
     for name in columns.partition_columns() {
         let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else {
@@ -45,7 +44,7 @@ pub fn present_values(
         };
         let values = partitions
             .iter()
-            .map(|p| p.get(&info.partition_key).cloned().flatten())
+            .map(|p| p.get(&info.partition_key).flatten().map(str::to_string))
             .collect();
         out.insert(info.partition_key.clone(), values);
     }
@@ -63,6 +62,8 @@ pub fn accepted_partition_values(
         .iter()
         .map(|i| i.column.dotted())
         .collect();
+    // Prepared once: every present value of every column is decided against it.
+    let prepared = PreparedPartitionPredicate::new(predicate, columns);
     let mut out = AcceptedValues::new();
     for name in columns.partition_columns() {
         if !referenced.contains(name) {
@@ -83,11 +84,11 @@ pub fn accepted_partition_values(
             .iter()
             .map(|v| v.as_deref())
             .filter(|value| {
-                let bound: RawPartitionValues =
-                    [(info.partition_key.clone(), value.map(str::to_string))]
-                        .into_iter()
-                        .collect();
-                evaluate(predicate, &bound, columns).may_be_true()
+                let bound = OneValue {
+                    key: &info.partition_key,
+                    value: *value,
+                };
+                prepared.evaluate(&bound).may_be_true()
             })
             .map(|v| (typed_partition_value(v, &info), v.map(str::to_string)))
             .collect();

@@ -1,19 +1,19 @@
 //! Data-driven tests of the predicate compiler: conversion, normalization, classification,
 //! partition evaluation, coercion and lowering. Each table of cases runs through one helper.
 
-use std::collections::HashMap;
-
 use delta_kernel::expressions::Scalar;
 use delta_kernel::schema::{ColumnMetadataKey, DataType, MetadataValue, StructField, StructType};
 
 use crate::accepted::{accepted_partition_values, present_values};
-use crate::ast::{ColumnRef, Literal};
+use crate::ast::{CmpOp, ColumnRef, Literal};
 use crate::classify::{Bucket, UNSPLITTABLE_OR, UNSUPPORTED_EXPRESSION, classify};
 use crate::coerce::{ExactNumber, coerce};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
-use crate::partition_eval::{RawPartitionValues, Truths, evaluate};
+use crate::partition_eval::{
+    OneValue, PreparedPartitionPredicate, RawPartitionValues, Truths, evaluate,
+};
 use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
 
@@ -466,7 +466,7 @@ fn classification() {
 fn check_eval(sql: &str, values: &[(&str, Option<&str>)], expected: Truths) {
     let cols = columns();
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-    let values: HashMap<String, Option<String>> = values
+    let values: RawPartitionValues = values
         .iter()
         .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
         .collect();
@@ -560,6 +560,87 @@ fn partition_evaluator() {
         check_eval(sql, values, *expected);
     }
     assert!(!Truths::NOT_TRUE.may_be_true(), "NULL-or-FALSE prunes");
+}
+
+/// Preparing a predicate (columns resolved, literals coerced, patterns tokenized once) decides
+/// nothing early: a literal that does not coerce and a pattern that does not tokenize leave the
+/// leaf undecided on a value and NULL on a null value, as typing them per file did. The trees
+/// are built by hand: the front end refuses such literals before they reach the evaluator.
+#[test]
+fn a_prepared_predicate_keeps_what_did_not_prepare_undecided() {
+    let cols = columns();
+    let day = || ColumnRef::new(["day"]);
+    let bad_cmp = Nnf::Leaf(Leaf::Cmp {
+        column: day(),
+        op: CmpOp::Eq,
+        literal: Literal::String("not a date".into()),
+    });
+    let bad_in = Nnf::Leaf(Leaf::In {
+        column: day(),
+        list: vec![
+            Literal::String("2024-01-03".into()),
+            Literal::String("not a date".into()),
+        ],
+        negated: false,
+    });
+    let bad_like = Nnf::Leaf(Leaf::Like {
+        column: ColumnRef::new(["pickup_date"]),
+        pattern: "ends with escape\\".into(),
+        escape: None,
+        negated: false,
+    });
+    let value = |k: &str, v: Option<&str>| -> RawPartitionValues {
+        [(k.to_string(), v.map(str::to_string))]
+            .into_iter()
+            .collect()
+    };
+    for (name, nnf, key) in [
+        ("cmp", &bad_cmp, "day"),
+        ("in", &bad_in, "day"),
+        ("like", &bad_like, "pickup_date"),
+    ] {
+        let prepared = PreparedPartitionPredicate::new(nnf, &cols);
+        let on_value = value(key, Some("2024-01-03"));
+        let on_null = value(key, None);
+        assert_eq!(
+            prepared.evaluate(&on_value),
+            Truths::UNKNOWN,
+            "{name} on a value"
+        );
+        assert_eq!(prepared.evaluate(&on_null), Truths::NULL, "{name} on NULL");
+        // The one-value binding used by the accepted values reads the same.
+        let bound = OneValue {
+            key,
+            value: Some("2024-01-03"),
+        };
+        assert_eq!(prepared.evaluate(&bound), Truths::UNKNOWN, "{name} bound");
+        let bound = OneValue { key, value: None };
+        assert_eq!(
+            prepared.evaluate(&bound),
+            Truths::NULL,
+            "{name} bound to NULL"
+        );
+        // Every other key is absent from a binding: undecided.
+        let elsewhere = OneValue {
+            key: "bucket",
+            value: None,
+        };
+        assert_eq!(
+            prepared.evaluate(&elsewhere),
+            Truths::UNKNOWN,
+            "{name} unbound"
+        );
+    }
+    // A prepared predicate is reused across files, one answer each.
+    let prepared = PreparedPartitionPredicate::new(
+        &normalize(&parse_predicate("day > '2024-01-02'").unwrap(), &cols).unwrap(),
+        &cols,
+    );
+    let answers: Vec<Truths> = [Some("2024-01-01"), Some("2024-01-03"), None]
+        .into_iter()
+        .map(|v| prepared.evaluate(&value("day", v)))
+        .collect();
+    assert_eq!(answers, [Truths::FALSE, Truths::TRUE, Truths::NULL]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -975,20 +1056,18 @@ fn guards_rewrite_literals_narrowly() {
 /// name), one per file.
 fn partitions_with(
     values: &[(Option<&str>, Option<&str>, Option<&str>)],
-) -> Vec<std::sync::Arc<RawPartitionValues>> {
+) -> Vec<RawPartitionValues> {
     values
         .iter()
         .map(|(date, region, bucket)| {
-            std::sync::Arc::new(
-                [
-                    ("pickup_date", date),
-                    ("col-region", region),
-                    ("bucket", bucket),
-                ]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-                .collect(),
-            )
+            [
+                ("pickup_date", date),
+                ("col-region", region),
+                ("bucket", bucket),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+            .collect()
         })
         .collect()
 }

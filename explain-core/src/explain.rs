@@ -12,8 +12,8 @@ use crate::guards::{Effect, Guard, Hazard, guard};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
+use crate::partition_eval::PreparedPartitionPredicate;
 use crate::partition_eval::compare;
-use crate::partition_eval::evaluate;
 use crate::replay::{PerPartition, ReplayedTable};
 use crate::retype::retype;
 use crate::schema::TableColumns;
@@ -377,11 +377,11 @@ pub fn explain_planned(
         // Evaluated once per partition the files use (files of one partition share their
         // values), never over the whole table's partitions: a window of a streamed replay
         // uses a few of them.
+        let prepared = PreparedPartitionPredicate::new(&partition_exact, columns);
         let mut per_partition = PerPartition::over(table.files());
         for (i, file) in table.files().iter().enumerate() {
-            let truth = per_partition.get_or_insert_with(file.partition, || {
-                evaluate(&partition_exact, table.partition_of(i), columns)
-            });
+            let truth = per_partition
+                .get_or_insert_with(file.partition, || prepared.evaluate(table.partition_of(i)));
             if !truth.may_be_true() {
                 after_partition[i] = false;
             } else if !truth.is_decided() && after_partition[i] {

@@ -10,8 +10,8 @@
 //! value, and a file can be pruned exactly when TRUE is not in the set.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use delta_kernel::expressions::Scalar;
 use delta_kernel::schema::PrimitiveType;
@@ -97,9 +97,59 @@ fn kleene_or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     }
 }
 
-/// One file's partition values, raw from the log: key (physical name) -> value, `None` for a
-/// JSON null.
-pub type RawPartitionValues = HashMap<String, Option<String>>;
+/// One partition's values, raw from the log: key (physical name) and value, `None` for a JSON
+/// null, in the log's order. A table of high cardinality holds one of these per partition, so
+/// it is kept small: one allocation for the entries, keys shared between partitions (the
+/// listing hands every partition the same key), a clone a reference count.
+///
+/// A null map (no `partitionValues` at all) and an empty one both answer every key as absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawPartitionValues(Option<Arc<[PartitionEntry]>>);
+
+/// A partition key (shared by every partition of the table) and its value, `None` for null.
+pub type PartitionEntry = (Arc<str>, Option<Box<str>>);
+
+impl RawPartitionValues {
+    /// A file whose log entry has no partition map.
+    pub fn null_map() -> Self {
+        RawPartitionValues(None)
+    }
+
+    pub fn from_entries(entries: Vec<PartitionEntry>) -> Self {
+        RawPartitionValues(Some(entries.into()))
+    }
+
+    /// The value of `key`: `Some(None)` for a null value, `None` when the key is absent. A key
+    /// the log repeats takes its last value, as a JSON object read into a map does.
+    pub fn get(&self, key: &str) -> Option<Option<&str>> {
+        self.iter()
+            .filter(|(k, _)| *k == key)
+            .last()
+            .map(|(_, v)| v)
+    }
+
+    /// The entries in the log's order (none for a null map).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Option<&str>)> {
+        self.0
+            .iter()
+            .flat_map(|entries| entries.iter())
+            .map(|(k, v)| (&**k, v.as_deref()))
+    }
+
+    pub fn is_null_map(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+impl<K: Into<Arc<str>>, V: Into<Box<str>>> FromIterator<(K, Option<V>)> for RawPartitionValues {
+    fn from_iter<I: IntoIterator<Item = (K, Option<V>)>>(iter: I) -> Self {
+        Self::from_entries(
+            iter.into_iter()
+                .map(|(k, v)| (k.into(), v.map(Into::into)))
+                .collect(),
+        )
+    }
+}
 
 /// Types a raw partition value. Empty strings follow delta_kernel's read path (and Spark): the
 /// empty string on a string column, NULL on every other type (docs/semantics.md). `None`
@@ -113,54 +163,183 @@ pub fn typed_partition_value(raw: Option<&str>, column: &ColumnInfo) -> Option<S
     }
 }
 
-/// Evaluates `pred` over a file's partition values.
-pub fn evaluate(pred: &Nnf, values: &RawPartitionValues, columns: &TableColumns) -> Truths {
-    match pred {
-        Nnf::Const(b) => Truths::of(Some(*b)),
-        Nnf::And(items) => items
-            .iter()
-            .map(|i| evaluate(i, values, columns))
-            .fold(Truths::TRUE, |acc, t| acc.combine(t, kleene_and)),
-        Nnf::Or(items) => items
-            .iter()
-            .map(|i| evaluate(i, values, columns))
-            .fold(Truths::FALSE, |acc, t| acc.combine(t, kleene_or)),
-        Nnf::Leaf(leaf) => evaluate_leaf(leaf, values, columns).map_or(Truths::UNKNOWN, Truths::of),
+/// Where a prepared predicate reads a file's raw partition values: by partition key (the
+/// physical name), `Some(None)` for a null value, `None` when the key is absent (the value is
+/// then unknown, so every leaf over it is undecided).
+pub trait PartitionValues {
+    fn raw(&self, key: &str) -> Option<Option<&str>>;
+}
+
+impl PartitionValues for RawPartitionValues {
+    fn raw(&self, key: &str) -> Option<Option<&str>> {
+        self.get(key)
     }
 }
 
-/// `None`: undecidable here (not a partition column, unsupported, unparsable value).
-fn evaluate_leaf(
-    leaf: &Leaf,
-    values: &RawPartitionValues,
-    columns: &TableColumns,
-) -> Option<Option<bool>> {
-    let column = columns.resolve(leaf.column()?).ok()?;
-    if !column.is_partition {
-        return None;
+/// One column bound to one value, every other column unknown: how
+/// [`accepted_partition_values`](crate::accepted::accepted_partition_values) asks whether a
+/// value can still satisfy the predicate.
+pub struct OneValue<'a> {
+    pub key: &'a str,
+    pub value: Option<&'a str>,
+}
+
+impl PartitionValues for OneValue<'_> {
+    fn raw(&self, key: &str) -> Option<Option<&str>> {
+        (key == self.key).then_some(self.value)
     }
-    let raw = values.get(&column.partition_key)?;
-    let value = typed_partition_value(raw.as_deref(), &column)?;
-    if matches!(leaf, Leaf::IsNull { .. }) {
-        let Leaf::IsNull { negated, .. } = leaf else {
-            return None;
-        };
+}
+
+/// Evaluates `pred` over a file's partition values. Preparing once and evaluating many files
+/// ([`PreparedPartitionPredicate`]) gives the same answer for less: this resolves the columns
+/// and types the literals on every call.
+pub fn evaluate(pred: &Nnf, values: &RawPartitionValues, columns: &TableColumns) -> Truths {
+    PreparedPartitionPredicate::new(pred, columns).evaluate(values)
+}
+
+/// A predicate ready to be decided over many files' partition values: each leaf's column
+/// resolved, its literals coerced to the column's type and its LIKE pattern tokenized once.
+/// What stays per file is typing the file's value and comparing.
+///
+/// Preparing decides nothing early that depends on a file's value: a literal that does not
+/// coerce (or a pattern that does not tokenize) leaves its leaf undecided for a non-null value
+/// and NULL for a null one, exactly as when it is coerced per file.
+pub struct PreparedPartitionPredicate {
+    root: Node,
+}
+
+enum Node {
+    Const(bool),
+    And(Vec<Node>),
+    Or(Vec<Node>),
+    /// Not a partition column, not a column at all, or not resolvable: never decided here.
+    Undecided,
+    Leaf {
+        column: ColumnInfo,
+        test: Test,
+    },
+}
+
+/// A leaf's test with its literals prepared; `None` where preparing failed (the leaf is then
+/// undecided on a non-null value).
+enum Test {
+    IsNull {
+        negated: bool,
+    },
+    Cmp {
+        op: CmpOp,
+        literal: Option<Scalar>,
+    },
+    In {
+        list: Option<Vec<Scalar>>,
+        negated: bool,
+    },
+    Like {
+        tokens: Option<Vec<like::Token>>,
+        negated: bool,
+    },
+    Bool {
+        value: bool,
+    },
+}
+
+impl PreparedPartitionPredicate {
+    pub fn new(pred: &Nnf, columns: &TableColumns) -> Self {
+        PreparedPartitionPredicate {
+            root: prepare(pred, columns),
+        }
+    }
+
+    pub fn evaluate(&self, values: &impl PartitionValues) -> Truths {
+        evaluate_node(&self.root, values)
+    }
+}
+
+fn prepare(pred: &Nnf, columns: &TableColumns) -> Node {
+    match pred {
+        Nnf::Const(b) => Node::Const(*b),
+        Nnf::And(items) => Node::And(items.iter().map(|i| prepare(i, columns)).collect()),
+        Nnf::Or(items) => Node::Or(items.iter().map(|i| prepare(i, columns)).collect()),
+        Nnf::Leaf(leaf) => prepare_leaf(leaf, columns),
+    }
+}
+
+fn prepare_leaf(leaf: &Leaf, columns: &TableColumns) -> Node {
+    let Some(column) = leaf.column().and_then(|c| columns.resolve(c).ok()) else {
+        return Node::Undecided;
+    };
+    // A data column takes any value within a file: the evaluator cannot decide it.
+    if !column.is_partition {
+        return Node::Undecided;
+    }
+    let test = match leaf {
+        Leaf::IsNull { negated, .. } => Test::IsNull { negated: *negated },
+        Leaf::Cmp { op, literal, .. } => Test::Cmp {
+            op: *op,
+            literal: coerce(literal, &column).ok(),
+        },
+        // One literal that does not coerce leaves the whole list undecided.
+        Leaf::In { list, negated, .. } => Test::In {
+            list: list.iter().map(|l| coerce(l, &column).ok()).collect(),
+            negated: *negated,
+        },
+        Leaf::Like {
+            pattern,
+            escape,
+            negated,
+            ..
+        } => Test::Like {
+            tokens: like::tokenize(pattern, *escape).ok(),
+            negated: *negated,
+        },
+        Leaf::Bool { value, .. } => Test::Bool { value: *value },
+        // An unsupported expression has no column of its own (`column()` is `None` above);
+        // should it ever have one, it is still not decided here.
+        Leaf::Unsupported { .. } => return Node::Undecided,
+    };
+    Node::Leaf { column, test }
+}
+
+fn evaluate_node(node: &Node, values: &impl PartitionValues) -> Truths {
+    match node {
+        Node::Const(b) => Truths::of(Some(*b)),
+        Node::And(items) => items
+            .iter()
+            .map(|i| evaluate_node(i, values))
+            .fold(Truths::TRUE, |acc, t| acc.combine(t, kleene_and)),
+        Node::Or(items) => items
+            .iter()
+            .map(|i| evaluate_node(i, values))
+            .fold(Truths::FALSE, |acc, t| acc.combine(t, kleene_or)),
+        Node::Undecided => Truths::UNKNOWN,
+        Node::Leaf { column, test } => {
+            evaluate_leaf(column, test, values).map_or(Truths::UNKNOWN, Truths::of)
+        }
+    }
+}
+
+/// `None`: undecidable here (an absent key, a value that does not parse, a literal or pattern
+/// that did not prepare, values that do not compare).
+fn evaluate_leaf(
+    column: &ColumnInfo,
+    test: &Test,
+    values: &impl PartitionValues,
+) -> Option<Option<bool>> {
+    let raw = values.raw(&column.partition_key)?;
+    let value = typed_partition_value(raw, column)?;
+    if let Test::IsNull { negated } = test {
         return Some(Some(value.is_null() != *negated));
     }
     if value.is_null() {
         // Every remaining leaf is NULL on a NULL input.
         return Some(None);
     }
-    Some(Some(match leaf {
-        Leaf::Cmp { op, literal, .. } => {
-            let lit = coerce(literal, &column).ok()?;
-            apply(*op, compare(&value, &lit)?)
-        }
-        Leaf::In { list, negated, .. } => {
+    Some(Some(match test {
+        Test::Cmp { op, literal } => apply(*op, compare(&value, literal.as_ref()?)?),
+        Test::In { list, negated } => {
             let mut found = false;
-            for l in list {
-                let item = coerce(l, &column).ok()?;
-                if compare(&value, &item)? == Ordering::Equal {
+            for item in list.as_ref()? {
+                if compare(&value, item)? == Ordering::Equal {
                     // A zero in a NOT IN list: DataFusion's lists tell the zeros apart, Spark
                     // and DuckDB do not, so the engines disagree on this value: undecided.
                     if *negated && is_float_zero(&value) {
@@ -171,25 +350,20 @@ fn evaluate_leaf(
             }
             found != *negated
         }
-        Leaf::Like {
-            pattern,
-            escape,
-            negated,
-            ..
-        } => {
+        Test::Like { tokens, negated } => {
             let Scalar::String(s) = &value else {
                 return None;
             };
-            let tokens = like::tokenize(pattern, *escape).ok()?;
-            like::matches(&tokens, s) != *negated
+            like::matches(tokens.as_ref()?, s) != *negated
         }
-        Leaf::Bool { value: wanted, .. } => {
+        Test::Bool { value: wanted } => {
             let Scalar::Boolean(b) = value else {
                 return None;
             };
             b == *wanted
         }
-        Leaf::IsNull { .. } | Leaf::Unsupported { .. } => return None,
+        // Decided above, before the null check.
+        Test::IsNull { .. } => return None,
     }))
 }
 

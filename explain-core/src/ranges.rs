@@ -182,7 +182,10 @@ pub fn column_ranges(
 /// The file's `[min, max]` of the column as text, if known.
 fn file_bounds(table: &ReplayedTable, file: usize, info: &ColumnInfo) -> Option<(String, String)> {
     if info.is_partition {
-        let value = table.partition_of(file).get(&info.partition_key)?.clone()?;
+        let value = table
+            .partition_of(file)
+            .get(&info.partition_key)??
+            .to_string();
         return Some((value.clone(), value));
     }
     let stats = FileStats::parse(table.stats_json(file))?;

@@ -98,7 +98,7 @@ pub struct ReplayedTable {
 /// The distinct partitions of a replay, indexed by `LiveFile::partition`. A streamed replay's
 /// listing appends to it while each window holds it by reference, so a window costs no copy
 /// of it, however many partitions the table has.
-pub(crate) type PartitionList = Arc<Vec<Arc<RawPartitionValues>>>;
+pub(crate) type PartitionList = Arc<Vec<RawPartitionValues>>;
 
 impl ReplayedTable {
     /// Opens `location` (a directory path or a URL) at `version` (latest when `None`) and
@@ -175,7 +175,7 @@ impl ReplayedTable {
     }
 
     /// The distinct partition values of the live files, indexed by `LiveFile::partition`.
-    pub fn partitions(&self) -> &[Arc<RawPartitionValues>] {
+    pub fn partitions(&self) -> &[RawPartitionValues] {
         &self.partitions
     }
 
@@ -384,7 +384,7 @@ impl StreamedTable {
     }
 
     /// Every distinct partition of the snapshot.
-    pub fn partitions(&self) -> &[Arc<RawPartitionValues>] {
+    pub fn partitions(&self) -> &[RawPartitionValues] {
         &self.partitions
     }
 

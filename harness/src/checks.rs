@@ -414,8 +414,8 @@ pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
             }
             let value = subject.kernel.partitions()[file.partition]
                 .get(&info.partition_key)
-                .cloned()
-                .flatten();
+                .flatten()
+                .map(str::to_string);
             if !values.contains(&value) {
                 return Outcome::Fail {
                     message: format!(

@@ -288,12 +288,30 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
     md
 }
 
-/// One line of a [`log_log_chart`]: a name, a colour, dashed or not, and its (x, y) points.
+/// One line of a [`log_log_chart`]: a name, a colour, a stroke, and its (x, y) points.
 pub struct Series {
     pub name: String,
     pub colour: &'static str,
-    pub dashed: bool,
+    pub stroke: Stroke,
     pub points: Vec<(f64, f64)>,
+}
+
+/// How a line is drawn: lines of one colour tell their variants apart by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stroke {
+    Solid,
+    Dashed,
+    Dotted,
+}
+
+impl Stroke {
+    fn attribute(self) -> &'static str {
+        match self {
+            Stroke::Solid => "",
+            Stroke::Dashed => " stroke-dasharray=\"6 4\"",
+            Stroke::Dotted => " stroke-dasharray=\"2 3\"",
+        }
+    }
 }
 
 /// A line chart with both axes logarithmic (decades marked), so a straight line of slope 1 is
@@ -380,11 +398,7 @@ pub fn log_log_chart(title: &str, x_label: &str, y_label: &str, series: &[Series
             .filter(|(x, y)| *x > 0.0 && *y > 0.0)
             .map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y)))
             .collect();
-        let dash = if s.dashed {
-            " stroke-dasharray=\"6 4\""
-        } else {
-            ""
-        };
+        let dash = s.stroke.attribute();
         let _ = writeln!(
             svg,
             "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{dash}/>",

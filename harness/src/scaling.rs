@@ -36,10 +36,75 @@ pub enum LogLayout {
 
 /// The shape of a metadata-only benchmark table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredShape")]
 pub struct TableShape {
     pub files: usize,
-    pub partitioned: bool,
+    pub partitioning: Partitioning,
     pub layout: LogLayout,
+}
+
+/// A shape as a report stores it: reports written before shapes had a partitioning say
+/// `partitioned: true|false`, so `scaling render` still reads them.
+#[derive(Deserialize)]
+struct StoredShape {
+    files: usize,
+    #[serde(default)]
+    partitioning: Option<Partitioning>,
+    #[serde(default)]
+    partitioned: bool,
+    layout: LogLayout,
+}
+
+impl From<StoredShape> for TableShape {
+    fn from(stored: StoredShape) -> Self {
+        let partitioning = stored.partitioning.unwrap_or(if stored.partitioned {
+            Partitioning::Partitioned
+        } else {
+            Partitioning::Flat
+        });
+        TableShape {
+            files: stored.files,
+            partitioning,
+            layout: stored.layout,
+        }
+    }
+}
+
+/// How a shape's files are partitioned by the string column `p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Partitioning {
+    /// No partition column.
+    Flat,
+    /// [`PARTITIONS`] values, `p0` .. `p9`, the files spread evenly: a table partitioned by
+    /// day or region.
+    Partitioned,
+    /// A partition per file, `p0` .. `p{n-1}`: a column of high cardinality (an id, a
+    /// timestamp) chosen as the partition column, every partition a file of its own.
+    PartitionPerFile,
+}
+
+impl Partitioning {
+    pub fn name(self) -> &'static str {
+        match self {
+            Partitioning::Flat => "flat",
+            Partitioning::Partitioned => "partitioned",
+            Partitioning::PartitionPerFile => "partition-per-file",
+        }
+    }
+
+    /// The distinct values of `p` in a table of `files` files (0: no partition column).
+    pub fn partitions(self, files: usize) -> usize {
+        match self {
+            Partitioning::Flat => 0,
+            Partitioning::Partitioned => PARTITIONS,
+            Partitioning::PartitionPerFile => files,
+        }
+    }
+
+    pub fn has_partition_column(self) -> bool {
+        self != Partitioning::Flat
+    }
 }
 
 /// Partition values of a partitioned shape: `p0` .. `p9`.
@@ -51,12 +116,21 @@ pub const ADDS_PER_COMMIT: usize = 10_000;
 impl TableShape {
     /// Every shape of one size: both layouts, partitioned and not.
     pub fn all_of(files: usize) -> Vec<TableShape> {
+        Self::of_partitionings(files, &[Partitioning::Flat, Partitioning::Partitioned])
+    }
+
+    /// The high-cardinality shapes of one size: both layouts, a partition per file.
+    pub fn high_cardinality(files: usize) -> Vec<TableShape> {
+        Self::of_partitionings(files, &[Partitioning::PartitionPerFile])
+    }
+
+    fn of_partitionings(files: usize, partitionings: &[Partitioning]) -> Vec<TableShape> {
         let mut out = Vec::new();
         for layout in [LogLayout::Checkpoint, LogLayout::JsonCommits] {
-            for partitioned in [false, true] {
+            for partitioning in partitionings {
                 out.push(TableShape {
                     files,
-                    partitioned,
+                    partitioning: *partitioning,
                     layout,
                 });
             }
@@ -75,14 +149,7 @@ impl TableShape {
             LogLayout::JsonCommits => "json-commits",
             LogLayout::Checkpoint => "checkpoint",
         };
-        format!(
-            "{layout}/{}",
-            if self.partitioned {
-                "partitioned"
-            } else {
-                "flat"
-            }
-        )
+        format!("{layout}/{}", self.partitioning.name())
     }
 
     /// Writes the table under `root` (a folder per shape) unless it is there already.
@@ -93,7 +160,7 @@ impl TableShape {
         if dir.join("_delta_log").is_dir() {
             return Ok(dir);
         }
-        let partitions = if self.partitioned { PARTITIONS } else { 0 };
+        let partitions = self.partitioning.partitions(self.files);
         let checkpoint = self.layout == LogLayout::Checkpoint;
         generators::writer::write_metadata_only(
             &dir,
@@ -107,10 +174,11 @@ impl TableShape {
 
     /// The predicate explained on this shape. File `i` holds ids `[1000 i, 1000 i + 999]`, so
     /// `id < 100 n` keeps the first tenth of the files; a partitioned shape adds one partition
-    /// value of ten. Both phases have work to do, and the data phase a column the stats hold.
+    /// value (one of ten, or one file's). Both phases have work to do, and the data phase a
+    /// column the stats hold.
     pub fn predicate(&self) -> String {
         let ids = format!("id < {}", self.files * 100);
-        if self.partitioned {
+        if self.partitioning.has_partition_column() {
             format!("p = 'p3' AND {ids} AND value >= 0")
         } else {
             format!("{ids} AND value >= 0")
@@ -162,10 +230,10 @@ impl PredicateClass {
 impl TableShape {
     /// The predicate of `class` on this shape: `None` where the class needs partition
     /// columns the shape lacks, `Some(None)` for no predicate. The data conjuncts keep the
-    /// first tenth of the files, the partition conjunct one partition of ten.
+    /// first tenth of the files, the partition conjunct one partition (of ten, or one file's).
     pub fn predicate_of(&self, class: PredicateClass) -> Option<Option<String>> {
         let ids = format!("id < {}", self.files * 100);
-        let partitioned = || self.partitioned.then_some(());
+        let partitioned = || self.partitioning.has_partition_column().then_some(());
         Some(match class {
             PredicateClass::None => None,
             PredicateClass::PartitionOnly => {

@@ -1,6 +1,7 @@
 //! The base scan: the one predicate-less kernel scan of a replay, its selected rows kept and
 //! its live files listed, kept whole or handed on in windows.
 
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use delta_kernel::arrow::array::{
@@ -16,6 +17,7 @@ use url::Url;
 
 use super::{LiveFile, PartitionList, is_selected, selected_count, snapshot_at};
 use crate::file_stats::num_records;
+use crate::partition_eval::RawPartitionValues;
 use crate::schema::TableColumns;
 
 /// What the base scan leaves: its selected rows and the live files they are.
@@ -380,57 +382,84 @@ fn selected_rows(
 
 /// The distinct partitions of a replay, in order of first appearance. A null map and an
 /// empty one are told apart: they share nothing.
+///
+/// Each partition is held once, in `values`; the table of ids hashes the values where they are
+/// (no second copy as a key), and a batch's borrowed entries are looked up without a copy.
+/// Only a partition seen for the first time is copied, its keys shared with the partitions
+/// before it.
 #[derive(Default)]
 pub(super) struct Partitions {
-    /// Looked up by the batch's borrowed strings ([`Entries`]): only a partition seen for the
-    /// first time is copied.
-    ids: hashbrown::HashMap<PartitionKey<String>, usize>,
+    /// Ids into `values`, each beside the hash ([`hash_entries`]) of the values it stands
+    /// for: the table grows without hashing the values again.
+    ids: hashbrown::HashTable<(u64, usize)>,
+    hasher: hashbrown::DefaultHashBuilder,
+    /// The keys met so far, each allocated once for the whole table.
+    keys: Vec<Arc<str>>,
     /// Shared with the window being explained, if any; appended to once it is dropped (a
     /// copy only if a window were still held).
     pub(super) values: PartitionList,
 }
 
-/// A file's partition values as a key: a null map (`None`) and an empty one differ.
-type PartitionKey<V> = Option<Vec<(V, Option<V>)>>;
+/// A partition's entries as one hash: whether the map is present, then each key and value in
+/// order.
+fn hash_entries(
+    hasher: &hashbrown::DefaultHashBuilder,
+    entries: Option<&[(&str, Option<&str>)]>,
+) -> u64 {
+    let mut state = hasher.build_hasher();
+    entries.is_some().hash(&mut state);
+    for (key, value) in entries.into_iter().flatten() {
+        key.hash(&mut state);
+        value.hash(&mut state);
+    }
+    state.finish()
+}
 
-/// A file's partition entries as the scan batch holds them, looked up in [`Partitions`]
-/// without a copy. It hashes as the owned key does: a slice as a `Vec` of its items, a `&str`
-/// as a `String`, and the `Option` around both alike.
-#[derive(Hash)]
-struct Entries<'a>(Option<&'a [(&'a str, Option<&'a str>)]>);
-
-impl hashbrown::Equivalent<PartitionKey<String>> for Entries<'_> {
-    fn equivalent(&self, key: &PartitionKey<String>) -> bool {
-        match (self.0, key) {
-            (None, None) => true,
-            (Some(entries), Some(owned)) => {
-                entries.len() == owned.len()
-                    && entries
-                        .iter()
-                        .zip(owned)
-                        .all(|((k, v), (owned_k, owned_v))| {
-                            *k == owned_k.as_str() && *v == owned_v.as_deref()
-                        })
-            }
-            (None, Some(_)) | (Some(_), None) => false,
+/// Whether a batch's entries are a stored partition's: same presence of the map, same
+/// entries in the same order.
+fn same_entries(entries: Option<&[(&str, Option<&str>)]>, stored: &RawPartitionValues) -> bool {
+    match entries {
+        None => stored.is_null_map(),
+        Some(entries) => {
+            !stored.is_null_map()
+                && stored.iter().count() == entries.len()
+                && stored.iter().zip(entries).all(|(s, e)| s == *e)
         }
     }
 }
 
 impl Partitions {
     fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> usize {
-        if let Some(&id) = self.ids.get(&Entries(entries)) {
+        let hash = hash_entries(&self.hasher, entries);
+        let values = &self.values;
+        if let Some(&(_, id)) = self.ids.find(hash, |&(h, id)| {
+            h == hash && same_entries(entries, &values[id])
+        }) {
             return id;
         }
-        let owned = entries.map(|e| {
-            e.iter()
-                .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-                .collect::<Vec<_>>()
-        });
+        let owned = match entries {
+            None => RawPartitionValues::null_map(),
+            Some(entries) => RawPartitionValues::from_entries(
+                entries
+                    .iter()
+                    .map(|(key, value)| (self.key(key), value.map(Box::from)))
+                    .collect(),
+            ),
+        };
         let id = self.values.len();
-        Arc::make_mut(&mut self.values).push(Arc::new(owned.iter().flatten().cloned().collect()));
-        self.ids.insert(owned, id);
+        Arc::make_mut(&mut self.values).push(owned);
+        self.ids.insert_unique(hash, (hash, id), |&(h, _)| h);
         id
+    }
+
+    /// The table's one copy of `key`: a table has a handful of partition keys.
+    fn key(&mut self, key: &str) -> Arc<str> {
+        if let Some(known) = self.keys.iter().find(|k| ***k == *key) {
+            return Arc::clone(known);
+        }
+        let new: Arc<str> = Arc::from(key);
+        self.keys.push(Arc::clone(&new));
+        new
     }
 }
 
@@ -567,6 +596,12 @@ mod tests {
             "entries in another order are another key, as before"
         );
         assert_eq!(partitions.values.len(), 5);
-        assert_eq!(partitions.values[x].get("p"), Some(&Some("x".to_string())));
+        assert_eq!(partitions.values[x].get("p"), Some(Some("x")));
+        assert_eq!(partitions.values[null_value].get("p"), Some(None));
+        assert!(partitions.values[null_map].is_null_map());
+        assert!(!partitions.values[empty_map].is_null_map());
+        // Every partition holds the table's one copy of a key.
+        let first_key = |id: usize| partitions.values[id].iter().next().unwrap().0.as_ptr();
+        assert_eq!(first_key(x), first_key(null_value));
     }
 }

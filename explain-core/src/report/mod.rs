@@ -595,7 +595,7 @@ pub fn first_files(
                 partition_values: table
                     .partition_of(i)
                     .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
                     .collect(),
                 num_records: stats.as_ref().and_then(|s| s.num_records),
                 has_stats: stats.is_some(),

@@ -120,8 +120,8 @@ fn check_accepted_matches_partition_phase(
     for (i, file) in table.files().iter().enumerate() {
         let value = table.partitions()[file.partition]
             .get(&info.partition_key)
-            .cloned()
-            .flatten();
+            .flatten()
+            .map(str::to_string);
         assert_eq!(
             accepted.contains(&value),
             ex.after_partition[i],

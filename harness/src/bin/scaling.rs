@@ -18,11 +18,11 @@ use explain_core::replay::ReplayedTable;
 use explain_core::session::ReportRequest;
 use explain_core::stream::{StreamManyRequest, report_many_streaming};
 use harness::corpus::{corpus_path, read_corpus};
-use harness::page::{Series, log_log_chart};
+use harness::page::{Series, Stroke, log_log_chart};
 use harness::scaling::{
-    ParquetCount, PredicateClass, TableShape, cpu_ms, delta_explain, delta_explain_with,
-    final_files, floor_scan, log_log_slope, median, naive_explain, oracle_subject, resident_kib,
-    scan_predicates,
+    ParquetCount, Partitioning, PredicateClass, TableShape, cpu_ms, delta_explain,
+    delta_explain_with, final_files, floor_scan, log_log_slope, median, naive_explain,
+    oracle_subject, resident_kib, scan_predicates,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -95,6 +95,14 @@ struct ReportArgs {
         default_value = "1000,10000,100000,1000000"
     )]
     class_sizes: Vec<usize>,
+    /// Table sizes of the high-cardinality shapes in the predicate-class measurements: both
+    /// layouts, a partition per file.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1000,10000,100000,1000000"
+    )]
+    high_cardinality_sizes: Vec<usize>,
     /// Add a 10M-file point to the predicate-class measurements (checkpoint shapes; writing
     /// the tables takes minutes and a few GB).
     #[arg(long)]
@@ -451,14 +459,20 @@ fn report(args: &ReportArgs) -> Result<(), String> {
     write_report(&args.out, &report)
 }
 
-/// Every predicate class on every shape and size of `--class-sizes` (and 10M files on the
-/// checkpoint shapes with `--ten-million`): (a), (c) and the peer, interleaved.
+/// Every predicate class on every shape and size of `--class-sizes`, the high-cardinality
+/// shapes of `--high-cardinality-sizes` (and 10M files on the checkpoint shapes with
+/// `--ten-million`): (a), (c) and the peer, interleaved.
 fn measure_classes(args: &ReportArgs, exe: &Path, work: &Path) -> Result<Vec<ClassRow>, String> {
     let mut shapes: Vec<TableShape> = args
         .class_sizes
         .iter()
         .flat_map(|n| TableShape::all_of(*n))
         .collect();
+    shapes.extend(
+        args.high_cardinality_sizes
+            .iter()
+            .flat_map(|n| TableShape::high_cardinality(*n)),
+    );
     if args.ten_million {
         shapes.extend(
             TableShape::all_of(10_000_000)
@@ -958,11 +972,8 @@ fn write_report(out: &Path, report: &ScalingReport) -> Result<(), String> {
         for (metric, unit) in [("time", "wall time, ms"), ("memory", "working set, MiB")] {
             let mut series = Vec::new();
             for (mode, colour, label) in COLOURS {
-                for partitioned in [false, true] {
-                    let config = format!(
-                        "{layout}/{}",
-                        if partitioned { "partitioned" } else { "flat" }
-                    );
+                for (partitioning, stroke) in PARTITIONINGS {
+                    let config = format!("{layout}/{}", partitioning.name());
                     let points = report
                         .shapes
                         .iter()
@@ -978,12 +989,14 @@ fn write_report(out: &Path, report: &ScalingReport) -> Result<(), String> {
                                 },
                             )
                         })
-                        .collect();
-                    let name = format!("{label}{}", if partitioned { ", partitioned" } else { "" });
+                        .collect::<Vec<_>>();
+                    if points.is_empty() {
+                        continue;
+                    }
                     series.push(Series {
-                        name,
+                        name: format!("{label}{}", suffix(partitioning)),
                         colour,
-                        dashed: partitioned,
+                        stroke,
                         points,
                     });
                 }
@@ -1003,6 +1016,23 @@ fn write_report(out: &Path, report: &ScalingReport) -> Result<(), String> {
     }
     charts.extend(class_charts(report, &write)?);
     write("README.md", &markdown(report, &charts))
+}
+
+/// The partitionings a chart tells apart, each drawn in a stroke of its own.
+const PARTITIONINGS: [(Partitioning, Stroke); 3] = [
+    (Partitioning::Flat, Stroke::Solid),
+    (Partitioning::Partitioned, Stroke::Dashed),
+    (Partitioning::PartitionPerFile, Stroke::Dotted),
+];
+
+/// What a series' name adds for its partitioning: nothing for a flat table.
+fn suffix(partitioning: Partitioning) -> String {
+    match partitioning {
+        Partitioning::Flat => String::new(),
+        Partitioning::Partitioned | Partitioning::PartitionPerFile => {
+            format!(", {}", partitioning.name())
+        }
+    }
 }
 
 const CLASS_COLOURS: [(PredicateClass, &str); 6] = [
@@ -1029,21 +1059,21 @@ fn class_charts(
         let mut ratios = Vec::new();
         let mut memory = Vec::new();
         for (class, colour) in CLASS_COLOURS {
-            for partitioned in [false, true] {
+            for (partitioning, stroke) in PARTITIONINGS {
                 let rows: Vec<&ClassRow> = report
                     .classes
                     .iter()
                     .filter(of_layout)
-                    .filter(|r| r.class == class && r.shape.partitioned == partitioned)
+                    .filter(|r| r.class == class && r.shape.partitioning == partitioning)
                     .collect();
                 if rows.is_empty() {
                     continue;
                 }
-                let suffix = if partitioned { ", partitioned" } else { "" };
+                let suffix = suffix(partitioning);
                 ratios.push(Series {
                     name: format!("{}{suffix}", class.name()),
                     colour,
-                    dashed: partitioned,
+                    stroke,
                     points: rows
                         .iter()
                         .map(|r| (r.shape.files as f64, r.wall_ratio))
@@ -1071,7 +1101,7 @@ fn class_charts(
                             memory.push(Series {
                                 name: format!("{who}{suffix}"),
                                 colour,
-                                dashed: partitioned,
+                                stroke,
                                 points,
                             });
                         }
@@ -1124,7 +1154,7 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
         );
     }
     if !report.classes.is_empty() {
-        md.push_str("\n## Predicate classes\n\nEvery class of predicate against one kernel scan of the same predicate ((a): its snapshot, its replay, its skipping): (c) is `delta-explain TABLE [--where P] --format json` in process, streamed (a window of rows held at once). Peak memory is the whole process's largest resident set. The peer is `delta-explain` 0.8.1, one run per point, when the report was given its binary (`--peer`).\n\n| shape | files | class | kept | runs | (a) ms | (c) ms | (c)/(a) | (a) CPU ms | (c) CPU ms | (c)/(a) CPU | (a) MiB | (c) MiB | (c)/(a) MiB | peer ms | peer MiB | peer kept |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        md.push_str("\n## Predicate classes\n\nEvery class of predicate against one kernel scan of the same predicate ((a): its snapshot, its replay, its skipping): (c) is `delta-explain TABLE [--where P] --format json` in process, streamed (a window of rows held at once). Peak memory is the whole process's largest resident set. The peer is `delta-explain` 0.8.1, one run per point, when the report was given its binary (`--peer`). A `partitioned` shape has ten partitions; a `partition-per-file` shape has a partition per file (a partition column of high cardinality), so its partition conjunct keeps one file.\n\n| shape | files | class | kept | runs | (a) ms | (c) ms | (c)/(a) | (a) CPU ms | (c) CPU ms | (c)/(a) CPU | (a) MiB | (c) MiB | (c)/(a) MiB | peer ms | peer MiB | peer kept |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for r in &report.classes {
             let peer = |f: fn(&ModeFigures) -> f64| {
                 r.peer
@@ -1159,7 +1189,7 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
             .filter_map(|class| {
                 let shape = TableShape {
                     files: 0,
-                    partitioned: true,
+                    partitioning: Partitioning::Partitioned,
                     layout: harness::scaling::LogLayout::Checkpoint,
                 };
                 let text = shape

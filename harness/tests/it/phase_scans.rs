@@ -34,7 +34,7 @@ pub(crate) fn present_literal(table: &ReplayedTable, column: &ColumnRef) -> Opti
     let raw = table
         .partitions()
         .iter()
-        .find_map(|values| values.get(&info.partition_key).cloned().flatten())?;
+        .find_map(|values| values.get(&info.partition_key).flatten())?;
     Some(format!("'{}'", raw.replace('\'', "''")))
 }
 

@@ -3,16 +3,20 @@
 //! `scaling report`, never asserted here.)
 
 use harness::scaling::{
-    TableShape, delta_explain, final_files, floor_scan, log_log_slope, naive_explain,
+    Partitioning, TableShape, delta_explain, final_files, floor_scan, log_log_slope, naive_explain,
     scan_predicates,
 };
 
-/// For each shape of 1,000 files: (a) one kernel scan, (b) three kernel scans and (c) the tool
-/// keep the same files, and the counts are the ones the shape's predicate selects by design.
+/// For each shape of 1,000 files, the high-cardinality ones too: (a) one kernel scan, (b)
+/// three kernel scans and (c) the tool keep the same files, and the counts are the ones the
+/// shape's predicate selects by design.
 #[test]
 fn the_three_modes_agree_on_every_shape() {
     let work = tempfile::tempdir().unwrap();
-    for shape in TableShape::all_of(1_000) {
+    let shapes = TableShape::all_of(1_000)
+        .into_iter()
+        .chain(TableShape::high_cardinality(1_000));
+    for shape in shapes {
         let dir = shape.write(work.path()).unwrap();
         let table = dir.to_string_lossy().into_owned();
         let predicate = shape.predicate();
@@ -22,11 +26,12 @@ fn the_three_modes_agree_on_every_shape() {
         let report: serde_json::Value =
             serde_json::from_str(&delta_explain(&table, &predicate).unwrap()).unwrap();
         let name = shape.name();
-        // ids below 100 n live in the first tenth of the files; `p = 'p3'` keeps one in ten.
-        let (expected_partition, expected_final) = if shape.partitioned {
-            (100, 10)
-        } else {
-            (1_000, 100)
+        // ids below 100 n live in the first tenth of the files; `p = 'p3'` keeps one in ten,
+        // or the one file of its own partition (file 3, among the first tenth).
+        let (expected_partition, expected_final) = match shape.partitioning {
+            Partitioning::Flat => (1_000, 100),
+            Partitioning::Partitioned => (100, 10),
+            Partitioning::PartitionPerFile => (1, 1),
         };
         assert_eq!(all, 1_000, "{name}: the baseline scan keeps every file");
         assert_eq!(partition, expected_partition, "{name}: the partition scan");
@@ -41,7 +46,7 @@ fn the_three_modes_agree_on_every_shape() {
             "{name}: delta-explain"
         );
         assert_eq!(report["total_files"], 1_000, "{name}");
-        if shape.partitioned {
+        if shape.partitioning.has_partition_column() {
             assert_eq!(
                 report["phases"][0]["output_files"], expected_partition,
                 "{name}: the partition phase"
@@ -98,6 +103,8 @@ fn the_scaling_binary_writes_a_complete_report() {
             "4",
             "--class-sizes",
             "1000",
+            "--high-cardinality-sizes",
+            "1000",
             "--class-repeats",
             "1",
         ],
@@ -127,9 +134,19 @@ fn the_scaling_binary_writes_a_complete_report() {
         }
     }
     // Every predicate class each shape can hold: three on the flat shapes, six on the
-    // partitioned ones, both log layouts.
+    // partitioned ones and on the partition-per-file ones, both log layouts.
     let classes = report["classes"].as_array().unwrap();
-    assert_eq!(classes.len(), 2 * 3 + 2 * 6, "{classes:?}");
+    assert_eq!(classes.len(), 2 * 3 + 2 * 6 + 2 * 6, "{classes:?}");
+    assert_eq!(
+        classes
+            .iter()
+            .filter(|c| c["class"] == "partition-only"
+                && c["shape"]["partitioning"] == "partition-per-file")
+            .map(|c| c["survivors"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![1; 2],
+        "a partition of its own keeps one file"
+    );
     for class in [
         "none",
         "partition-only",
@@ -157,7 +174,7 @@ fn the_scaling_binary_writes_a_complete_report() {
             .filter(|c| c["class"] == "none")
             .map(|c| c["survivors"].as_u64().unwrap())
             .collect::<Vec<_>>(),
-        vec![1000; 4],
+        vec![1000; 6],
         "no predicate keeps every file"
     );
     assert_eq!(report["predicates"]["predicates"], 40);
@@ -216,5 +233,32 @@ fn the_scaling_binary_writes_a_complete_report() {
             chart.starts_with("<svg") && chart.contains("<polyline"),
             "{svg} plots lines"
         );
+    }
+}
+
+/// Shapes round-trip through a report, and a report written before shapes had a
+/// partitioning (`"partitioned": true|false`) still reads, so `scaling render` redraws it.
+#[test]
+fn shapes_read_as_reports_store_them_old_and_new() {
+    for shape in TableShape::all_of(7)
+        .into_iter()
+        .chain(TableShape::high_cardinality(7))
+    {
+        let text = serde_json::to_string(&shape).unwrap();
+        assert_eq!(
+            serde_json::from_str::<TableShape>(&text).unwrap(),
+            shape,
+            "{text}"
+        );
+    }
+    for (partitioned, partitioning) in [
+        (true, Partitioning::Partitioned),
+        (false, Partitioning::Flat),
+    ] {
+        let old =
+            format!(r#"{{"files": 7, "partitioned": {partitioned}, "layout": "checkpoint"}}"#);
+        let shape: TableShape = serde_json::from_str(&old).unwrap();
+        assert_eq!(shape.partitioning, partitioning, "{old}");
+        assert_eq!(shape.files, 7);
     }
 }

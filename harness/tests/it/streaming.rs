@@ -154,7 +154,7 @@ fn shape_tables(dir: &std::path::Path) -> Vec<(String, ReplayedTable, Vec<String
                 "id < 250000 OR value < 0".to_string(),
                 "UPPER(CAST(id AS STRING)) = '7' AND id < 100000".to_string(),
             ];
-            if shape.partitioned {
+            if shape.partitioning.has_partition_column() {
                 predicates.extend([
                     "p = 'p3'".to_string(),
                     "p IN ('p1', 'p3') OR id < 5000".to_string(),
