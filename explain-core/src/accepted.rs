@@ -18,6 +18,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, OnceLock};
 
 use crate::nnf::Nnf;
 use crate::partition_eval::{
@@ -29,26 +30,56 @@ use crate::schema::TableColumns;
 /// partition value), in typed order; `None` when the predicate does not constrain the column.
 pub type AcceptedValues = BTreeMap<String, Option<Vec<Option<String>>>>;
 
-/// Per partition key (physical), the distinct raw values present in the snapshot.
-pub type PresentValues = BTreeMap<String, BTreeSet<Option<String>>>;
+/// Per partition key (physical), the distinct raw values present in the snapshot: what
+/// [`accepted_partition_values`] decides. A key's values are collected on first use and kept,
+/// so a predicate that constrains no partition column never pays for a table's partitions (a
+/// table partitioned by a column of high cardinality has as many as files), and many
+/// predicates pay once.
+pub struct PresentValues {
+    /// Each distinct set of values once, as the replay lists them (shared with it).
+    partitions: Arc<Vec<RawPartitionValues>>,
+    by_key: BTreeMap<String, OnceLock<BTreeSet<Option<String>>>>,
+}
 
-/// The distinct partition values of a snapshot (`partitions`: each distinct set of values
-/// once, as the replay lists them): what [`accepted_partition_values`] decides. A snapshot has
-/// few of them and many files, so [`ReplayedTable`](crate::replay::ReplayedTable) collects
-/// them once, not once per predicate.
-pub fn present_values(partitions: &[RawPartitionValues], columns: &TableColumns) -> PresentValues {
-    let mut out = PresentValues::new();
-    for name in columns.partition_columns() {
-        let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else {
-            continue;
-        };
-        let values = partitions
-            .iter()
-            .map(|p| p.get(&info.partition_key).flatten().map(str::to_string))
-            .collect();
-        out.insert(info.partition_key.clone(), values);
+impl PresentValues {
+    /// The distinct values of partition key `key` (`None` for a null value or a file that
+    /// lacks the key); `None` when `key` is no partition column's.
+    pub fn get(&self, key: &str) -> Option<&BTreeSet<Option<String>>> {
+        let cell = self.by_key.get(key)?;
+        Some(cell.get_or_init(|| {
+            self.partitions
+                .iter()
+                .map(|p| p.get(key).flatten().map(str::to_string))
+                .collect()
+        }))
     }
-    out
+
+    /// Whether `key`'s values have been collected.
+    #[cfg(test)]
+    pub(crate) fn is_collected(&self, key: &str) -> bool {
+        self.by_key
+            .get(key)
+            .is_some_and(|cell| cell.get().is_some())
+    }
+}
+
+/// The present values of a snapshot's partitions (`partitions`: each distinct set of values
+/// once, as the replay lists them), for every partition column the schema resolves.
+pub fn present_values(
+    partitions: Arc<Vec<RawPartitionValues>>,
+    columns: &TableColumns,
+) -> PresentValues {
+    let by_key = columns
+        .partition_columns()
+        .iter()
+        .filter_map(|name| {
+            columns
+                .resolve(&crate::ast::ColumnRef::new([name.as_str()]))
+                .ok()
+        })
+        .map(|info| (info.partition_key, OnceLock::new()))
+        .collect();
+    PresentValues { partitions, by_key }
 }
 
 pub fn accepted_partition_values(

@@ -1081,13 +1081,56 @@ fn check_accepted(sql: &str, column: &str, expected: Option<&[Option<&str>]>) {
         (None, None, None),
     ]);
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-    let accepted = accepted_partition_values(&nnf, &present_values(&partitions, &cols), &cols);
+    let accepted = accepted_partition_values(
+        &nnf,
+        &present_values(std::sync::Arc::new(partitions), &cols),
+        &cols,
+    );
     let got = accepted
         .get(column)
         .unwrap_or_else(|| panic!("`{sql}`: {column} is listed"));
     let expected: Option<Vec<Option<String>>> =
         expected.map(|v| v.iter().map(|s| s.map(str::to_string)).collect());
     assert_eq!(got, &expected, "`{sql}`: accepted values of {column}");
+}
+
+/// A partition key's present values are collected only when a predicate constrains its
+/// column (a table partitioned by a column of high cardinality has as many as files), and
+/// then once: a second predicate reads the same set.
+#[test]
+fn present_values_are_collected_for_the_columns_a_predicate_constrains() {
+    let cols = columns();
+    let present = present_values(
+        std::sync::Arc::new(partitions_with(&[
+            (Some("2024-01-01"), Some("eu"), Some("9")),
+            (Some("2024-01-02"), Some("us"), Some("10")),
+        ])),
+        &cols,
+    );
+    let keys = ["pickup_date", "col-region", "bucket"];
+    let collected = || keys.map(|k| present.is_collected(k));
+    let accept = |sql: &str| {
+        let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+        accepted_partition_values(&nnf, &present, &cols)
+    };
+    let data_only = accept("trip_distance > 5 AND vendor = 2");
+    assert!(data_only.values().all(Option::is_none), "{data_only:?}");
+    assert_eq!(
+        collected(),
+        [false; 3],
+        "no partition column is constrained"
+    );
+    accept("pickup_date = '2024-01-02' OR trip_distance > 5");
+    accept("pickup_date = '2024-01-02'");
+    assert_eq!(collected(), [true, false, false]);
+    let first: *const _ = present.get("pickup_date").unwrap();
+    accept("pickup_date > '2024-01-01' AND region = 'us'");
+    assert_eq!(collected(), [true, true, false]);
+    assert!(
+        std::ptr::eq(first, present.get("pickup_date").unwrap()),
+        "collected once"
+    );
+    assert_eq!(present.get("no-such-key"), None);
 }
 
 #[test]

@@ -327,7 +327,7 @@ pub fn diagnose(
     table: &ReplayedTable,
     explanation: &Explanation,
 ) -> Result<Vec<Diagnosis>, ExplainError> {
-    let present = crate::accepted::present_values(table.partitions(), table.columns());
+    let present = table.present_values();
     diagnose_with(table, explanation, &present)
 }
 

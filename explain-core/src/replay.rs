@@ -179,6 +179,11 @@ impl ReplayedTable {
         &self.partitions
     }
 
+    /// Per partition key, the distinct values present, each key's collected on first use.
+    pub fn present_values(&self) -> crate::accepted::PresentValues {
+        crate::accepted::present_values(Arc::clone(&self.partitions), self.columns())
+    }
+
     /// The partition values of file `file`.
     pub fn partition_of(&self, file: usize) -> &RawPartitionValues {
         &self.partitions[self.files[file].partition]
@@ -390,8 +395,9 @@ impl StreamedTable {
 
     /// Per partition key, the distinct values present in the snapshot.
     pub fn present_values(&self) -> &crate::accepted::PresentValues {
-        self.present
-            .get_or_init(|| crate::accepted::present_values(&self.partitions, &self.head.columns))
+        self.present.get_or_init(|| {
+            crate::accepted::present_values(Arc::clone(&self.partitions), &self.head.columns)
+        })
     }
 }
 
