@@ -327,7 +327,7 @@ pub fn diagnose(
     table: &ReplayedTable,
     explanation: &Explanation,
 ) -> Result<Vec<Diagnosis>, ExplainError> {
-    let present = table.present_values();
+    let present = crate::accepted::present_values(table.shared_partitions(), table.columns());
     diagnose_with(table, explanation, &present)
 }
 

@@ -315,7 +315,7 @@ pub fn explain_with(
     let compiled = predicate
         .map(|text| CompiledPredicate::compile(text, table))
         .transpose()?;
-    let present = table.present_values();
+    let present = crate::accepted::present_values(table.shared_partitions(), table.columns());
     Ok(explain_compiled(table, compiled.as_ref(), options)?
         .with_accepted(&present, table.columns()))
 }

@@ -179,9 +179,10 @@ impl ReplayedTable {
         &self.partitions
     }
 
-    /// Per partition key, the distinct values present, each key's collected on first use.
-    pub fn present_values(&self) -> crate::accepted::PresentValues {
-        crate::accepted::present_values(Arc::clone(&self.partitions), self.columns())
+    /// The distinct partition values, shared (a reference count, not a copy): what
+    /// [`present_values`](crate::accepted::present_values) collects from on first use.
+    pub fn shared_partitions(&self) -> Arc<Vec<RawPartitionValues>> {
+        Arc::clone(&self.partitions)
     }
 
     /// The partition values of file `file`.

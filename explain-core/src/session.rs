@@ -66,7 +66,9 @@ impl<'t> Session<'t> {
 
     /// Per partition key, the distinct values present, collected once.
     pub fn present_values(&self) -> &PresentValues {
-        self.present.get_or_init(|| self.table.present_values())
+        self.present.get_or_init(|| {
+            crate::accepted::present_values(self.table.shared_partitions(), self.table.columns())
+        })
     }
 
     /// Explains a compiled predicate (none: the baseline), its accepted partition values

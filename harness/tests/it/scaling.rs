@@ -205,6 +205,28 @@ fn the_scaling_binary_writes_a_complete_report() {
             "a wall-time claim for {class}: {claims:?}"
         );
     }
+    // The high-cardinality shapes are claimed apart from the others.
+    let per_file: Vec<&str> = claims
+        .iter()
+        .map(|c| c["claim"].as_str().unwrap())
+        .filter(|c| c.starts_with("a partition per file, "))
+        .collect();
+    assert!(
+        per_file
+            .iter()
+            .any(|c| c.starts_with("a partition per file, partition-only: (c) at most 1.1x")),
+        "{per_file:?}"
+    );
+    assert!(
+        claims
+            .iter()
+            .filter(|c| c["claim"].as_str().unwrap().starts_with("partition-only: "))
+            .all(|c| !c["measured"]
+                .as_str()
+                .unwrap()
+                .contains("partition-per-file")),
+        "the claims of the other shapes leave the partition-per-file rows out: {claims:?}"
+    );
     let page = std::fs::read_to_string(out.path().join("README.md")).unwrap();
     std::fs::remove_file(out.path().join("README.md")).unwrap();
     let render = testkit::run_binary(
