@@ -597,9 +597,6 @@ fn peer_sample(
 /// What (c) may hold beyond one kernel scan at any size, for its memory to count as flat.
 const FLAT_BEYOND_MIB: f64 = 64.0;
 
-/// The predicate-class targets: per class, (c) against (a) at most 1.10x the wall time,
-/// 1.25x the CPU time and 1.5x the peak memory at every size measured, and (c)'s peak memory
-/// flat in the file count.
 /// Every claim of a report, read off its measurements.
 fn all_claims(report: &ScalingReport) -> Vec<Claim> {
     let mut claims = claims(
@@ -620,6 +617,9 @@ fn all_claims(report: &ScalingReport) -> Vec<Claim> {
     claims
 }
 
+/// The predicate-class targets of one family of shapes (`family` prefixes its claims): per
+/// class, (c) against (a) at most 1.10x the wall time, 1.25x the CPU time and 1.5x the peak
+/// memory at every size measured, and (c)'s peak memory flat in the file count.
 fn class_claims(rows: &[&ClassRow], family: &str) -> Vec<Claim> {
     let mut out = Vec::new();
     let worst = |class: PredicateClass, ratio: fn(&ClassRow) -> f64| {
