@@ -11,9 +11,7 @@ use crate::coerce::{ExactNumber, coerce};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
-use crate::partition_eval::{
-    OneValue, PreparedPartitionPredicate, RawPartitionValues, Truths, evaluate,
-};
+use crate::partition_eval::{OneValue, PreparedPartitionPredicate, RawPartitionValues, Truths};
 use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
 
@@ -471,7 +469,7 @@ fn check_eval(sql: &str, values: &[(&str, Option<&str>)], expected: Truths) {
         .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
         .collect();
     assert_eq!(
-        evaluate(&nnf, &values, &cols),
+        PreparedPartitionPredicate::new(&nnf, &cols).evaluate(&values),
         expected,
         "`{sql}` over {values:?}"
     );

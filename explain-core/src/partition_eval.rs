@@ -190,13 +190,6 @@ impl PartitionValues for OneValue<'_> {
     }
 }
 
-/// Evaluates `pred` over a file's partition values. Preparing once and evaluating many files
-/// ([`PreparedPartitionPredicate`]) gives the same answer for less: this resolves the columns
-/// and types the literals on every call.
-pub fn evaluate(pred: &Nnf, values: &RawPartitionValues, columns: &TableColumns) -> Truths {
-    PreparedPartitionPredicate::new(pred, columns).evaluate(values)
-}
-
 /// A predicate ready to be decided over many files' partition values: each leaf's column
 /// resolved, its literals coerced to the column's type and its LIKE pattern tokenized once.
 /// What stays per file is typing the file's value and comparing.

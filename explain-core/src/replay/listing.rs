@@ -420,11 +420,7 @@ fn hash_entries(
 fn same_entries(entries: Option<&[(&str, Option<&str>)]>, stored: &RawPartitionValues) -> bool {
     match entries {
         None => stored.is_null_map(),
-        Some(entries) => {
-            !stored.is_null_map()
-                && stored.iter().count() == entries.len()
-                && stored.iter().zip(entries).all(|(s, e)| s == *e)
-        }
+        Some(entries) => !stored.is_null_map() && stored.iter().eq(entries.iter().copied()),
     }
 }
 
