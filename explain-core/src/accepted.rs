@@ -17,13 +17,12 @@
 //! A column the predicate does not reference accepts any value and is reported as `None`.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use crate::nnf::Nnf;
-use crate::partition_eval::{
-    OneValue, PreparedPartitionPredicate, RawPartitionValues, compare, typed_partition_value,
-};
+use crate::partition_eval::{OneValue, PreparedPartitionPredicate, compare, typed_partition_value};
+use crate::partition_table::{FragmentIndex, PartitionTable};
 use crate::schema::TableColumns;
 
 /// Per partition column (logical name): the accepted raw values (`None` in the list for a null
@@ -34,24 +33,74 @@ pub type AcceptedValues = BTreeMap<String, Option<Vec<Option<String>>>>;
 /// [`accepted_partition_values`] decides. A key's values are collected on first use and kept,
 /// so a predicate that constrains no partition column never pays for a table's partitions (a
 /// table partitioned by a column of high cardinality has as many as files), and many
-/// predicates pay once.
+/// predicates pay once. A value is kept as the partition that first holds it (4 bytes), not
+/// as a copy of its text.
 pub struct PresentValues {
     /// Each distinct set of values once, as the replay lists them (shared with it).
-    partitions: Arc<Vec<RawPartitionValues>>,
-    by_key: BTreeMap<String, OnceLock<BTreeSet<Option<String>>>>,
+    partitions: Arc<PartitionTable>,
+    by_key: BTreeMap<String, OnceLock<KeyValues>>,
+}
+
+/// One key's distinct values, each named by the first partition that holds it.
+struct KeyValues {
+    /// Whether some partition holds the key null, or lacks it.
+    null: bool,
+    /// Per distinct non-null value, in order of first appearance, the partition it was met in.
+    holders: Vec<u32>,
+}
+
+/// The distinct values of one partition key (see [`PresentValues::get`]).
+#[derive(Clone, Copy)]
+pub struct Present<'a> {
+    partitions: &'a PartitionTable,
+    key: &'a str,
+    values: &'a KeyValues,
+}
+
+impl<'a> Present<'a> {
+    /// Each distinct value once: `None` (a null value, or a file that lacks the key) first if
+    /// present, then the others in order of first appearance.
+    pub fn iter(&self) -> impl Iterator<Item = Option<&'a str>> + use<'a> {
+        let Present {
+            partitions,
+            key,
+            values,
+        } = *self;
+        values.null.then_some(None).into_iter().chain(
+            values
+                .holders
+                .iter()
+                .map(move |&id| partitions.partition(id as usize).get(key).flatten()),
+        )
+    }
+
+    /// How many distinct values (a null one counted once).
+    pub fn len(&self) -> usize {
+        usize::from(self.values.null) + self.values.holders.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether this is the very set another lookup returned: collected once, not again.
+    #[cfg(test)]
+    pub(crate) fn is_same_set(&self, other: &Present<'_>) -> bool {
+        std::ptr::eq(self.values, other.values)
+    }
 }
 
 impl PresentValues {
-    /// The distinct values of partition key `key` (`None` for a null value or a file that
-    /// lacks the key); `None` when `key` is no partition column's.
-    pub fn get(&self, key: &str) -> Option<&BTreeSet<Option<String>>> {
-        let cell = self.by_key.get(key)?;
-        Some(cell.get_or_init(|| {
-            self.partitions
-                .iter()
-                .map(|p| p.get(key).flatten().map(str::to_string))
-                .collect()
-        }))
+    /// The distinct values of partition key `key`; `None` when `key` is no partition
+    /// column's.
+    pub fn get(&self, key: &str) -> Option<Present<'_>> {
+        let (key, cell) = self.by_key.get_key_value(key)?;
+        let values = cell.get_or_init(|| collect(&self.partitions, key));
+        Some(Present {
+            partitions: &self.partitions,
+            key,
+            values,
+        })
     }
 
     /// Whether `key`'s values have been collected.
@@ -63,12 +112,48 @@ impl PresentValues {
     }
 }
 
+/// The distinct values of `key` over `partitions`. Where `key` is the table's sole key, held
+/// once by each partition, its values are distinct because the partitions are: every
+/// partition with a value is one (the table partitioned by a column of high cardinality).
+/// Otherwise they are found by a hash index (of partition ids) of 8 bytes a distinct value,
+/// dropped once they are known.
+fn collect(partitions: &PartitionTable, key: &str) -> KeyValues {
+    let mut out = KeyValues {
+        null: false,
+        holders: Vec::new(),
+    };
+    if partitions.sole_key() == Some(key) {
+        for partition in partitions.iter() {
+            match partition.get(key).flatten() {
+                Some(_) => out.holders.push(partition.id()),
+                None => out.null = true,
+            }
+        }
+        out.holders.shrink_to_fit();
+        return out;
+    }
+    let mut index = FragmentIndex::default();
+    for partition in partitions.iter() {
+        let Some(value) = partition.get(key).flatten() else {
+            out.null = true;
+            continue;
+        };
+        let fragment = index.fragment(&value);
+        let known = index.find(fragment, |id| {
+            partitions.partition(id as usize).get(key).flatten() == Some(value)
+        });
+        if known.is_none() {
+            index.insert(fragment, partition.id());
+            out.holders.push(partition.id());
+        }
+    }
+    out.holders.shrink_to_fit();
+    out
+}
+
 /// The present values of a snapshot's partitions (`partitions`: each distinct set of values
 /// once, as the replay lists them), for every partition column the schema resolves.
-pub fn present_values(
-    partitions: Arc<Vec<RawPartitionValues>>,
-    columns: &TableColumns,
-) -> PresentValues {
+pub fn present_values(partitions: Arc<PartitionTable>, columns: &TableColumns) -> PresentValues {
     let by_key = columns
         .partition_columns()
         .iter()
@@ -113,7 +198,6 @@ pub fn accepted_partition_values(
         // Each accepted value is typed once, not once per comparison.
         let mut keyed: Vec<_> = present
             .iter()
-            .map(|v| v.as_deref())
             .filter(|value| {
                 let bound = OneValue {
                     key: &info.partition_key,
@@ -136,4 +220,64 @@ pub fn accepted_partition_values(
         out.insert(name.clone(), Some(accepted));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn present<'a>(partitions: &'a PartitionTable, key: &str) -> (bool, Vec<&'a str>) {
+        let values = collect(partitions, key);
+        let mut listed: Vec<&str> = values
+            .holders
+            .iter()
+            .map(|&id| {
+                let value = partitions.partition(id as usize).get(key).flatten();
+                value.expect("a holder holds a value")
+            })
+            .collect();
+        listed.sort();
+        (values.null, listed)
+    }
+
+    /// Both ways of collecting a key's values: read off every partition where the key is the
+    /// table's sole one, looked up where partitions share values. A null value, an empty map
+    /// and a null map all read as null, once.
+    #[test]
+    fn a_keys_values_are_each_listed_once() {
+        let mut sole: PartitionTable = [
+            vec![("p", Some("a"))],
+            vec![("p", None)],
+            vec![],
+            vec![("p", Some("b"))],
+            vec![("p", Some(""))],
+        ]
+        .into_iter()
+        .collect();
+        sole.push(None::<[(&str, Option<&str>); 0]>).unwrap();
+        assert_eq!(sole.sole_key(), Some("p"));
+        assert_eq!(present(&sole, "p"), (true, vec!["", "a", "b"]));
+        assert_eq!(
+            present(&sole, "q"),
+            (true, vec![]),
+            "a key no partition holds"
+        );
+
+        let shared: PartitionTable = [
+            vec![("p", Some("a")), ("q", Some("1"))],
+            vec![("p", Some("a")), ("q", Some("2"))],
+            vec![("p", Some("b")), ("q", Some("2"))],
+            vec![("q", Some("3"))],
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(shared.sole_key(), None);
+        assert_eq!(present(&shared, "p"), (true, vec!["a", "b"]));
+        assert_eq!(present(&shared, "q"), (false, vec!["1", "2", "3"]));
+
+        let no_nulls: PartitionTable = [[("p", Some("a"))], [("p", Some("b"))]]
+            .into_iter()
+            .collect();
+        assert_eq!(present(&no_nulls, "p"), (false, vec!["a", "b"]));
+    }
 }

@@ -11,7 +11,8 @@ use crate::coerce::{ExactNumber, coerce};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
-use crate::partition_eval::{OneValue, PreparedPartitionPredicate, RawPartitionValues, Truths};
+use crate::partition_eval::{OneValue, PreparedPartitionPredicate, Truths};
+use crate::partition_table::PartitionTable;
 use crate::schema::TableColumns;
 use crate::sql::parse_predicate;
 
@@ -464,10 +465,8 @@ fn classification() {
 fn check_eval(sql: &str, values: &[(&str, Option<&str>)], expected: Truths) {
     let cols = columns();
     let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
-    let values: RawPartitionValues = values
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-        .collect();
+    let table: PartitionTable = [values.iter().copied()].into_iter().collect();
+    let values = table.partition(0);
     assert_eq!(
         PreparedPartitionPredicate::new(&nnf, &cols).evaluate(&values),
         expected,
@@ -587,11 +586,7 @@ fn a_prepared_predicate_keeps_what_did_not_prepare_undecided() {
         escape: None,
         negated: false,
     });
-    let value = |k: &str, v: Option<&str>| -> RawPartitionValues {
-        [(k.to_string(), v.map(str::to_string))]
-            .into_iter()
-            .collect()
-    };
+    let value = |k: &str, v: Option<&str>| -> PartitionTable { [[(k, v)]].into_iter().collect() };
     for (name, nnf, key) in [
         ("cmp", &bad_cmp, "day"),
         ("in", &bad_in, "day"),
@@ -600,6 +595,7 @@ fn a_prepared_predicate_keeps_what_did_not_prepare_undecided() {
         let prepared = PreparedPartitionPredicate::new(nnf, &cols);
         let on_value = value(key, Some("2024-01-03"));
         let on_null = value(key, None);
+        let (on_value, on_null) = (on_value.partition(0), on_null.partition(0));
         assert_eq!(
             prepared.evaluate(&on_value),
             Truths::UNKNOWN,
@@ -636,7 +632,7 @@ fn a_prepared_predicate_keeps_what_did_not_prepare_undecided() {
     );
     let answers: Vec<Truths> = [Some("2024-01-01"), Some("2024-01-03"), None]
         .into_iter()
-        .map(|v| prepared.evaluate(&value("day", v)))
+        .map(|v| prepared.evaluate(&value("day", v).partition(0)))
         .collect();
     assert_eq!(answers, [Truths::FALSE, Truths::TRUE, Truths::NULL]);
 }
@@ -1052,20 +1048,15 @@ fn guards_rewrite_literals_narrowly() {
 
 /// Partitions with these `(pickup_date, region, bucket)` values (`region` under its physical
 /// name), one per file.
-fn partitions_with(
-    values: &[(Option<&str>, Option<&str>, Option<&str>)],
-) -> Vec<RawPartitionValues> {
+fn partitions_with(values: &[(Option<&str>, Option<&str>, Option<&str>)]) -> PartitionTable {
     values
         .iter()
         .map(|(date, region, bucket)| {
             [
-                ("pickup_date", date),
-                ("col-region", region),
-                ("bucket", bucket),
+                ("pickup_date", *date),
+                ("col-region", *region),
+                ("bucket", *bucket),
             ]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-            .collect()
         })
         .collect()
 }
@@ -1121,14 +1112,14 @@ fn present_values_are_collected_for_the_columns_a_predicate_constrains() {
     accept("pickup_date = '2024-01-02' OR trip_distance > 5");
     accept("pickup_date = '2024-01-02'");
     assert_eq!(collected(), [true, false, false]);
-    let first: *const _ = present.get("pickup_date").unwrap();
+    let first = present.get("pickup_date").unwrap();
     accept("pickup_date > '2024-01-01' AND region = 'us'");
     assert_eq!(collected(), [true, true, false]);
     assert!(
-        std::ptr::eq(first, present.get("pickup_date").unwrap()),
+        first.is_same_set(&present.get("pickup_date").unwrap()),
         "collected once"
     );
-    assert_eq!(present.get("no-such-key"), None);
+    assert!(present.get("no-such-key").is_none());
 }
 
 #[test]

@@ -89,9 +89,7 @@ pub fn absent_partition_values(
         let present: Vec<String> = present_values
             .get(&info.partition_key)
             .into_iter()
-            .flatten()
-            .flatten()
-            .cloned()
+            .flat_map(|present| present.iter().flatten().map(str::to_string))
             .collect();
         if present.is_empty() {
             continue;

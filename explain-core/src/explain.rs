@@ -381,7 +381,7 @@ pub fn explain_planned(
         let mut per_partition = PerPartition::over(table.files());
         for (i, file) in table.files().iter().enumerate() {
             let truth = per_partition
-                .get_or_insert_with(file.partition, || prepared.evaluate(table.partition_of(i)));
+                .get_or_insert_with(file.partition, || prepared.evaluate(&table.partition_of(i)));
             if !truth.may_be_true() {
                 after_partition[i] = false;
             } else if !truth.is_decided() && after_partition[i] {

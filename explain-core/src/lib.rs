@@ -29,6 +29,7 @@ pub mod lower;
 pub mod nnf;
 pub mod normalize;
 pub mod partition_eval;
+pub mod partition_table;
 pub mod progress;
 pub mod ranges;
 pub mod replay;

@@ -11,7 +11,6 @@
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::sync::Arc;
 
 use delta_kernel::expressions::Scalar;
 use delta_kernel::schema::PrimitiveType;
@@ -97,60 +96,6 @@ fn kleene_or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     }
 }
 
-/// One partition's values, raw from the log: key (physical name) and value, `None` for a JSON
-/// null, in the log's order. A table of high cardinality holds one of these per partition, so
-/// it is kept small: one allocation for the entries, keys shared between partitions (the
-/// listing hands every partition the same key), a clone a reference count.
-///
-/// A null map (no `partitionValues` at all) and an empty one both answer every key as absent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RawPartitionValues(Option<Arc<[PartitionEntry]>>);
-
-/// A partition key (shared by every partition of the table) and its value, `None` for null.
-pub type PartitionEntry = (Arc<str>, Option<Box<str>>);
-
-impl RawPartitionValues {
-    /// A file whose log entry has no partition map.
-    pub fn null_map() -> Self {
-        RawPartitionValues(None)
-    }
-
-    pub fn from_entries(entries: Vec<PartitionEntry>) -> Self {
-        RawPartitionValues(Some(entries.into()))
-    }
-
-    /// The value of `key`: `Some(None)` for a null value, `None` when the key is absent. A key
-    /// the log repeats takes its last value, as a JSON object read into a map does.
-    pub fn get(&self, key: &str) -> Option<Option<&str>> {
-        self.iter()
-            .filter(|(k, _)| *k == key)
-            .last()
-            .map(|(_, v)| v)
-    }
-
-    /// The entries in the log's order (none for a null map).
-    pub fn iter(&self) -> impl Iterator<Item = (&str, Option<&str>)> {
-        self.0
-            .iter()
-            .flat_map(|entries| entries.iter())
-            .map(|(k, v)| (&**k, v.as_deref()))
-    }
-
-    pub fn is_null_map(&self) -> bool {
-        self.0.is_none()
-    }
-}
-
-impl<K: Into<Arc<str>>, V: Into<Box<str>>> FromIterator<(K, Option<V>)> for RawPartitionValues {
-    fn from_iter<I: IntoIterator<Item = (K, Option<V>)>>(iter: I) -> Self {
-        Self::from_entries(
-            iter.into_iter()
-                .map(|(k, v)| (k.into(), v.map(Into::into)))
-                .collect(),
-        )
-    }
-}
-
 /// Types a raw partition value. Empty strings follow delta_kernel's read path (and Spark): the
 /// empty string on a string column, NULL on every other type (docs/semantics.md). `None`
 /// when the value does not parse as its column's type.
@@ -168,12 +113,6 @@ pub fn typed_partition_value(raw: Option<&str>, column: &ColumnInfo) -> Option<S
 /// then unknown, so every leaf over it is undecided).
 pub trait PartitionValues {
     fn raw(&self, key: &str) -> Option<Option<&str>>;
-}
-
-impl PartitionValues for RawPartitionValues {
-    fn raw(&self, key: &str) -> Option<Option<&str>> {
-        self.get(key)
-    }
 }
 
 /// One column bound to one value, every other column unknown: how

@@ -42,7 +42,7 @@ use url::Url;
 
 use crate::error::ExplainError;
 use crate::log_check::locate_broken_file;
-use crate::partition_eval::RawPartitionValues;
+use crate::partition_table::{Partition, PartitionTable};
 use crate::schema::TableColumns;
 use listing::{ReplayFailure, Replayed, Window, WindowSink, replay_log};
 
@@ -98,7 +98,7 @@ pub struct ReplayedTable {
 /// The distinct partitions of a replay, indexed by `LiveFile::partition`. A streamed replay's
 /// listing appends to it while each window holds it by reference, so a window costs no copy
 /// of it, however many partitions the table has.
-pub(crate) type PartitionList = Arc<Vec<RawPartitionValues>>;
+pub(crate) type PartitionList = Arc<PartitionTable>;
 
 impl ReplayedTable {
     /// Opens `location` (a directory path or a URL) at `version` (latest when `None`) and
@@ -175,19 +175,19 @@ impl ReplayedTable {
     }
 
     /// The distinct partition values of the live files, indexed by `LiveFile::partition`.
-    pub fn partitions(&self) -> &[RawPartitionValues] {
+    pub fn partitions(&self) -> &PartitionTable {
         &self.partitions
     }
 
     /// The distinct partition values, shared (a reference count, not a copy): what
     /// [`present_values`](crate::accepted::present_values) collects from on first use.
-    pub fn shared_partitions(&self) -> Arc<Vec<RawPartitionValues>> {
+    pub fn shared_partitions(&self) -> Arc<PartitionTable> {
         Arc::clone(&self.partitions)
     }
 
     /// The partition values of file `file`.
-    pub fn partition_of(&self, file: usize) -> &RawPartitionValues {
-        &self.partitions[self.files[file].partition]
+    pub fn partition_of(&self, file: usize) -> Partition<'_> {
+        self.partitions.partition(self.files[file].partition)
     }
 
     /// The raw `stats` JSON of file `file`'s add action (synthesized from `stats_parsed` where
@@ -390,7 +390,7 @@ impl StreamedTable {
     }
 
     /// Every distinct partition of the snapshot.
-    pub fn partitions(&self) -> &[RawPartitionValues] {
+    pub fn partitions(&self) -> &PartitionTable {
         &self.partitions
     }
 

@@ -412,7 +412,10 @@ pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
             if rows[i] == 0 {
                 continue;
             }
-            let value = subject.kernel.partitions()[file.partition]
+            let value = subject
+                .kernel
+                .partitions()
+                .partition(file.partition)
                 .get(&info.partition_key)
                 .flatten()
                 .map(str::to_string);

@@ -1,7 +1,6 @@
 //! The base scan: the one predicate-less kernel scan of a replay, its selected rows kept and
 //! its live files listed, kept whole or handed on in windows.
 
-use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use delta_kernel::arrow::array::{
@@ -17,7 +16,7 @@ use url::Url;
 
 use super::{LiveFile, PartitionList, is_selected, selected_count, snapshot_at};
 use crate::file_stats::num_records;
-use crate::partition_eval::RawPartitionValues;
+use crate::partition_table::FragmentIndex;
 use crate::schema::TableColumns;
 
 /// What the base scan leaves: its selected rows and the live files they are.
@@ -383,79 +382,39 @@ fn selected_rows(
 /// The distinct partitions of a replay, in order of first appearance. A null map and an
 /// empty one are told apart: they share nothing.
 ///
-/// Each partition is held once, in `values`; the table of ids hashes the values where they are
-/// (no second copy as a key), and a batch's borrowed entries are looked up without a copy.
-/// Only a partition seen for the first time is copied, its keys shared with the partitions
-/// before it.
+/// Each partition is held once, in `values` (column-wise, see [`PartitionTable`](crate::partition_table::PartitionTable)); the table
+/// of ids hashes the values where they are (no second copy as a key), and a batch's borrowed
+/// entries are looked up without a copy. Only a partition seen for the first time is copied.
 #[derive(Default)]
 pub(super) struct Partitions {
-    /// Ids into `values`, each beside the hash ([`hash_entries`]) of the values it stands
-    /// for: the table grows without hashing the values again.
-    ids: hashbrown::HashTable<(u64, usize)>,
-    hasher: hashbrown::DefaultHashBuilder,
-    /// The keys met so far, each allocated once for the whole table.
-    keys: Vec<Arc<str>>,
+    /// Ids into `values`, by the hash of a partition's entries (whether the map is present,
+    /// then each key and value in order).
+    ids: FragmentIndex,
     /// Shared with the window being explained, if any; appended to once it is dropped (a
     /// copy only if a window were still held).
     pub(super) values: PartitionList,
 }
 
-/// A partition's entries as one hash: whether the map is present, then each key and value in
-/// order.
-fn hash_entries(
-    hasher: &hashbrown::DefaultHashBuilder,
-    entries: Option<&[(&str, Option<&str>)]>,
-) -> u64 {
-    let mut state = hasher.build_hasher();
-    entries.is_some().hash(&mut state);
-    for (key, value) in entries.into_iter().flatten() {
-        key.hash(&mut state);
-        value.hash(&mut state);
-    }
-    state.finish()
-}
-
-/// Whether a batch's entries are a stored partition's: same presence of the map, same
-/// entries in the same order.
-fn same_entries(entries: Option<&[(&str, Option<&str>)]>, stored: &RawPartitionValues) -> bool {
-    match entries {
-        None => stored.is_null_map(),
-        Some(entries) => !stored.is_null_map() && stored.iter().eq(entries.iter().copied()),
-    }
-}
-
 impl Partitions {
-    fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> usize {
-        let hash = hash_entries(&self.hasher, entries);
+    fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> Result<usize, String> {
+        let fragment = self.ids.fragment(&entries);
         let values = &self.values;
-        if let Some(&(_, id)) = self.ids.find(hash, |&(h, id)| {
-            h == hash && same_entries(entries, &values[id])
-        }) {
-            return id;
+        if let Some(id) = self
+            .ids
+            .find(fragment, |id| values.partition(id as usize).holds(entries))
+        {
+            return Ok(id as usize);
         }
-        let owned = match entries {
-            None => RawPartitionValues::null_map(),
-            Some(entries) => RawPartitionValues::from_entries(
-                entries
-                    .iter()
-                    .map(|(key, value)| (self.key(key), value.map(Box::from)))
-                    .collect(),
-            ),
-        };
-        let id = self.values.len();
-        Arc::make_mut(&mut self.values).push(owned);
-        self.ids.insert_unique(hash, (hash, id), |&(h, _)| h);
-        id
-    }
-
-    /// The table's one copy of `key`: a table has a handful of partition keys.
-    fn key(&mut self, key: &str) -> Arc<str> {
-        if let Some(known) = self.keys.iter().find(|k| ***k == *key) {
-            return Arc::clone(known);
-        }
-        let new: Arc<str> = Arc::from(key);
-        self.keys.push(Arc::clone(&new));
-        new
+        let id = Arc::make_mut(&mut self.values)
+            .push(entries.map(|e| e.iter().copied()))
+            .ok_or_else(|| {
+                format!(
+                    "the snapshot has more than {} distinct partitions",
+                    u32::MAX - 1
+                )
+            })?;
+        self.ids.insert(fragment, id);
+        Ok(id as usize)
     }
 }
 
@@ -538,7 +497,7 @@ fn list_files(
                 id
             }
             _ => {
-                let id = partitions.id_of(has_map.then_some(entries.as_slice()));
+                let id = partitions.id_of(has_map.then_some(entries.as_slice()))?;
                 std::mem::swap(&mut entries, &mut previous_entries);
                 previous = Some((has_map, id));
                 id
@@ -571,33 +530,44 @@ mod tests {
     #[test]
     fn a_partition_met_again_keeps_its_id() {
         let mut partitions = Partitions::default();
-        let x = partitions.id_of(Some(&[("p", Some("x")), ("q", Some("1"))]));
-        let null_map = partitions.id_of(None);
-        let empty_map = partitions.id_of(Some(&[]));
-        let null_value = partitions.id_of(Some(&[("p", None)]));
+        let mut id_of =
+            |entries: Option<&[(&str, Option<&str>)]>| partitions.id_of(entries).unwrap();
+        let x = id_of(Some(&[("p", Some("x")), ("q", Some("1"))]));
+        let null_map = id_of(None);
+        let empty_map = id_of(Some(&[]));
+        let null_value = id_of(Some(&[("p", None)]));
         let ids = [x, null_map, empty_map, null_value];
         assert_eq!(ids, [0, 1, 2, 3], "four partitions");
         for _ in 0..2 {
-            assert_eq!(
-                partitions.id_of(Some(&[("p", Some("x")), ("q", Some("1"))])),
-                x
-            );
-            assert_eq!(partitions.id_of(None), null_map);
-            assert_eq!(partitions.id_of(Some(&[])), empty_map);
-            assert_eq!(partitions.id_of(Some(&[("p", None)])), null_value);
+            assert_eq!(id_of(Some(&[("p", Some("x")), ("q", Some("1"))])), x);
+            assert_eq!(id_of(None), null_map);
+            assert_eq!(id_of(Some(&[])), empty_map);
+            assert_eq!(id_of(Some(&[("p", None)])), null_value);
         }
         assert_eq!(
-            partitions.id_of(Some(&[("q", Some("1")), ("p", Some("x"))])),
+            id_of(Some(&[("q", Some("1")), ("p", Some("x"))])),
             4,
             "entries in another order are another key, as before"
         );
-        assert_eq!(partitions.values.len(), 5);
-        assert_eq!(partitions.values[x].get("p"), Some(Some("x")));
-        assert_eq!(partitions.values[null_value].get("p"), Some(None));
-        assert!(partitions.values[null_map].is_null_map());
-        assert!(!partitions.values[empty_map].is_null_map());
-        // Every partition holds the table's one copy of a key.
-        let first_key = |id: usize| partitions.values[id].iter().next().unwrap().0.as_ptr();
-        assert_eq!(first_key(x), first_key(null_value));
+        // Enough partitions that the id table grows many times over: each keeps its id
+        // across the growth (a slot is placed again by its kept fragment).
+        let many: Vec<String> = (0..20_000).map(|i| format!("v{i}")).collect();
+        let first: Vec<usize> = many
+            .iter()
+            .map(|v| id_of(Some(&[("p", Some(v))])))
+            .collect();
+        assert_eq!(first, (5..20_005).collect::<Vec<_>>());
+        let again: Vec<usize> = many
+            .iter()
+            .map(|v| id_of(Some(&[("p", Some(v))])))
+            .collect();
+        assert_eq!(again, first);
+        let values = &partitions.values;
+        assert_eq!(values.len(), 20_005);
+        assert_eq!(values.partition(x).get("p"), Some(Some("x")));
+        assert_eq!(values.partition(null_value).get("p"), Some(None));
+        assert!(values.partition(null_map).is_null_map());
+        assert!(!values.partition(empty_map).is_null_map());
+        assert_eq!(values.partition(20_004).get("p"), Some(Some("v19999")));
     }
 }

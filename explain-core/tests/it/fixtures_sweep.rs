@@ -118,7 +118,9 @@ fn check_accepted_matches_partition_phase(
         .as_ref()
         .unwrap_or_else(|| panic!("{location}: `{predicate}`: the column is constrained"));
     for (i, file) in table.files().iter().enumerate() {
-        let value = table.partitions()[file.partition]
+        let value = table
+            .partitions()
+            .partition(file.partition)
             .get(&info.partition_key)
             .flatten()
             .map(str::to_string);
