@@ -6,7 +6,7 @@
 //! allocation, the value's, the pointers between them). Here every partition's entries are
 //! rows of a few flat columns: where its entries start, each entry's key (an index into the
 //! table's few keys) and where its value ends in one text buffer that holds every value back
-//! to back. A partition of one short value costs its text and about 20 bytes.
+//! to back. A partition of one short value costs its text and about 23 bytes.
 //!
 //! A [`Partition`] is a view of one partition: what the evaluators read
 //! ([`PartitionValues`]) and what the reports list.

@@ -382,9 +382,10 @@ fn selected_rows(
 /// The distinct partitions of a replay, in order of first appearance. A null map and an
 /// empty one are told apart: they share nothing.
 ///
-/// Each partition is held once, in `values` (column-wise, see [`PartitionTable`](crate::partition_table::PartitionTable)); the table
-/// of ids hashes the values where they are (no second copy as a key), and a batch's borrowed
-/// entries are looked up without a copy. Only a partition seen for the first time is copied.
+/// Each partition is held once, in `values` (column-wise: see
+/// [`PartitionTable`](crate::partition_table::PartitionTable)); the index of ids hashes the
+/// values where they are (no second copy as a key), and a batch's borrowed entries are looked
+/// up without a copy. Only a partition seen for the first time is copied.
 #[derive(Default)]
 pub(super) struct Partitions {
     /// Ids into `values`, by the hash of a partition's entries (whether the map is present,
