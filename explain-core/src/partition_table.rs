@@ -19,6 +19,7 @@
 
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
+use std::sync::Arc;
 
 use fixedbitset::FixedBitSet;
 
@@ -160,26 +161,18 @@ where
     V: AsRef<str>,
 {
     fn from_iter<I: IntoIterator<Item = M>>(iter: I) -> Self {
-        let mut table = PartitionTable::default();
-        let mut index = FragmentIndex::default();
+        let mut distinct = DistinctPartitions::default();
         for partition in iter {
             let owned: Vec<(K, Option<V>)> = partition.into_iter().collect();
             let entries: Vec<(&str, Option<&str>)> = owned
                 .iter()
                 .map(|(k, v)| (k.as_ref(), v.as_ref().map(AsRef::as_ref)))
                 .collect();
-            let fragment = index.fragment(&Some(&entries[..]));
-            let held = index.find(fragment, |id| {
-                table.partition(id as usize).holds(Some(&entries))
-            });
-            if held.is_none() {
-                let id = table
-                    .push(Some(entries.iter().copied()))
-                    .expect("fewer than u32::MAX partitions");
-                index.insert(fragment, id);
-            }
+            distinct
+                .id_of(Some(&entries))
+                .expect("fewer than u32::MAX partitions");
         }
-        table
+        Arc::unwrap_or_clone(distinct.table)
     }
 }
 
@@ -246,6 +239,35 @@ impl fmt::Debug for Partition<'_> {
             return f.write_str("null");
         }
         f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// A [`PartitionTable`] being built, each partition looked up before it is pushed: what
+/// keeps the table's partitions distinct. The table may be shared meanwhile (a window of a
+/// streamed replay holds it); it is appended to once it is not (a copy only if it still were).
+#[derive(Default)]
+pub(crate) struct DistinctPartitions {
+    /// Ids into `table`, by the hash of a partition's entries (whether the map is present,
+    /// then each key and value in order).
+    ids: FragmentIndex,
+    pub(crate) table: Arc<PartitionTable>,
+}
+
+impl DistinctPartitions {
+    /// The id of the partition holding `entries` (`None`: a null map), pushed if new; `None`
+    /// once the table holds `u32::MAX` partitions and this one is new.
+    pub(crate) fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> Option<usize> {
+        let fragment = self.ids.fragment(&entries);
+        let table = &self.table;
+        if let Some(id) = self
+            .ids
+            .find(fragment, |id| table.partition(id as usize).holds(entries))
+        {
+            return Some(id as usize);
+        }
+        let id = Arc::make_mut(&mut self.table).push(entries.map(|e| e.iter().copied()))?;
+        self.ids.insert(fragment, id);
+        Some(id as usize)
     }
 }
 

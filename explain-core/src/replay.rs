@@ -151,7 +151,7 @@ impl ReplayedTable {
             cached_rows,
             batch_starts,
             rows_per_shard: ROWS_PER_SHARD,
-            partitions: partitions.values,
+            partitions: partitions.table,
         })
     }
 
@@ -501,7 +501,7 @@ impl ReplayedTable {
             head,
             files: windows.files,
             // Every partition the replay listed: the windows were handed on, the list stays.
-            partitions: rest.partitions.values,
+            partitions: rest.partitions.table,
             present: Default::default(),
         })
     }

@@ -16,7 +16,7 @@ use url::Url;
 
 use super::{LiveFile, PartitionList, is_selected, selected_count, snapshot_at};
 use crate::file_stats::num_records;
-use crate::partition_table::FragmentIndex;
+use crate::partition_table::DistinctPartitions;
 use crate::schema::TableColumns;
 
 /// What the base scan leaves: its selected rows and the live files they are.
@@ -26,7 +26,10 @@ pub(super) struct Replayed {
     /// The index of the first file of each cached batch.
     pub(super) batch_starts: Vec<usize>,
     pub(super) files: Vec<LiveFile>,
-    pub(super) partitions: Partitions,
+    /// The distinct partitions, in order of first appearance (a null map and an empty one are
+    /// two); a batch's borrowed entries are looked up without a copy, and only a partition
+    /// seen for the first time is copied.
+    pub(super) partitions: DistinctPartitions,
 }
 
 impl Replayed {
@@ -325,7 +328,7 @@ fn hand_on(
         cached_rows: std::mem::take(&mut replayed.cached_rows),
         batch_starts: std::mem::take(&mut replayed.batch_starts),
         files: std::mem::take(&mut replayed.files),
-        partitions: Arc::clone(&replayed.partitions.values),
+        partitions: Arc::clone(&replayed.partitions.table),
     };
     sink.window(window).map_err(ReplayFailure::Sink)
 }
@@ -379,44 +382,18 @@ fn selected_rows(
     Ok(vec![selected])
 }
 
-/// The distinct partitions of a replay, in order of first appearance. A null map and an
-/// empty one are told apart: they share nothing.
-///
-/// Each partition is held once, in `values` (column-wise: see
-/// [`PartitionTable`](crate::partition_table::PartitionTable)); the index of ids hashes the
-/// values where they are (no second copy as a key), and a batch's borrowed entries are looked
-/// up without a copy. Only a partition seen for the first time is copied.
-#[derive(Default)]
-pub(super) struct Partitions {
-    /// Ids into `values`, by the hash of a partition's entries (whether the map is present,
-    /// then each key and value in order).
-    ids: FragmentIndex,
-    /// Shared with the window being explained, if any; appended to once it is dropped (a
-    /// copy only if a window were still held).
-    pub(super) values: PartitionList,
-}
-
-impl Partitions {
-    fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> Result<usize, String> {
-        let fragment = self.ids.fragment(&entries);
-        let values = &self.values;
-        if let Some(id) = self
-            .ids
-            .find(fragment, |id| values.partition(id as usize).holds(entries))
-        {
-            return Ok(id as usize);
-        }
-        let id = Arc::make_mut(&mut self.values)
-            .push(entries.map(|e| e.iter().copied()))
-            .ok_or_else(|| {
-                format!(
-                    "the snapshot has more than {} distinct partitions",
-                    u32::MAX - 1
-                )
-            })?;
-        self.ids.insert(fragment, id);
-        Ok(id as usize)
-    }
+/// The id of the partition holding `entries`, or the error of a snapshot with more distinct
+/// partitions than 32-bit ids name.
+fn partition_id(
+    partitions: &mut DistinctPartitions,
+    entries: Option<&[(&str, Option<&str>)]>,
+) -> Result<usize, String> {
+    partitions.id_of(entries).ok_or_else(|| {
+        format!(
+            "the snapshot has more than {} distinct partitions",
+            u32::MAX - 1
+        )
+    })
 }
 
 /// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`), each file's
@@ -425,7 +402,7 @@ impl Partitions {
 /// They are appended to `out`, the replay's own list: no list per batch to copy over.
 fn list_files(
     batch: &RecordBatch,
-    partitions: &mut Partitions,
+    partitions: &mut DistinctPartitions,
     out: &mut Vec<LiveFile>,
 ) -> Result<(), String> {
     let missing = |name: &str| format!("scan rows lack the `{name}` column");
@@ -498,7 +475,7 @@ fn list_files(
                 id
             }
             _ => {
-                let id = partitions.id_of(has_map.then_some(entries.as_slice()))?;
+                let id = partition_id(partitions, has_map.then_some(entries.as_slice()))?;
                 std::mem::swap(&mut entries, &mut previous_entries);
                 previous = Some((has_map, id));
                 id
@@ -530,7 +507,7 @@ mod tests {
     /// null value are three partitions.
     #[test]
     fn a_partition_met_again_keeps_its_id() {
-        let mut partitions = Partitions::default();
+        let mut partitions = DistinctPartitions::default();
         let mut id_of =
             |entries: Option<&[(&str, Option<&str>)]>| partitions.id_of(entries).unwrap();
         let x = id_of(Some(&[("p", Some("x")), ("q", Some("1"))]));
@@ -563,7 +540,7 @@ mod tests {
             .map(|v| id_of(Some(&[("p", Some(v))])))
             .collect();
         assert_eq!(again, first);
-        let values = &partitions.values;
+        let values = &partitions.table;
         assert_eq!(values.len(), 20_005);
         assert_eq!(values.partition(x).get("p"), Some(Some("x")));
         assert_eq!(values.partition(null_value).get("p"), Some(None));
