@@ -719,4 +719,64 @@ mod tests {
             holders.0
         );
     }
+
+    /// Refuses its `refuse_at`-th window (counting from 1), and counts what it is shown.
+    struct Refusing {
+        refuse_at: usize,
+        seen: usize,
+    }
+
+    impl WindowVisitor for Refusing {
+        fn start(&mut self, _: &TableColumns) -> Result<(), ExplainError> {
+            self.seen = 0;
+            Ok(())
+        }
+
+        fn visit(&mut self, _: &ReplayedTable) -> Result<(), ExplainError> {
+            self.seen += 1;
+            if self.seen == self.refuse_at {
+                return Err(ExplainError::Output(format!(
+                    "window {} refused",
+                    self.seen
+                )));
+            }
+            Ok(())
+        }
+    }
+
+    /// A refused window stops the replay with that window's own error wherever it falls: the
+    /// first window, one while the kernel still replays, or the last (handed on as the
+    /// listing finishes); never the listing's or the replay's own complaint about the
+    /// stopped queue, never a hang, and no window is shown after it.
+    #[test]
+    fn a_refused_window_stops_the_replay_with_its_own_error() {
+        let stream = |refusing: &mut Refusing| {
+            ReplayedTable::stream(
+                &testkit::taxi(),
+                &StorageOptions::default(),
+                None,
+                &mut |_| {},
+                refusing,
+                1,
+            )
+        };
+        let mut accepting = Refusing {
+            refuse_at: usize::MAX,
+            seen: 0,
+        };
+        assert!(stream(&mut accepting).is_ok());
+        let windows = accepting.seen;
+        assert!(windows > 2, "windows of a scan batch each: {windows}");
+        for refuse_at in 1..=windows {
+            let mut refusing = Refusing { refuse_at, seen: 0 };
+            let Err(error) = stream(&mut refusing) else {
+                panic!("window {refuse_at} was refused, yet the replay succeeded");
+            };
+            assert_eq!(
+                error.to_string(),
+                ExplainError::Output(format!("window {refuse_at} refused")).to_string()
+            );
+            assert_eq!(refusing.seen, refuse_at, "no window after the refused one");
+        }
+    }
 }

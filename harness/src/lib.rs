@@ -10,6 +10,7 @@
 pub mod campaign;
 pub mod checks;
 pub mod corpus;
+pub mod one_core;
 pub mod page;
 pub mod scaling;
 pub mod shrink;
