@@ -379,8 +379,6 @@ pub struct StreamedTable {
     /// How many live files the windows held between them.
     files: usize,
     partitions: PartitionList,
-    /// Collected on first use; every predicate of a run asks.
-    present: std::sync::OnceLock<crate::accepted::PresentValues>,
 }
 
 impl StreamedTable {
@@ -394,11 +392,10 @@ impl StreamedTable {
         &self.partitions
     }
 
-    /// Per partition key, the distinct values present in the snapshot.
-    pub fn present_values(&self) -> &crate::accepted::PresentValues {
-        self.present.get_or_init(|| {
-            crate::accepted::present_values(Arc::clone(&self.partitions), &self.head.columns)
-        })
+    /// Every distinct partition of the snapshot, shared (a reference count, not a copy): what
+    /// [`present_values`](crate::accepted::present_values) collects from.
+    pub fn shared_partitions(&self) -> Arc<PartitionTable> {
+        Arc::clone(&self.partitions)
     }
 }
 
@@ -502,7 +499,6 @@ impl ReplayedTable {
             files: windows.files,
             // Every partition the replay listed: the windows were handed on, the list stays.
             partitions: rest.partitions.table,
-            present: Default::default(),
         })
     }
 }

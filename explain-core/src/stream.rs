@@ -36,10 +36,11 @@
 //! bit per file and set (`after_partition`, `kept`, [`FileSet`](crate::file_set::FileSet)),
 //! its counts and sections, and the distinct partitions.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::accepted::{PresentValues, present_values};
 use crate::diagnose::{
     Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_planned,
 };
@@ -127,6 +128,8 @@ pub struct Explained {
     /// The layers, when asked for and there is a predicate.
     pub layers: Option<Layers>,
     request: ReportRequest,
+    /// The table's present values, collected once per run and shared by its predicates.
+    present: Arc<PresentValues>,
 }
 
 impl Explained {
@@ -168,7 +171,7 @@ impl Explained {
             &mut report,
             &self.explanation,
             table.columns(),
-            table.present_values(),
+            &self.present,
             self.stats_assertion.clone(),
         );
         if let Some(diagnoses) = &self.diagnoses {
@@ -201,10 +204,11 @@ pub fn explain_streaming(
         request.window_files,
         observer,
     )?;
+    let present = run_present_values(&table);
     let explained = windows
         .streams
         .pop()
-        .map(|stream| stream.finish(&table))
+        .map(|stream| stream.finish(&table, &present))
         .unwrap_or_else(|| Err(no_window(&request.location)))?;
     Ok(Streamed {
         windows: windows.windows,
@@ -282,10 +286,11 @@ pub fn report_many_streaming(
         observer,
     )?;
     let streams = std::mem::take(&mut windows.streams);
+    let present = run_present_values(&table);
     let finished = for_each_stream(streams, windows.workers, |stream| {
         let started = Instant::now();
         let busy = stream.busy;
-        let explained = stream.finish(&table)?;
+        let explained = stream.finish(&table, &present)?;
         let elapsed = busy + started.elapsed();
         let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         Ok(explained.reported(&table, &features, elapsed_ms))
@@ -304,6 +309,12 @@ pub fn report_many_streaming(
         windows: windows.windows,
         reports: finished,
     })
+}
+
+/// The present values of a streamed table, for every predicate of the run: each key's
+/// values are collected on first use, once.
+fn run_present_values(table: &StreamedTable) -> Arc<PresentValues> {
+    Arc::new(present_values(table.shared_partitions(), table.columns()))
 }
 
 fn no_window(location: &str) -> ExplainError {
@@ -579,7 +590,11 @@ impl<'a> PredicateStream<'a> {
 
     /// The explanation of every window, its accepted values and diagnoses decided over every
     /// partition of the table (known only now).
-    fn finish(self, table: &StreamedTable) -> Result<Explained, ExplainError> {
+    fn finish(
+        self,
+        table: &StreamedTable,
+        present: &Arc<PresentValues>,
+    ) -> Result<Explained, ExplainError> {
         if let Some(e) = self.failed {
             return Err(e);
         }
@@ -587,7 +602,6 @@ impl<'a> PredicateStream<'a> {
         let explanation = gathered
             .explanation
             .ok_or_else(|| no_window(table.location()))?;
-        let present = table.present_values();
         let explanation = explanation.with_accepted(present, table.columns());
         let diagnoses = gathered.evidence.map(|evidence| {
             diagnose_from(
@@ -608,6 +622,7 @@ impl<'a> PredicateStream<'a> {
             files: gathered.files,
             layers: gathered.layers,
             request: self.request.clone(),
+            present: Arc::clone(present),
         })
     }
 }
