@@ -44,21 +44,6 @@ impl Drop for OneCore {
     }
 }
 
-/// How many CPUs the calling thread may run on (`None` where that is not known).
-pub fn cpus_allowed() -> Option<usize> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: `CPU_COUNT` reads a live, initialised set.
-        affinity()
-            .ok()
-            .map(|set| unsafe { libc::CPU_COUNT(&set) } as usize)
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        None
-    }
-}
-
 #[cfg(target_os = "linux")]
 fn affinity() -> Result<libc::cpu_set_t, String> {
     // SAFETY: an all-zero `cpu_set_t` is the empty set; the call writes at most its size.
@@ -90,6 +75,14 @@ fn set_affinity(set: &libc::cpu_set_t) -> Result<(), String> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    /// How many CPUs the calling thread may run on.
+    fn cpus_allowed() -> Option<usize> {
+        // SAFETY: `CPU_COUNT` reads a live, initialised set.
+        affinity()
+            .ok()
+            .map(|set| unsafe { libc::CPU_COUNT(&set) } as usize)
+    }
 
     /// Pinned, the thread and every thread it starts run on one CPU; dropped, the thread runs
     /// where it could before, and so do the threads it starts after.
