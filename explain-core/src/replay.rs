@@ -406,6 +406,12 @@ pub trait WindowVisitor: Send {
     /// earlier windows said). An error stops the replay before it lists a file.
     fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError>;
     fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError>;
+    /// Whether visiting a window leaves cores idle (fewer predicates than cores): each phase
+    /// scan of a window is then split in two halves, each on a thread. Otherwise a window's
+    /// scans run on the visiting thread (a window is smaller than [`ROWS_PER_SHARD`]).
+    fn leaves_cores_idle(&self) -> bool {
+        false
+    }
 }
 
 /// Builds each window's [`ReplayedTable`] for a [`WindowVisitor`].
@@ -455,7 +461,11 @@ impl WindowSink for Windows<'_> {
             index_of: Default::default(),
             cached_rows: rows.cached_rows,
             batch_starts: rows.batch_starts,
-            rows_per_shard: ROWS_PER_SHARD,
+            rows_per_shard: if self.visitor.leaves_cores_idle() {
+                self.window_files.div_ceil(2)
+            } else {
+                ROWS_PER_SHARD
+            },
             partitions: rows.partitions,
         };
         self.visitor.visit(&window)

@@ -402,6 +402,11 @@ impl WindowVisitor for Windows<'_> {
         self.streams = streams;
         outcome
     }
+
+    /// One worker per predicate: fewer predicates than cores leave cores idle.
+    fn leaves_cores_idle(&self) -> bool {
+        self.streams.len() < crate::cores()
+    }
 }
 
 /// Runs `work` on every stream, on up to `workers` threads (a worker takes the next stream not

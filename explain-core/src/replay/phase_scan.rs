@@ -28,8 +28,9 @@ impl ReplayedTable {
     /// own partition values and statistics. The explanation intersects the full scan with the
     /// partition phase anyway, so it asks the full scan only about the partition survivors.
     ///
-    /// Large scans are split by cached batch across the cores, each shard a kernel scan of its
-    /// own over its rows (same reasoning: no row's answer depends on another row).
+    /// Large scans are split across the cores, each shard a kernel scan of its own over its
+    /// rows, a cached batch cut where a shard is full (same reasoning: no row's answer depends
+    /// on another row). A streamed window is one when its visitor leaves cores idle.
     pub fn survivors_among(
         &self,
         predicate: Option<PredicateRef>,
@@ -321,6 +322,28 @@ pub(super) enum FileIndices {
 }
 
 impl Piece {
+    /// The first `rows` rows and the rest, as slices of the same rows.
+    fn split_at(self, rows: usize) -> (Piece, Piece) {
+        let rest = self.rows.num_rows() - rows;
+        let (head_files, tail_files) = match self.files {
+            FileIndices::From(start) => (FileIndices::From(start), FileIndices::From(start + rows)),
+            FileIndices::Listed(mut files) => {
+                let tail = files.split_off(rows);
+                (FileIndices::Listed(files), FileIndices::Listed(tail))
+            }
+        };
+        (
+            Piece {
+                rows: self.rows.slice(0, rows),
+                files: head_files,
+            },
+            Piece {
+                rows: self.rows.slice(rows, rest),
+                files: tail_files,
+            },
+        )
+    }
+
     /// The paths of the rows, as the replay cached them.
     fn paths(&self) -> Option<&StringArray> {
         self.rows.column_by_name("path")?.as_string_opt::<i32>()
@@ -338,20 +361,114 @@ impl Piece {
 /// and thread would cost more than the rows it saves.
 pub const ROWS_PER_SHARD: usize = 50_000;
 
-/// Splits `pieces` in order into at most `shards` runs of about equal row count.
+/// Splits `pieces` in order into at most `shards` runs of about equal row count, cutting a
+/// piece where a run is full: a window is often one scan batch, and its rows are shared out
+/// all the same. A cut piece is two slices of its rows (no copy), each knowing its files.
 pub(super) fn split_evenly(pieces: Vec<Piece>, shards: usize) -> Vec<Vec<Piece>> {
+    let shards = shards.max(1);
     let total: usize = pieces.iter().map(|p| p.rows.num_rows()).sum();
-    let per_shard = total.div_ceil(shards.max(1)).max(1);
+    let per_shard = total.div_ceil(shards).max(1);
     let mut out: Vec<Vec<Piece>> = vec![Vec::new()];
-    let mut in_current = 0usize;
-    for piece in pieces {
-        if in_current >= per_shard && out.len() < shards {
+    let mut room = per_shard;
+    for mut piece in pieces {
+        while out.len() < shards && piece.rows.num_rows() > room {
+            if room > 0 {
+                let (head, tail) = piece.split_at(room);
+                out.last_mut().expect("one shard at least").push(head);
+                piece = tail;
+            }
             out.push(Vec::new());
-            in_current = 0;
+            room = per_shard;
         }
-        in_current += piece.rows.num_rows();
+        room = room.saturating_sub(piece.rows.num_rows());
         out.last_mut().expect("one shard at least").push(piece);
     }
     out.retain(|shard| !shard.is_empty());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use delta_kernel::arrow::array::{ArrayRef, Int64Array};
+
+    /// A piece of `rows` rows (values `first..first + rows`), as files `first..` or listed.
+    fn piece(first: usize, rows: usize, listed: bool) -> Piece {
+        let values: ArrayRef = Arc::new(Int64Array::from_iter_values(
+            (first..first + rows).map(|v| v as i64),
+        ));
+        Piece {
+            rows: RecordBatch::try_from_iter([("v", values)]).unwrap(),
+            files: if listed {
+                FileIndices::Listed((first..first + rows).collect())
+            } else {
+                FileIndices::From(first)
+            },
+        }
+    }
+
+    /// Per shard, per piece: each row's value and the file it is said to be.
+    fn layout(shards: &[Vec<Piece>]) -> Vec<Vec<Vec<(i64, usize)>>> {
+        shards
+            .iter()
+            .map(|shard| {
+                shard
+                    .iter()
+                    .map(|p| {
+                        let values = p
+                            .rows
+                            .column(0)
+                            .as_primitive::<delta_kernel::arrow::datatypes::Int64Type>();
+                        (0..p.rows.num_rows())
+                            .map(|row| (values.value(row), p.file(row)))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pieces_are_shared_out_evenly_and_cut_where_a_shard_is_full() {
+        for listed in [false, true] {
+            // One batch of ten rows in two shards: cut in the middle, each row still its file.
+            let split = split_evenly(vec![piece(0, 10, listed)], 2);
+            let rows = layout(&split);
+            assert_eq!(rows.len(), 2, "listed {listed}");
+            assert_eq!(
+                rows[0],
+                vec![(0..5).map(|v| (v as i64, v)).collect::<Vec<_>>()]
+            );
+            assert_eq!(
+                rows[1],
+                vec![(5..10).map(|v| (v as i64, v)).collect::<Vec<_>>()]
+            );
+
+            // Pieces of 3, 3 and 4 rows in three shards of at most four rows.
+            let split = split_evenly(
+                vec![
+                    piece(0, 3, listed),
+                    piece(3, 3, listed),
+                    piece(6, 4, listed),
+                ],
+                3,
+            );
+            let sizes: Vec<Vec<usize>> = split
+                .iter()
+                .map(|s| s.iter().map(|p| p.rows.num_rows()).collect())
+                .collect();
+            assert_eq!(sizes, vec![vec![3, 1], vec![2, 2], vec![2]]);
+            let order: Vec<(i64, usize)> = layout(&split).into_iter().flatten().flatten().collect();
+            assert_eq!(order, (0..10).map(|v| (v as i64, v)).collect::<Vec<_>>());
+        }
+        // More shards than rows: a row a shard, none empty.
+        let split = split_evenly(vec![piece(7, 3, false)], 8);
+        assert_eq!(layout(&split).len(), 3);
+        assert_eq!(layout(&split)[2], vec![vec![(9, 9)]]);
+        // One shard: the pieces as they came.
+        let split = split_evenly(vec![piece(0, 2, false), piece(2, 2, true)], 1);
+        assert_eq!(split.len(), 1);
+        assert_eq!(split[0].len(), 2);
+        assert!(split_evenly(Vec::new(), 2).is_empty());
+    }
 }
