@@ -1173,6 +1173,14 @@ fn accepted_partition_values_are_decided_per_present_value() {
         // The empty string on a string column is a value, not NULL; physical keys are honoured.
         ("region = ''", "region", Some(&[Some("")])),
         ("region IS NULL", "region", Some(&[None])),
+        // A string column's values in their text's order (bytewise), NULL first, whatever
+        // order the partitions came in.
+        (
+            "region = 'eu' OR trip_distance > 5",
+            "region",
+            Some(&[None, Some(""), Some("eu"), Some("us")]),
+        ),
+        ("region > 'a'", "region", Some(&[Some("eu"), Some("us")])),
         // OR: a branch that does not constrain the column accepts every value.
         (
             "pickup_date = '2024-01-01' OR trip_distance > 5",

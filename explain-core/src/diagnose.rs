@@ -79,7 +79,7 @@ pub fn absent_partition_values(
         .map(str::to_lowercase)
         .collect();
     let mut out = Vec::new();
-    for (column, accepted) in &explanation.accepted {
+    for (column, accepted) in explanation.accepted.iter() {
         if !matches!(accepted, Some(values) if values.is_empty()) {
             continue;
         }

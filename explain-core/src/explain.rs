@@ -1,6 +1,8 @@
 //! The pipeline: SQL -> owned AST -> normalized AST -> classification -> kernel predicates per
 //! phase -> three nested survivor sets (baseline, partition-only, full), all from one replay.
 
+use std::sync::Arc;
+
 use crate::accepted::{AcceptedValues, accepted_partition_values};
 use crate::ast::CmpOp;
 use crate::ast::Predicate;
@@ -93,7 +95,9 @@ pub struct Explanation {
     pub hazards: Vec<Hazard>,
     pub confidence: Confidence,
     /// Per partition column: the present values the predicate can accept (see accepted.rs).
-    pub accepted: AcceptedValues,
+    /// Shared with the report built from it: a column of high cardinality accepts as many
+    /// values as files.
+    pub accepted: Arc<AcceptedValues>,
     /// The predicates of the two kernel scans, as the kernel renders them.
     pub scans: ScanPredicates,
     /// Files the partition evaluator could not decide and kept (`PARTITION_EVAL_GAP`).
@@ -122,7 +126,11 @@ impl Explanation {
         columns: &TableColumns,
     ) -> Self {
         if let Some(compiled) = &self.predicate {
-            self.accepted = accepted_partition_values(&compiled.normalized, present, columns);
+            self.accepted = Arc::new(accepted_partition_values(
+                &compiled.normalized,
+                present,
+                columns,
+            ));
         }
         self
     }
@@ -350,7 +358,7 @@ pub fn explain_planned(
             notes: Vec::new(),
             hazards: Vec::new(),
             confidence: Confidence::Exact,
-            accepted: AcceptedValues::new(),
+            accepted: Arc::default(),
             scans: ScanPredicates::default(),
             partition_undecided: 0,
         });
@@ -478,7 +486,7 @@ pub fn explain_planned(
         notes,
         hazards,
         confidence,
-        accepted: AcceptedValues::new(),
+        accepted: Arc::default(),
         scans,
         partition_undecided: undecided,
     })

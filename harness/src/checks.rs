@@ -402,7 +402,7 @@ pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
         }
     };
     let columns = subject.kernel.columns();
-    for (column, values) in &ex.accepted {
+    for (column, values) in ex.accepted.iter() {
         let Some(values) = values else { continue };
         let Ok(info) = columns.resolve(&explain_core::ast::ColumnRef::new([column.as_str()]))
         else {

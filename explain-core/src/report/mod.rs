@@ -3,6 +3,7 @@
 //! can never disagree.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -124,7 +125,7 @@ pub struct Analysis {
     pub hazards: Vec<HazardReport>,
     /// Per partition column, the values present in the snapshot the predicate can accept
     /// (null: the predicate does not constrain the column; `[]`: no present value).
-    pub partition_values_accepted: AcceptedValues,
+    pub partition_values_accepted: Arc<AcceptedValues>,
 }
 
 /// The fragments of each bucket, one by one.
@@ -358,7 +359,7 @@ impl Report {
                         message: h.message(),
                     })
                     .collect(),
-                partition_values_accepted: explanation.accepted.clone(),
+                partition_values_accepted: Arc::clone(&explanation.accepted),
             }
         });
         let mode = match with_stats {

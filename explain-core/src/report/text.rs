@@ -51,7 +51,7 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             list(&a.fragments.unsplittable)
         )?;
         writeln!(out, "  confidence:      {}", a.confidence.label())?;
-        for (column, values) in &a.partition_values_accepted {
+        for (column, values) in a.partition_values_accepted.iter() {
             if let Some(values) = values {
                 let shown: Vec<String> = values
                     .iter()
