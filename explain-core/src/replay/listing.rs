@@ -2,6 +2,7 @@
 //! its live files listed, kept whole or handed on in windows.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use delta_kernel::arrow::array::{
     Array, AsArray, BooleanArray, MapArray, RecordBatch, StructArray,
@@ -81,6 +82,10 @@ pub(super) struct Window {
     pub(super) files: Vec<LiveFile>,
     /// The table's partitions so far, shared with the listing (not a copy per window).
     pub(super) partitions: PartitionList,
+    /// Whether the kernel's replay waited on a full queue when this window was handed on:
+    /// the listing, not the replay, holds the run back, and the window's scans may take the
+    /// core the replay leaves idle.
+    pub(super) listing_behind: bool,
 }
 
 /// How many files a window of a streamed replay gathers before it is handed on: enough that
@@ -93,6 +98,10 @@ pub const WINDOW_ROWS: usize = 8_192;
 
 /// Scan batches queued between the kernel's replay and the thread keeping their rows.
 const BATCHES_IN_FLIGHT: usize = 16;
+
+/// Batches waiting at which the listing is behind the replay: the queue is full, so the
+/// replay waits on the listing and its core is idle.
+const BEHIND_AT: usize = BATCHES_IN_FLIGHT;
 
 /// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
 /// the replayed add metadata every phase re-evaluates.
@@ -194,6 +203,7 @@ fn replay_with(
         replayed: Replayed::default(),
         sink,
         handed_on: false,
+        queued: None,
         // Rows without JSON statistics make a json-only replay start again with struct
         // statistics asked for; a replay that already asked keeps them as they come.
         restart_without_stats: stats == Statistics::Json,
@@ -222,6 +232,9 @@ fn replay_with(
         .map_or(INLINE_FILES, |sink| sink.window_files());
     let (send, receive) =
         std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
+    // Batches sent and not yet taken by the listing (a hint: it decides how a window's
+    // scans use the cores, never what they answer).
+    let queued = Arc::new(AtomicUsize::new(0));
     loop {
         let Some(next) = next_batch(&mut live) else {
             return keeper.finish();
@@ -240,22 +253,27 @@ fn replay_with(
         let following = following?;
         observer(live);
         // The queue holds both: it has room for more.
-        for queued in [(batch, selection), following] {
-            send.send(queued)
+        for waiting in [(batch, selection), following] {
+            queued.fetch_add(1, Ordering::Relaxed);
+            send.send(waiting)
                 .map_err(|_| ReplayFailure::Rows("the listing queue closed".into()))?;
         }
         break;
     }
+    keeper.queued = Some(Arc::clone(&queued));
     std::thread::scope(|scope| {
         let listing = scope.spawn(move || {
             for (batch, selection) in receive {
+                keeper.queued_taken();
                 keeper.keep(&batch, &selection)?;
             }
             keeper.finish()
         });
         let mut replay = || -> Result<(), ReplayFailure> {
             while let Some(next) = next_batch(&mut live) {
-                if send.send(next?).is_err() {
+                let next = next?;
+                queued.fetch_add(1, Ordering::Relaxed);
+                if send.send(next).is_err() {
                     // The listing stopped on an error of its own; joining it below reports
                     // that.
                     break;
@@ -287,16 +305,34 @@ struct Keeper<'a, 'b> {
     handed_on: bool,
     /// Whether a window with a file without JSON statistics restarts the replay.
     restart_without_stats: bool,
+    /// The batches waiting in the queue from the replay, once the listing has a thread of
+    /// its own (`None` on the calling thread: nothing waits).
+    queued: Option<Arc<AtomicUsize>>,
 }
 
 impl Keeper<'_, '_> {
+    /// One waiting batch is taken off the queue.
+    fn queued_taken(&self) {
+        if let Some(queued) = &self.queued {
+            queued.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the queue is full: the replay waits on the listing.
+    fn behind(&self) -> bool {
+        self.queued
+            .as_ref()
+            .is_some_and(|q| q.load(Ordering::Relaxed) >= BEHIND_AT)
+    }
+
     /// Keeps one scan batch's selected rows, and hands them on once they make a window.
     fn keep(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
         self.replayed.take(batch, selection)?;
+        let behind = self.behind();
         if let Some(sink) = self.sink.as_deref_mut()
             && self.replayed.files.len() >= sink.window_files()
         {
-            hand_on(&mut self.replayed, sink, self.restart_without_stats)?;
+            hand_on(&mut self.replayed, sink, self.restart_without_stats, behind)?;
             self.handed_on = true;
         }
         Ok(())
@@ -305,10 +341,11 @@ impl Keeper<'_, '_> {
     /// Hands on the last window (the only one, empty, of a table without files), and leaves
     /// what is kept.
     fn finish(mut self) -> Result<Replayed, ReplayFailure> {
+        let behind = self.behind();
         if let Some(sink) = self.sink
             && (!self.handed_on || !self.replayed.files.is_empty())
         {
-            hand_on(&mut self.replayed, sink, self.restart_without_stats)?;
+            hand_on(&mut self.replayed, sink, self.restart_without_stats, behind)?;
         }
         Ok(self.replayed)
     }
@@ -320,6 +357,7 @@ fn hand_on(
     replayed: &mut Replayed,
     sink: &mut dyn WindowSink,
     restart_without_stats: bool,
+    listing_behind: bool,
 ) -> Result<(), ReplayFailure> {
     if restart_without_stats && replayed.files.iter().any(|f| !f.has_stats) {
         return Err(ReplayFailure::Restart);
@@ -329,6 +367,7 @@ fn hand_on(
         batch_starts: std::mem::take(&mut replayed.batch_starts),
         files: std::mem::take(&mut replayed.files),
         partitions: Arc::clone(&replayed.partitions.table),
+        listing_behind,
     };
     sink.window(window).map_err(ReplayFailure::Sink)
 }
