@@ -787,4 +787,62 @@ mod tests {
             assert_eq!(refusing.seen, refuse_at, "no window after the refused one");
         }
     }
+
+    /// Each file's path, partition id and partition values, window after window.
+    #[derive(Default)]
+    struct Named(Vec<(String, usize, String)>);
+
+    impl WindowVisitor for Named {
+        fn start(&mut self, _: &TableColumns) -> Result<(), ExplainError> {
+            self.0.clear();
+            Ok(())
+        }
+
+        fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError> {
+            for (file, live) in window.files().iter().enumerate() {
+                let values = format!("{:?}", window.partition_of(file));
+                self.0
+                    .push((window.path(file).to_string(), live.partition, values));
+            }
+            Ok(())
+        }
+    }
+
+    /// The windows' files are named the partitions a replay kept whole names, id for id:
+    /// the partitions are named on the thread that visits the windows, in the replay's
+    /// order, whether the table is one window (named on the calling thread) or many (on a
+    /// thread of their own while the listing gathers the next).
+    #[test]
+    fn streamed_windows_name_the_partitions_a_whole_replay_names() {
+        let location = testkit::taxi();
+        let whole = ReplayedTable::open(&location, None).unwrap();
+        let expected: Vec<(String, usize, String)> = (0..whole.files().len())
+            .map(|file| {
+                (
+                    whole.path(file).to_string(),
+                    whole.files()[file].partition,
+                    format!("{:?}", whole.partition_of(file)),
+                )
+            })
+            .collect();
+        assert!(whole.partitions().len() > 1, "taxi has many partitions");
+        for window_files in [1, 2, 7, whole.files().len(), WINDOW_ROWS] {
+            let mut named = Named::default();
+            let streamed = ReplayedTable::stream(
+                &location,
+                &StorageOptions::default(),
+                None,
+                &mut |_| {},
+                &mut named,
+                window_files,
+            )
+            .unwrap();
+            assert_eq!(named.0, expected, "windows of {window_files} files");
+            assert_eq!(
+                format!("{:?}", streamed.partitions()),
+                format!("{:?}", whole.partitions()),
+                "windows of {window_files} files"
+            );
+        }
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use delta_kernel::arrow::array::{
     Array, AsArray, BooleanArray, MapArray, RecordBatch, StructArray,
@@ -35,17 +36,32 @@ pub(super) struct Replayed {
 
 impl Replayed {
     /// Keeps the rows of one scan batch that its selection vector selects, and lists their
-    /// files.
-    fn take(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
+    /// files; names their partitions too when `name_partitions` (a replay kept whole), or
+    /// leaves them [`UNNAMED`] for [`deliver`] to name when their window is handed on.
+    fn take(
+        &mut self,
+        batch: &RecordBatch,
+        selection: &[bool],
+        name_partitions: bool,
+    ) -> Result<(), ReplayFailure> {
         for selected in selected_rows(batch, selection).map_err(ReplayFailure::Kernel)? {
-            self.batch_starts.push(self.files.len());
-            list_files(&selected, &mut self.partitions, &mut self.files)
-                .map_err(ReplayFailure::Rows)?;
+            let first = self.files.len();
+            self.batch_starts.push(first);
+            list_files(&selected, &mut self.files).map_err(ReplayFailure::Rows)?;
+            if name_partitions {
+                name_partitions_of(&selected, &mut self.partitions, &mut self.files[first..])
+                    .map_err(ReplayFailure::Rows)?;
+            }
             self.cached_rows.push(selected);
         }
         Ok(())
     }
 }
+
+/// The partition of a listed file whose window has not been handed on yet (see
+/// [`deliver`]): an id no table reaches (ids fit 32 bits), so a file read before it is named
+/// fails loudly on the partition list's bounds check rather than reading another's values.
+const UNNAMED: usize = usize::MAX;
 
 pub(super) enum ReplayFailure {
     /// The kernel could not replay the log.
@@ -60,8 +76,8 @@ pub(super) enum ReplayFailure {
 }
 
 /// Where a streamed replay hands its rows: in windows of about [`WINDOW_ROWS`] files, each
-/// given on and dropped before the next is gathered, so no more than a window's rows (and the
-/// batches queued behind it) are held at once.
+/// given on and dropped once visited, so no more than two windows' rows (the one visited,
+/// the one gathered meanwhile) and the batches queued behind them are held at once.
 pub(super) trait WindowSink: Send {
     /// Called once per replay attempt, before its first window: a restarted replay starts over.
     fn start(
@@ -88,6 +104,51 @@ pub(super) struct Window {
     pub(super) listing_behind: bool,
 }
 
+/// A window's rows as the listing gathers them, its files' partitions not named yet: the
+/// thread that visits the windows names them ([`deliver`]), so the listing of the next
+/// window runs beside the lookups and the scans of this one.
+struct Gathered {
+    cached_rows: Vec<RecordBatch>,
+    batch_starts: Vec<usize>,
+    files: Vec<LiveFile>,
+    listing_behind: bool,
+}
+
+/// Names the partitions of a gathered window's files, in the replay's order (so every id is
+/// the one a replay kept whole gives), and hands the window on.
+///
+/// The window holds the partition list while it is visited and drops it before this returns,
+/// so the next window's new partitions are appended in place, never to a copy.
+fn deliver(
+    mut gathered: Gathered,
+    partitions: &mut DistinctPartitions,
+    sink: &mut dyn WindowSink,
+) -> Result<(), ReplayFailure> {
+    let ends = gathered
+        .batch_starts
+        .iter()
+        .skip(1)
+        .copied()
+        .chain([gathered.files.len()]);
+    for ((rows, &start), end) in gathered
+        .cached_rows
+        .iter()
+        .zip(&gathered.batch_starts)
+        .zip(ends)
+    {
+        name_partitions_of(rows, partitions, &mut gathered.files[start..end])
+            .map_err(ReplayFailure::Rows)?;
+    }
+    let window = Window {
+        cached_rows: gathered.cached_rows,
+        batch_starts: gathered.batch_starts,
+        files: gathered.files,
+        partitions: Arc::clone(&partitions.table),
+        listing_behind: gathered.listing_behind,
+    };
+    sink.window(window).map_err(ReplayFailure::Sink)
+}
+
 /// How many files a window of a streamed replay gathers before it is handed on: enough that
 /// each window's phase scans (a kernel scan set up per window and predicate) cost little
 /// against their rows, few enough that a window's rows (about 300 bytes a file, and the scan
@@ -99,9 +160,31 @@ pub const WINDOW_ROWS: usize = 8_192;
 /// Scan batches queued between the kernel's replay and the thread keeping their rows.
 const BATCHES_IN_FLIGHT: usize = 16;
 
-/// Batches waiting at which the listing is behind the replay: the queue is full, so the
-/// replay waits on the listing and its core is idle.
-const BEHIND_AT: usize = BATCHES_IN_FLIGHT;
+/// The queue between the kernel's replay and the listing, as both sides count it: a hint
+/// that decides how a window's scans use the cores, never what they answer.
+#[derive(Default)]
+struct Backlog {
+    /// Batches sent and not yet taken by the listing.
+    queued: AtomicUsize,
+}
+
+impl Backlog {
+    /// The replay is about to send a batch.
+    fn sending(&self) {
+        self.queued.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The listing took a batch off the queue.
+    fn taken(&self) {
+        self.queued.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Whether the queue is full: the replay waits on the listing (which, while it waits on
+    /// the windows' visits, takes nothing), and its core is idle.
+    fn full(&self) -> bool {
+        self.queued.load(Ordering::Relaxed) >= BATCHES_IN_FLIGHT
+    }
+}
 
 /// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
 /// the replayed add metadata every phase re-evaluates.
@@ -181,7 +264,9 @@ impl Statistics {
 /// through a bounded queue, while the kernel replays the next batches: on a log of JSON
 /// commits the kernel's replay is two threads already (the engine decodes JSON in the
 /// background, the caller deduplicates), and the listing would otherwise lengthen the
-/// caller's share.
+/// caller's share. The windows of a streamed replay listed so are visited on a third
+/// thread, their partitions named there ([`deliver`]): on a table partitioned by a column of
+/// high cardinality, looking up a million partitions is as much work as listing the files.
 fn replay_with(
     engine: &dyn Engine,
     snapshot: &SnapshotRef,
@@ -199,11 +284,16 @@ fn replay_with(
         .without_row_transforms()
         .build()
         .map_err(ReplayFailure::Kernel)?;
+    let window_files = sink.as_deref().map(|sink| sink.window_files());
     let mut keeper = Keeper {
         replayed: Replayed::default(),
-        sink,
+        out: match sink {
+            Some(sink) => Out::Sink(sink),
+            None => Out::Whole,
+        },
+        window_files: window_files.unwrap_or(usize::MAX),
         handed_on: false,
-        queued: None,
+        backlog: None,
         // Rows without JSON statistics make a json-only replay start again with struct
         // statistics asked for; a replay that already asked keeps them as they come.
         restart_without_stats: stats == Statistics::Json,
@@ -226,15 +316,10 @@ fn replay_with(
     // The calling thread lists the batches itself for as long as the table may turn out to
     // be one window: a batch that completes a window (or, kept whole, passes
     // [`INLINE_FILES`]) is listed here only if no batch follows it.
-    let inline_files = keeper
-        .sink
-        .as_deref()
-        .map_or(INLINE_FILES, |sink| sink.window_files());
+    let inline_files = window_files.unwrap_or(INLINE_FILES);
     let (send, receive) =
         std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
-    // Batches sent and not yet taken by the listing (a hint: it decides how a window's
-    // scans use the cores, never what they answer).
-    let queued = Arc::new(AtomicUsize::new(0));
+    let backlog = Arc::new(Backlog::default());
     loop {
         let Some(next) = next_batch(&mut live) else {
             return keeper.finish();
@@ -254,17 +339,36 @@ fn replay_with(
         observer(live);
         // The queue holds both: it has room for more.
         for waiting in [(batch, selection), following] {
-            queued.fetch_add(1, Ordering::Relaxed);
+            backlog.sending();
             send.send(waiting)
                 .map_err(|_| ReplayFailure::Rows("the listing queue closed".into()))?;
         }
         break;
     }
-    keeper.queued = Some(Arc::clone(&queued));
+    keeper.backlog = Some(Arc::clone(&backlog));
+    // A streamed replay's windows are visited on a thread of their own, their partitions
+    // named there: the listing gathers the next window meanwhile. The handover holds no
+    // window (a rendezvous), so at most the window being visited and the one being handed
+    // over are held. No window has been handed on yet: the calling thread lists only what
+    // may be the table's one window, and names none of its partitions.
+    let visiting = keeper.visit_elsewhere();
     std::thread::scope(|scope| {
+        let visitor = visiting.map(|visiting| {
+            scope.spawn(move || -> Result<DistinctPartitions, ReplayFailure> {
+                let Visiting {
+                    sink,
+                    mut partitions,
+                    windows,
+                } = visiting;
+                for gathered in windows {
+                    deliver(gathered, &mut partitions, sink)?;
+                }
+                Ok(partitions)
+            })
+        });
         let listing = scope.spawn(move || {
             for (batch, selection) in receive {
-                keeper.queued_taken();
+                keeper.taken();
                 keeper.keep(&batch, &selection)?;
             }
             keeper.finish()
@@ -272,7 +376,7 @@ fn replay_with(
         let mut replay = || -> Result<(), ReplayFailure> {
             while let Some(next) = next_batch(&mut live) {
                 let next = next?;
-                queued.fetch_add(1, Ordering::Relaxed);
+                backlog.sending();
                 if send.send(next).is_err() {
                     // The listing stopped on an error of its own; joining it below reports
                     // that.
@@ -289,7 +393,22 @@ fn replay_with(
                 "the thread keeping the scan rows panicked".into(),
             ))
         });
-        replayed.and(kept)
+        let visited = visitor.map(|visitor| {
+            visitor.join().unwrap_or_else(|_| {
+                Err(ReplayFailure::Rows(
+                    "the thread visiting the windows panicked".into(),
+                ))
+            })
+        });
+        // The kernel's error first, then the visitor's (the listing stops when the visitor
+        // does, on a handover no one takes), then the listing's.
+        replayed?;
+        let partitions = visited.transpose()?;
+        let mut kept = kept?;
+        if let Some(partitions) = partitions {
+            kept.partitions = partitions;
+        }
+        Ok(kept)
     })
 }
 
@@ -297,43 +416,76 @@ fn replay_with(
 /// of its own (see [`replay_with`]).
 const INLINE_FILES: usize = WINDOW_ROWS;
 
+/// Where the listing's rows go.
+enum Out<'a, 'b> {
+    /// Nowhere: the replay is kept whole, its files' partitions named as they are listed.
+    Whole,
+    /// To a sink the listing hands each window to itself, its partitions named then.
+    Sink(&'a mut (dyn WindowSink + 'b)),
+    /// To the thread that names a window's partitions and hands it to the sink
+    /// ([`deliver`]), while the listing gathers the next.
+    Visitor(SyncSender<Gathered>),
+}
+
+/// What the thread visiting a streamed replay's windows holds: the sink, the partitions named
+/// so far, and the handover's receiving end.
+struct Visiting<'a, 'b> {
+    sink: &'a mut (dyn WindowSink + 'b),
+    partitions: DistinctPartitions,
+    windows: Receiver<Gathered>,
+}
+
 /// The listing side of a base scan: the rows kept so far, and where windows go.
 struct Keeper<'a, 'b> {
     replayed: Replayed,
-    sink: Option<&'a mut (dyn WindowSink + 'b)>,
+    out: Out<'a, 'b>,
+    /// How many files a window gathers (a replay kept whole has no windows).
+    window_files: usize,
     /// Whether a window has been handed on (a table without files hands on one, empty).
     handed_on: bool,
     /// Whether a window with a file without JSON statistics restarts the replay.
     restart_without_stats: bool,
-    /// The batches waiting in the queue from the replay, once the listing has a thread of
-    /// its own (`None` on the calling thread: nothing waits).
-    queued: Option<Arc<AtomicUsize>>,
+    /// The queue from the replay, once the listing has a thread of its own (`None` on the
+    /// calling thread: nothing waits).
+    backlog: Option<Arc<Backlog>>,
 }
 
-impl Keeper<'_, '_> {
+impl<'a, 'b> Keeper<'a, 'b> {
     /// One waiting batch is taken off the queue.
-    fn queued_taken(&self) {
-        if let Some(queued) = &self.queued {
-            queued.fetch_sub(1, Ordering::Relaxed);
+    fn taken(&self) {
+        if let Some(backlog) = &self.backlog {
+            backlog.taken();
         }
     }
 
-    /// Whether the queue is full: the replay waits on the listing.
+    /// Whether the queue is full as a window is handed on.
     fn behind(&self) -> bool {
-        self.queued
-            .as_ref()
-            .is_some_and(|q| q.load(Ordering::Relaxed) >= BEHIND_AT)
+        self.backlog.as_ref().is_some_and(|b| b.full())
+    }
+
+    /// Hands the windows to a thread of their own from now on: what that thread needs, or
+    /// `None` for a replay kept whole.
+    fn visit_elsewhere(&mut self) -> Option<Visiting<'a, 'b>> {
+        let (handover, windows) = std::sync::mpsc::sync_channel::<Gathered>(0);
+        match std::mem::replace(&mut self.out, Out::Visitor(handover)) {
+            Out::Sink(sink) => Some(Visiting {
+                sink,
+                partitions: std::mem::take(&mut self.replayed.partitions),
+                windows,
+            }),
+            other => {
+                self.out = other;
+                None
+            }
+        }
     }
 
     /// Keeps one scan batch's selected rows, and hands them on once they make a window.
     fn keep(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
-        self.replayed.take(batch, selection)?;
-        let behind = self.behind();
-        if let Some(sink) = self.sink.as_deref_mut()
-            && self.replayed.files.len() >= sink.window_files()
-        {
-            hand_on(&mut self.replayed, sink, self.restart_without_stats, behind)?;
-            self.handed_on = true;
+        let whole = matches!(self.out, Out::Whole);
+        self.replayed.take(batch, selection, whole)?;
+        if !whole && self.replayed.files.len() >= self.window_files {
+            self.hand_on()?;
         }
         Ok(())
     }
@@ -341,35 +493,37 @@ impl Keeper<'_, '_> {
     /// Hands on the last window (the only one, empty, of a table without files), and leaves
     /// what is kept.
     fn finish(mut self) -> Result<Replayed, ReplayFailure> {
-        let behind = self.behind();
-        if let Some(sink) = self.sink
-            && (!self.handed_on || !self.replayed.files.is_empty())
-        {
-            hand_on(&mut self.replayed, sink, self.restart_without_stats, behind)?;
+        if !matches!(self.out, Out::Whole) && (!self.handed_on || !self.replayed.files.is_empty()) {
+            self.hand_on()?;
         }
         Ok(self.replayed)
     }
-}
 
-/// Hands the rows gathered so far on as one window and forgets them, keeping the partitions
-/// (their ids run across windows).
-fn hand_on(
-    replayed: &mut Replayed,
-    sink: &mut dyn WindowSink,
-    restart_without_stats: bool,
-    listing_behind: bool,
-) -> Result<(), ReplayFailure> {
-    if restart_without_stats && replayed.files.iter().any(|f| !f.has_stats) {
-        return Err(ReplayFailure::Restart);
+    /// Hands the rows gathered so far on as one window and forgets them, keeping the
+    /// partitions (their ids run across windows).
+    fn hand_on(&mut self) -> Result<(), ReplayFailure> {
+        if self.restart_without_stats && self.replayed.files.iter().any(|f| !f.has_stats) {
+            return Err(ReplayFailure::Restart);
+        }
+        let listing_behind = self.behind();
+        let replayed = &mut self.replayed;
+        let gathered = Gathered {
+            cached_rows: std::mem::take(&mut replayed.cached_rows),
+            batch_starts: std::mem::take(&mut replayed.batch_starts),
+            files: std::mem::take(&mut replayed.files),
+            listing_behind,
+        };
+        self.handed_on = true;
+        match &mut self.out {
+            // A replay kept whole has no windows: `keep` and `finish` hand nothing on.
+            Out::Whole => Ok(()),
+            Out::Sink(sink) => deliver(gathered, &mut replayed.partitions, &mut **sink),
+            Out::Visitor(handover) => handover.send(gathered).map_err(|_| {
+                // The visitor stopped on an error of its own; joining it reports that.
+                ReplayFailure::Rows("the thread visiting the windows stopped".into())
+            }),
+        }
     }
-    let window = Window {
-        cached_rows: std::mem::take(&mut replayed.cached_rows),
-        batch_starts: std::mem::take(&mut replayed.batch_starts),
-        files: std::mem::take(&mut replayed.files),
-        partitions: Arc::clone(&replayed.partitions.table),
-        listing_behind,
-    };
-    sink.window(window).map_err(ReplayFailure::Sink)
 }
 
 /// `batch` without its `stats_parsed` column, if it has one: the phase scans are given the
@@ -438,12 +592,9 @@ fn partition_id(
 /// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`), each file's
 /// record count off the front of its statistics: here, on the listing thread while the kernel
 /// replays the next batches, rather than in a pass of its own once the rows are kept.
-/// They are appended to `out`, the replay's own list: no list per batch to copy over.
-fn list_files(
-    batch: &RecordBatch,
-    partitions: &mut DistinctPartitions,
-    out: &mut Vec<LiveFile>,
-) -> Result<(), String> {
+/// They are appended to `out`, the replay's own list: no list per batch to copy over. Their
+/// partitions are left [`UNNAMED`] ([`name_partitions_of`] names them).
+fn list_files(batch: &RecordBatch, out: &mut Vec<LiveFile>) -> Result<(), String> {
     let missing = |name: &str| format!("scan rows lack the `{name}` column");
     let paths = batch
         .column_by_name("path")
@@ -462,6 +613,46 @@ fn list_files(
         .and_then(|c| c.as_struct_opt())
         .ok_or_else(|| missing("deletionVector"))?;
     let dv_storage = dvs.column_by_name("storageType");
+    out.reserve(batch.num_rows());
+    // Checked once per batch, not per row.
+    if paths.null_count() > 0
+        && let Some(row) = (0..batch.num_rows()).find(|&row| paths.is_null(row))
+    {
+        return Err(format!("scan row {row} has no path"));
+    }
+    for row in 0..batch.num_rows() {
+        let has_deletion_vector = dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
+        let stats_json = stats.is_valid(row).then(|| stats.value(row));
+        out.push(LiveFile {
+            size_bytes: if sizes.is_valid(row) {
+                sizes.value(row)
+            } else {
+                0
+            },
+            num_records: stats_json.and_then(num_records),
+            has_stats: stats_json.is_some(),
+            partition: UNNAMED,
+            has_deletion_vector,
+        });
+    }
+    Ok(())
+}
+
+/// Names the partition of each of `files`, the files [`list_files`] listed off `batch`, in
+/// order: each distinct set of partition values gets the next id the first time it is met.
+fn name_partitions_of(
+    batch: &RecordBatch,
+    partitions: &mut DistinctPartitions,
+    files: &mut [LiveFile],
+) -> Result<(), String> {
+    let missing = |name: &str| format!("scan rows lack the `{name}` column");
+    if files.len() != batch.num_rows() {
+        return Err(format!(
+            "{} scan rows name the partitions of {} files",
+            batch.num_rows(),
+            files.len()
+        ));
+    }
     let constants: &StructArray = batch
         .column_by_name("fileConstantValues")
         .and_then(|c| c.as_struct_opt())
@@ -490,14 +681,7 @@ fn list_files(
     let mut previous_entries: Vec<(&str, Option<&str>)> = Vec::new();
     // Whether the previous file had a map, and its partition.
     let mut previous: Option<(bool, usize)> = None;
-    out.reserve(batch.num_rows());
-    // Checked once per batch, not per row.
-    if paths.null_count() > 0
-        && let Some(row) = (0..batch.num_rows()).find(|&row| paths.is_null(row))
-    {
-        return Err(format!("scan row {row} has no path"));
-    }
-    for row in 0..batch.num_rows() {
+    for (row, file) in files.iter_mut().enumerate() {
         // A null map and an empty one are told apart: they share nothing.
         let has_map = partition_maps.is_valid(row);
         entries.clear();
@@ -507,7 +691,7 @@ fn list_files(
                     .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i)))),
             );
         }
-        let partition = match previous {
+        file.partition = match previous {
             Some((previous_has_map, id))
                 if previous_has_map == has_map && previous_entries == entries =>
             {
@@ -520,19 +704,6 @@ fn list_files(
                 id
             }
         };
-        let has_deletion_vector = dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
-        let stats_json = stats.is_valid(row).then(|| stats.value(row));
-        out.push(LiveFile {
-            size_bytes: if sizes.is_valid(row) {
-                sizes.value(row)
-            } else {
-                0
-            },
-            num_records: stats_json.and_then(num_records),
-            has_stats: stats_json.is_some(),
-            partition,
-            has_deletion_vector,
-        });
     }
     Ok(())
 }
