@@ -74,6 +74,20 @@ impl<'a> Present<'a> {
         )
     }
 
+    /// The value at `position` in [`iter`](Self::iter)'s order.
+    ///
+    /// # Panics
+    /// If `position` is not below [`len`](Self::len).
+    fn value(&self, position: usize) -> Option<&'a str> {
+        let position = match (self.values.null, position) {
+            (true, 0) => return None,
+            (true, p) => p - 1,
+            (false, p) => p,
+        };
+        let id = self.values.holders[position] as usize;
+        self.partitions.partition(id).get(self.key).flatten()
+    }
+
     /// How many distinct values (a null one counted once).
     pub fn len(&self) -> usize {
         usize::from(self.values.null) + self.values.holders.len()
@@ -194,10 +208,10 @@ pub fn accepted_partition_values(
             out.insert(name.clone(), None);
             continue;
         };
-        let accepts = |value: &Option<&str>| {
+        let accepts = |value: Option<&str>| {
             let bound = OneValue {
                 key: &info.partition_key,
-                value: *value,
+                value,
             };
             prepared.evaluate(&bound).may_be_true()
         };
@@ -208,11 +222,9 @@ pub fn accepted_partition_values(
             // string scalars), and `None` sorts first: no value needs typing. Each value's
             // first eight bytes, read as a number, decide most comparisons without reading
             // the text again (a table partitioned by an id has a million values).
-            let mut values: Vec<(u64, Option<&str>)> = present
-                .iter()
-                .filter(accepts)
-                .map(|v| (v.map_or(0, text_prefix), v))
-                .collect();
+            let mut values: Vec<(u64, Option<&str>)> = decided_on_cores(present, |v| {
+                accepts(v).then(|| (v.map_or(0, text_prefix), v))
+            });
             values.sort_unstable();
             values
                 .into_iter()
@@ -220,11 +232,9 @@ pub fn accepted_partition_values(
                 .collect()
         } else {
             // Each accepted value is typed once, not once per comparison.
-            let mut keyed: Vec<_> = present
-                .iter()
-                .filter(accepts)
-                .map(|v| (typed_partition_value(v, &info), v))
-                .collect();
+            let mut keyed: Vec<_> = decided_on_cores(present, |v| {
+                accepts(v).then(|| (typed_partition_value(v, &info), v))
+            });
             keyed.sort_unstable_by(|(x, a), (y, b)| match (x, y) {
                 (Some(x), Some(y)) if x.is_null() || y.is_null() => y.is_null().cmp(&x.is_null()),
                 (Some(x), Some(y)) => compare(x, y)
@@ -242,6 +252,51 @@ pub fn accepted_partition_values(
         out.insert(name.clone(), Some(accepted));
     }
     out
+}
+
+/// The fewest present values a worker of [`decided_on_cores`] takes at a time: below that a
+/// thread costs more than the values it decides.
+const VALUES_PER_WORKER: usize = 16_384;
+
+/// What `decide` makes of each of `present`'s values it keeps (`Some`), in `present`'s order.
+///
+/// A column of a table partitioned by an id has about as many values as the table has files,
+/// each decided alone (bound to the evaluator, typed), so a long list is shared out in runs of
+/// [`VALUES_PER_WORKER`] among workers on every core; a short one is decided on this thread.
+/// The runs are put back in order, so the result is the one a single thread gives.
+fn decided_on_cores<'a, T: Send>(
+    present: Present<'a>,
+    decide: impl Fn(Option<&'a str>) -> Option<T> + Sync,
+) -> Vec<T> {
+    let len = present.len();
+    let runs = len.div_ceil(VALUES_PER_WORKER);
+    let run_of = |run: usize| {
+        let start = run * VALUES_PER_WORKER;
+        (start..len.min(start + VALUES_PER_WORKER))
+            .filter_map(|position| decide(present.value(position)))
+            .collect::<Vec<T>>()
+    };
+    if runs <= 1 || crate::cores() <= 1 {
+        return (0..runs).flat_map(run_of).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let decided: std::sync::Mutex<Vec<(usize, Vec<T>)>> = std::sync::Mutex::default();
+    crate::on_workers(crate::cores().min(runs), &|| {
+        loop {
+            let run = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if run >= runs {
+                break;
+            }
+            let kept = run_of(run);
+            decided
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((run, kept));
+        }
+    });
+    let mut decided = decided.into_inner().unwrap_or_else(|p| p.into_inner());
+    decided.sort_unstable_by_key(|(run, _)| *run);
+    decided.into_iter().flat_map(|(_, kept)| kept).collect()
 }
 
 /// The first eight bytes of `text` as a big-endian number, zero-padded: where two texts'
@@ -351,5 +406,43 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(present(&no_nulls, "p"), (false, vec!["a", "b"]));
+    }
+
+    /// A long list of values, shared out among workers in runs, is decided and put back in
+    /// the order one thread gives: every run's values, the null one first, none twice.
+    #[test]
+    fn many_values_are_decided_on_cores_as_on_one_thread() {
+        let count = 3 * VALUES_PER_WORKER + 5;
+        let texts: Vec<String> = (0..count).map(|i| format!("v{i}")).collect();
+        let mut table: PartitionTable = texts
+            .iter()
+            .map(|text| vec![("p", Some(text.as_str()))])
+            .collect();
+        table.push(Some([("p", None)].into_iter())).unwrap();
+        let present = PresentValues {
+            partitions: Arc::new(table),
+            by_key: [("p".to_string(), OnceLock::new())].into_iter().collect(),
+        };
+        let values = present.get("p").unwrap();
+        assert_eq!(values.len(), count + 1);
+        // Keeps the null value and every value ending in 7.
+        let decide = |v: Option<&str>| match v {
+            None => Some("null".to_string()),
+            Some(text) if text.ends_with('7') => Some(text.to_string()),
+            Some(_) => None,
+        };
+        let one_thread: Vec<String> = values.iter().filter_map(decide).collect();
+        assert_eq!(
+            one_thread.len(),
+            1 + (0..count).filter(|i| i % 10 == 7).count()
+        );
+        assert_eq!(one_thread[0], "null");
+        assert_eq!(decided_on_cores(values, decide), one_thread);
+        assert_eq!(
+            (0..values.len())
+                .map(|i| values.value(i))
+                .collect::<Vec<_>>(),
+            values.iter().collect::<Vec<_>>()
+        );
     }
 }

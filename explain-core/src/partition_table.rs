@@ -269,6 +269,14 @@ impl DistinctPartitions {
         self.ids.insert(fragment, id);
         Some(id as usize)
     }
+
+    /// The partitions named so far, leaving none: the next partition named is id 0 of a new
+    /// table. The index keeps its room, so naming as many partitions again (the next window
+    /// of a streamed replay) grows nothing.
+    pub(crate) fn take_table(&mut self) -> Arc<PartitionTable> {
+        self.ids.clear();
+        std::mem::take(&mut self.table)
+    }
 }
 
 /// Ids of things held elsewhere (partitions in a [`PartitionTable`], a key's distinct
@@ -292,6 +300,11 @@ impl FragmentIndex {
         self.ids
             .find(spread(fragment), |&(f, id)| f == fragment && is(id))
             .map(|&(_, id)| id)
+    }
+
+    /// Forgets every id, keeping the room they took.
+    pub(crate) fn clear(&mut self) {
+        self.ids.clear();
     }
 
     /// Stores `id` under `fragment`.
@@ -398,5 +411,25 @@ mod tests {
         push(&mut other, Some(&[("q", Some("c"))]));
         assert_eq!(other.sole_key(), None, "a second key");
         assert_eq!(PartitionTable::default().sole_key(), None, "no key");
+    }
+
+    /// A taken table leaves none behind: the next partitions are named from 0 in a new
+    /// table, a partition of the taken one among them, and the taken table is unchanged.
+    #[test]
+    fn a_taken_table_leaves_naming_to_start_over() {
+        let mut named = DistinctPartitions::default();
+        let values: Vec<String> = (0..1_000).map(|i| format!("v{i}")).collect();
+        for (i, value) in values.iter().enumerate() {
+            assert_eq!(named.id_of(Some(&[("p", Some(value))])), Some(i));
+        }
+        let taken = named.take_table();
+        assert_eq!(taken.len(), 1_000);
+        assert_eq!(named.table.len(), 0);
+        assert_eq!(named.id_of(Some(&[("p", Some("v999"))])), Some(0));
+        assert_eq!(named.id_of(None), Some(1));
+        assert_eq!(named.id_of(Some(&[("p", Some("v999"))])), Some(0));
+        assert_eq!(named.id_of(Some(&[("p", Some("v3"))])), Some(2));
+        assert_eq!(taken.partition(999).get("p"), Some(Some("v999")));
+        assert_eq!(named.table.partition(2).get("p"), Some(Some("v3")));
     }
 }

@@ -62,7 +62,8 @@ pub struct LiveFile {
     pub has_stats: bool,
     /// The file's partition, an index into [`ReplayedTable::partitions`]: a table has few
     /// distinct partitions and many files, so the values are built, typed and evaluated once
-    /// per partition. Ids count from 0 in order of first appearance, one per distinct set of
+    /// per partition. Ids count from 0 in order of first appearance (in the replay, or in
+    /// the window of a streamed replay that holds the file), one per distinct set of
     /// values.
     pub partition: usize,
     pub has_deletion_vector: bool,
@@ -90,14 +91,13 @@ pub struct ReplayedTable {
     batch_starts: Vec<usize>,
     /// The fewest rows a phase-scan shard gets (see [`ReplayedTable::with_rows_per_shard`]).
     rows_per_shard: usize,
-    /// The distinct partitions, indexed by `LiveFile::partition`; the windows of a streamed
-    /// replay share the table's list, not a copy each.
+    /// The distinct partitions, indexed by `LiveFile::partition`: the table's, or a window's
+    /// own (the partitions its files use, copied out of the table's list).
     partitions: PartitionList,
 }
 
-/// The distinct partitions of a replay, indexed by `LiveFile::partition`. A streamed replay's
-/// listing appends to it while each window holds it by reference, so a window costs no copy
-/// of it, however many partitions the table has.
+/// The distinct partitions of a replay or of a window, indexed by `LiveFile::partition`;
+/// shared with the accepted values ([`ReplayedTable::shared_partitions`]) rather than copied.
 pub(crate) type PartitionList = Arc<PartitionTable>;
 
 impl ReplayedTable {
@@ -400,7 +400,8 @@ impl StreamedTable {
 }
 
 /// What a streamed replay hands each window to, as a [`ReplayedTable`] of that window's files
-/// alone, in the replay's order (partition ids and values are the table's).
+/// alone, in the replay's order: their partition values are the table's, their partition ids
+/// the window's own (counted from 0 in order of first use in the window).
 pub trait WindowVisitor: Send {
     /// The snapshot is known and its replay starts (again, after a restart: forget what the
     /// earlier windows said). An error stops the replay before it lists a file.
@@ -455,8 +456,6 @@ impl WindowSink for Windows<'_> {
             });
         };
         self.files += rows.files.len();
-        // The window holds the table's partition list, not a copy, and drops its hold when
-        // visited: the listing then appends to it without copying it.
         let window = ReplayedTable {
             head: head.clone(),
             files: rows.files,
@@ -684,9 +683,10 @@ pub(crate) fn one_line(text: &str) -> String {
 mod tests {
     use super::*;
 
-    /// Per window, how many hold the partition list while the window is visited.
+    /// Per window, its file count, its partition list's length and how many hold the list
+    /// while the window is visited.
     #[derive(Default)]
-    struct Holders(Vec<usize>);
+    struct Holders(Vec<(usize, usize, usize)>);
 
     impl WindowVisitor for Holders {
         fn start(&mut self, _: &TableColumns) -> Result<(), ExplainError> {
@@ -695,16 +695,23 @@ mod tests {
         }
 
         fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError> {
-            self.0.push(Arc::strong_count(&window.partitions));
+            self.0.push((
+                window.files().len(),
+                window.partitions().len(),
+                Arc::strong_count(&window.partitions),
+            ));
             Ok(())
         }
     }
 
-    /// A window holds the table's partition list, not a copy (a copy per window costs the
-    /// table's partition count each time), and nothing else holds it beside the listing,
-    /// which appends to it in place.
+    /// A window holds a list of its own files' partitions (at most one per file, whatever
+    /// the table's partition count: a window that held or copied the table's list would cost
+    /// the table's count each time), shared only with the thread naming them in the table's
+    /// list, never with the listing, which names the next window's files in a list of their
+    /// own meanwhile. Which partitions a window's list holds:
+    /// `streamed_windows_name_the_partitions_a_whole_replay_names`.
     #[test]
-    fn every_window_holds_the_listings_partition_list_and_nothing_else_does() {
+    fn every_window_holds_a_list_of_its_own_partitions() {
         let mut holders = Holders::default();
         let streamed = ReplayedTable::stream(
             &testkit::taxi(),
@@ -722,8 +729,11 @@ mod tests {
         );
         assert!(streamed.partitions().len() > 1, "taxi has many partitions");
         assert!(
-            holders.0.iter().all(|&n| n == 2),
-            "the listing and the window: {:?}",
+            holders
+                .0
+                .iter()
+                .all(|&(files, len, holders)| 1 <= len && len <= files && holders <= 2),
+            "(files, partitions, holders) per window: {:?}",
             holders.0
         );
     }
@@ -788,43 +798,41 @@ mod tests {
         }
     }
 
-    /// Each file's path, partition id and partition values, window after window.
+    /// Each file's path, partition id and partition values, and which window holds it, window
+    /// after window; and each window's partition count.
     #[derive(Default)]
-    struct Named(Vec<(String, usize, String)>);
+    struct Named {
+        files: Vec<(String, usize, String, usize)>,
+        partitions: Vec<usize>,
+    }
 
     impl WindowVisitor for Named {
         fn start(&mut self, _: &TableColumns) -> Result<(), ExplainError> {
-            self.0.clear();
+            *self = Named::default();
             Ok(())
         }
 
         fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError> {
+            let at = self.partitions.len();
             for (file, live) in window.files().iter().enumerate() {
                 let values = format!("{:?}", window.partition_of(file));
-                self.0
-                    .push((window.path(file).to_string(), live.partition, values));
+                self.files
+                    .push((window.path(file).to_string(), live.partition, values, at));
             }
+            self.partitions.push(window.partitions().len());
             Ok(())
         }
     }
 
-    /// The windows' files are named the partitions a replay kept whole names, id for id:
-    /// the partitions are named on the thread that visits the windows, in the replay's
-    /// order, whether the table is one window (named on the calling thread) or many (on a
-    /// thread of their own while the listing gathers the next).
+    /// The windows' files are given the partition values a replay kept whole gives, and the
+    /// table's list is the whole replay's, id for id, whether the table is one window (listed
+    /// on the calling thread) or many (handed to a thread of their own while the listing
+    /// gathers the next). A window's ids are its own: two of its files share one exactly when
+    /// they share one in the whole replay, counted from 0 in order of first use, each used.
     #[test]
     fn streamed_windows_name_the_partitions_a_whole_replay_names() {
         let location = testkit::taxi();
         let whole = ReplayedTable::open(&location, None).unwrap();
-        let expected: Vec<(String, usize, String)> = (0..whole.files().len())
-            .map(|file| {
-                (
-                    whole.path(file).to_string(),
-                    whole.files()[file].partition,
-                    format!("{:?}", whole.partition_of(file)),
-                )
-            })
-            .collect();
         assert!(whole.partitions().len() > 1, "taxi has many partitions");
         for window_files in [1, 2, 7, whole.files().len(), WINDOW_ROWS] {
             let mut named = Named::default();
@@ -837,11 +845,47 @@ mod tests {
                 window_files,
             )
             .unwrap();
-            assert_eq!(named.0, expected, "windows of {window_files} files");
+            let case = format!("windows of {window_files} files");
+            assert_eq!(named.files.len(), whole.files().len(), "{case}");
+            // Per window, the whole replay's id of each of its ids, in order of first use.
+            let mut ids: Vec<Vec<usize>> = vec![Vec::new(); named.partitions.len()];
+            for (file, (path, id, values, window)) in named.files.iter().enumerate() {
+                assert_eq!(path, whole.path(file), "{case}");
+                assert_eq!(
+                    values,
+                    &format!("{:?}", whole.partition_of(file)),
+                    "{case}, {path}"
+                );
+                let whole_id = whole.files()[file].partition;
+                let ids = &mut ids[*window];
+                match ids.get(*id) {
+                    Some(&seen) => {
+                        assert_eq!(seen, whole_id, "{case}, {path}: one id, one partition")
+                    }
+                    None => {
+                        assert_eq!(*id, ids.len(), "{case}, {path}: ids in order of first use");
+                        assert!(
+                            !ids.contains(&whole_id),
+                            "{case}, {path}: one partition, one id"
+                        );
+                        ids.push(whole_id);
+                    }
+                }
+            }
+            let used: Vec<usize> = ids.iter().map(Vec::len).collect();
+            assert_eq!(
+                used, named.partitions,
+                "{case}: every id of a window is used"
+            );
+            assert!(
+                named.partitions.len() > 1 || window_files >= whole.files().len(),
+                "{case}: {} windows",
+                named.partitions.len()
+            );
             assert_eq!(
                 format!("{:?}", streamed.partitions()),
                 format!("{:?}", whole.partitions()),
-                "windows of {window_files} files"
+                "{case}"
             );
         }
     }

@@ -18,7 +18,7 @@ use url::Url;
 
 use super::{LiveFile, PartitionList, is_selected, selected_count, snapshot_at};
 use crate::file_stats::num_records;
-use crate::partition_table::DistinctPartitions;
+use crate::partition_table::{DistinctPartitions, PartitionTable};
 use crate::schema::TableColumns;
 
 /// What the base scan leaves: its selected rows and the live files they are.
@@ -30,38 +30,26 @@ pub(super) struct Replayed {
     pub(super) files: Vec<LiveFile>,
     /// The distinct partitions, in order of first appearance (a null map and an empty one are
     /// two); a batch's borrowed entries are looked up without a copy, and only a partition
-    /// seen for the first time is copied.
+    /// seen for the first time is copied. While a streamed replay gathers a window: the
+    /// window's own ([`Keeper::hand_on`]).
     pub(super) partitions: DistinctPartitions,
 }
 
 impl Replayed {
-    /// Keeps the rows of one scan batch that its selection vector selects, and lists their
-    /// files; names their partitions too when `name_partitions` (a replay kept whole), or
-    /// leaves them [`UNNAMED`] for [`deliver`] to name when their window is handed on.
-    fn take(
-        &mut self,
-        batch: &RecordBatch,
-        selection: &[bool],
-        name_partitions: bool,
-    ) -> Result<(), ReplayFailure> {
+    /// Keeps the rows of one scan batch that its selection vector selects, lists their
+    /// files and names their partitions (in order of first appearance).
+    fn take(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
         for selected in selected_rows(batch, selection).map_err(ReplayFailure::Kernel)? {
             let first = self.files.len();
             self.batch_starts.push(first);
             list_files(&selected, &mut self.files).map_err(ReplayFailure::Rows)?;
-            if name_partitions {
-                name_partitions_of(&selected, &mut self.partitions, &mut self.files[first..])
-                    .map_err(ReplayFailure::Rows)?;
-            }
+            name_partitions_of(&selected, &mut self.partitions, &mut self.files[first..])
+                .map_err(ReplayFailure::Rows)?;
             self.cached_rows.push(selected);
         }
         Ok(())
     }
 }
-
-/// The partition of a listed file whose window has not been handed on yet (see
-/// [`deliver`]): an id no table reaches (ids fit 32 bits), so a file read before it is named
-/// fails loudly on the partition list's bounds check rather than reading another's values.
-const UNNAMED: usize = usize::MAX;
 
 pub(super) enum ReplayFailure {
     /// The kernel could not replay the log.
@@ -87,7 +75,7 @@ pub(super) trait WindowSink: Send {
     ) -> Result<(), crate::error::ExplainError>;
     /// How many files a window gathers before it is handed on.
     fn window_files(&self) -> usize;
-    /// One window: its rows, the files they are, and every partition seen so far.
+    /// One window: its rows, the files they are, and their partitions.
     fn window(&mut self, rows: Window) -> Result<(), crate::error::ExplainError>;
 }
 
@@ -95,8 +83,10 @@ pub(super) trait WindowSink: Send {
 pub(super) struct Window {
     pub(super) cached_rows: Vec<RecordBatch>,
     pub(super) batch_starts: Vec<usize>,
+    /// The window's files, each `partition` an id into `partitions`.
     pub(super) files: Vec<LiveFile>,
-    /// The table's partitions so far, shared with the listing (not a copy per window).
+    /// The window's own distinct partitions, in order of first use in the window: the table's
+    /// list is made from these elsewhere ([`name_in_table`]) while the window is visited.
     pub(super) partitions: PartitionList,
     /// Whether the kernel's replay waited on a full queue when this window was handed on:
     /// the listing, not the replay, holds the run back, and the window's scans may take the
@@ -104,49 +94,26 @@ pub(super) struct Window {
     pub(super) listing_behind: bool,
 }
 
-/// A window's rows as the listing gathers them, its files' partitions not named yet: the
-/// thread that visits the windows names them ([`deliver`]), so the listing of the next
-/// window runs beside the lookups and the scans of this one.
-struct Gathered {
-    cached_rows: Vec<RecordBatch>,
-    batch_starts: Vec<usize>,
-    files: Vec<LiveFile>,
-    listing_behind: bool,
-}
-
-/// Names the partitions of a gathered window's files, in the replay's order (so every id is
-/// the one a replay kept whole gives), and hands the window on.
+/// Names the partitions of one window in the table's list `named`, in the window's order of
+/// first use (so, window after window, the table's list is the one a replay kept whole
+/// makes).
 ///
-/// The window holds the partition list while it is visited and drops it before this returns,
-/// so the next window's new partitions are appended in place, never to a copy.
-fn deliver(
-    mut gathered: Gathered,
-    partitions: &mut DistinctPartitions,
-    sink: &mut dyn WindowSink,
-) -> Result<(), ReplayFailure> {
-    let ends = gathered
-        .batch_starts
-        .iter()
-        .skip(1)
-        .copied()
-        .chain([gathered.files.len()]);
-    for ((rows, &start), end) in gathered
-        .cached_rows
-        .iter()
-        .zip(&gathered.batch_starts)
-        .zip(ends)
-    {
-        name_partitions_of(rows, partitions, &mut gathered.files[start..end])
-            .map_err(ReplayFailure::Rows)?;
+/// A window's files are named in a list of the window's own while it is gathered: a lookup
+/// among the window's few partitions, not among all the table's (on a table with a partition
+/// per file, a hash probe into a million). The table's list, which only the report's accepted
+/// values read, is made from the windows' lists on a thread of its own (see
+/// [`replay_with`]).
+fn name_in_table(named: &mut DistinctPartitions, window: &PartitionTable) -> Result<(), String> {
+    let mut entries: Vec<(&str, Option<&str>)> = Vec::new();
+    for partition in window.iter() {
+        entries.clear();
+        entries.extend(partition.iter());
+        partition_id(
+            named,
+            (!partition.is_null_map()).then_some(entries.as_slice()),
+        )?;
     }
-    let window = Window {
-        cached_rows: gathered.cached_rows,
-        batch_starts: gathered.batch_starts,
-        files: gathered.files,
-        partitions: Arc::clone(&partitions.table),
-        listing_behind: gathered.listing_behind,
-    };
-    sink.window(window).map_err(ReplayFailure::Sink)
+    Ok(())
 }
 
 /// How many files a window of a streamed replay gathers before it is handed on: enough that
@@ -265,8 +232,11 @@ impl Statistics {
 /// commits the kernel's replay is two threads already (the engine decodes JSON in the
 /// background, the caller deduplicates), and the listing would otherwise lengthen the
 /// caller's share. The windows of a streamed replay listed so are visited on a third
-/// thread, their partitions named there ([`deliver`]): on a table partitioned by a column of
-/// high cardinality, looking up a million partitions is as much work as listing the files.
+/// thread while the listing gathers the next window, and each window's partitions (named
+/// among the window's own) are named in the table's list on a fourth ([`name_in_table`]): on
+/// a table partitioned by a column of high cardinality, looking up a million partitions in
+/// the table's list is as much work as listing the files, and that work runs beside the
+/// listing and the windows' scans, not before them.
 fn replay_with(
     engine: &dyn Engine,
     snapshot: &SnapshotRef,
@@ -294,6 +264,7 @@ fn replay_with(
         window_files: window_files.unwrap_or(usize::MAX),
         handed_on: false,
         backlog: None,
+        named: DistinctPartitions::default(),
         // Rows without JSON statistics make a json-only replay start again with struct
         // statistics asked for; a replay that already asked keeps them as they come.
         restart_without_stats: stats == Statistics::Json,
@@ -346,26 +317,36 @@ fn replay_with(
         break;
     }
     keeper.backlog = Some(Arc::clone(&backlog));
-    // A streamed replay's windows are visited on a thread of their own, their partitions
-    // named there: the listing gathers the next window meanwhile. The handover holds no
-    // window (a rendezvous), so at most the window being visited and the one being handed
-    // over are held. No window has been handed on yet: the calling thread lists only what
-    // may be the table's one window, and names none of its partitions.
+    // A streamed replay's windows are visited on a thread of their own: the listing gathers
+    // the next window meanwhile. The handover holds no window (a rendezvous), so at most the
+    // window being visited and the one being handed over are held. No window has been
+    // handed on yet: the calling thread lists only what may be the table's one window.
     let visiting = keeper.visit_elsewhere();
     std::thread::scope(|scope| {
-        let visitor = visiting.map(|visiting| {
-            scope.spawn(move || -> Result<DistinctPartitions, ReplayFailure> {
-                let Visiting {
-                    sink,
-                    mut partitions,
-                    windows,
-                } = visiting;
-                for gathered in windows {
-                    deliver(gathered, &mut partitions, sink)?;
-                }
-                Ok(partitions)
-            })
-        });
+        let (visitor, namer) = match visiting {
+            Some(Visiting {
+                sink,
+                windows,
+                mut named,
+                partitions,
+            }) => (
+                Some(scope.spawn(move || -> Result<(), ReplayFailure> {
+                    for window in windows {
+                        sink.window(window).map_err(ReplayFailure::Sink)?;
+                    }
+                    Ok(())
+                })),
+                Some(
+                    scope.spawn(move || -> Result<DistinctPartitions, ReplayFailure> {
+                        for window in partitions {
+                            name_in_table(&mut named, &window).map_err(ReplayFailure::Rows)?;
+                        }
+                        Ok(named)
+                    }),
+                ),
+            ),
+            None => (None, None),
+        };
         let listing = scope.spawn(move || {
             for (batch, selection) in receive {
                 keeper.taken();
@@ -400,13 +381,22 @@ fn replay_with(
                 ))
             })
         });
+        let named = namer.map(|namer| {
+            namer.join().unwrap_or_else(|_| {
+                Err(ReplayFailure::Rows(
+                    "the thread naming the partitions panicked".into(),
+                ))
+            })
+        });
         // The kernel's error first, then the visitor's (the listing stops when the visitor
-        // does, on a handover no one takes), then the listing's.
+        // does, on a handover no one takes), then the naming's (likewise; it stops only on a
+        // table of more partitions than ids), then the listing's.
         replayed?;
-        let partitions = visited.transpose()?;
+        visited.transpose()?;
+        let named = named.transpose()?;
         let mut kept = kept?;
-        if let Some(partitions) = partitions {
-            kept.partitions = partitions;
+        if let Some(named) = named {
+            kept.partitions = named;
         }
         Ok(kept)
     })
@@ -418,22 +408,31 @@ const INLINE_FILES: usize = WINDOW_ROWS;
 
 /// Where the listing's rows go.
 enum Out<'a, 'b> {
-    /// Nowhere: the replay is kept whole, its files' partitions named as they are listed.
+    /// Nowhere: the replay is kept whole.
     Whole,
-    /// To a sink the listing hands each window to itself, its partitions named then.
+    /// To a sink the listing hands each window to itself.
     Sink(&'a mut (dyn WindowSink + 'b)),
-    /// To the thread that names a window's partitions and hands it to the sink
-    /// ([`deliver`]), while the listing gathers the next.
-    Visitor(SyncSender<Gathered>),
+    /// To the thread that hands each window to the sink while the listing gathers the next,
+    /// and the window's partitions to the thread naming them in the table's list.
+    Visitor {
+        windows: SyncSender<Window>,
+        partitions: SyncSender<PartitionList>,
+    },
 }
 
-/// What the thread visiting a streamed replay's windows holds: the sink, the partitions named
-/// so far, and the handover's receiving end.
+/// What the threads visiting a streamed replay's windows and naming their partitions hold:
+/// the sink and the handover's receiving end; the table's partition list so far and the
+/// windows' lists to name in it.
 struct Visiting<'a, 'b> {
     sink: &'a mut (dyn WindowSink + 'b),
-    partitions: DistinctPartitions,
-    windows: Receiver<Gathered>,
+    windows: Receiver<Window>,
+    named: DistinctPartitions,
+    partitions: Receiver<PartitionList>,
 }
+
+/// Windows' partition lists queued for the thread naming them in the table's list: enough
+/// that the listing rarely waits on it, each list no longer than its window.
+const LISTS_IN_FLIGHT: usize = 4;
 
 /// The listing side of a base scan: the rows kept so far, and where windows go.
 struct Keeper<'a, 'b> {
@@ -448,6 +447,9 @@ struct Keeper<'a, 'b> {
     /// The queue from the replay, once the listing has a thread of its own (`None` on the
     /// calling thread: nothing waits).
     backlog: Option<Arc<Backlog>>,
+    /// The table's partition list, while windows are handed on by the listing itself
+    /// (`Out::Sink`); a replay kept whole names its files in `replayed.partitions` directly.
+    named: DistinctPartitions,
 }
 
 impl<'a, 'b> Keeper<'a, 'b> {
@@ -463,15 +465,24 @@ impl<'a, 'b> Keeper<'a, 'b> {
         self.backlog.as_ref().is_some_and(|b| b.full())
     }
 
-    /// Hands the windows to a thread of their own from now on: what that thread needs, or
-    /// `None` for a replay kept whole.
+    /// Hands the windows to a thread of their own, and their partitions to another, from now
+    /// on: what those threads need, or `None` for a replay kept whole.
     fn visit_elsewhere(&mut self) -> Option<Visiting<'a, 'b>> {
-        let (handover, windows) = std::sync::mpsc::sync_channel::<Gathered>(0);
-        match std::mem::replace(&mut self.out, Out::Visitor(handover)) {
+        if !matches!(self.out, Out::Sink(_)) {
+            return None;
+        }
+        let (handover, windows) = std::sync::mpsc::sync_channel::<Window>(0);
+        let (lists, partitions) = std::sync::mpsc::sync_channel::<PartitionList>(LISTS_IN_FLIGHT);
+        let out = Out::Visitor {
+            windows: handover,
+            partitions: lists,
+        };
+        match std::mem::replace(&mut self.out, out) {
             Out::Sink(sink) => Some(Visiting {
                 sink,
-                partitions: std::mem::take(&mut self.replayed.partitions),
                 windows,
+                named: std::mem::take(&mut self.named),
+                partitions,
             }),
             other => {
                 self.out = other;
@@ -482,46 +493,64 @@ impl<'a, 'b> Keeper<'a, 'b> {
 
     /// Keeps one scan batch's selected rows, and hands them on once they make a window.
     fn keep(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
-        let whole = matches!(self.out, Out::Whole);
-        self.replayed.take(batch, selection, whole)?;
-        if !whole && self.replayed.files.len() >= self.window_files {
+        self.replayed.take(batch, selection)?;
+        if !matches!(self.out, Out::Whole) && self.replayed.files.len() >= self.window_files {
             self.hand_on()?;
         }
         Ok(())
     }
 
     /// Hands on the last window (the only one, empty, of a table without files), and leaves
-    /// what is kept.
+    /// what is kept: with the table's partition list where windows were handed on here (the
+    /// thread naming them gives it where they were not).
     fn finish(mut self) -> Result<Replayed, ReplayFailure> {
-        if !matches!(self.out, Out::Whole) && (!self.handed_on || !self.replayed.files.is_empty()) {
-            self.hand_on()?;
+        if !matches!(self.out, Out::Whole) {
+            if !self.handed_on || !self.replayed.files.is_empty() {
+                self.hand_on()?;
+            }
+            self.replayed.partitions = std::mem::take(&mut self.named);
         }
         Ok(self.replayed)
     }
 
-    /// Hands the rows gathered so far on as one window and forgets them, keeping the
-    /// partitions (their ids run across windows).
+    /// Hands the rows gathered so far on as one window, with the partitions its files were
+    /// named in, and forgets them; those partitions are named in the table's list too (here,
+    /// or on the thread naming them).
     fn hand_on(&mut self) -> Result<(), ReplayFailure> {
         if self.restart_without_stats && self.replayed.files.iter().any(|f| !f.has_stats) {
             return Err(ReplayFailure::Restart);
         }
         let listing_behind = self.behind();
         let replayed = &mut self.replayed;
-        let gathered = Gathered {
+        let partitions = replayed.partitions.take_table();
+        let window = Window {
             cached_rows: std::mem::take(&mut replayed.cached_rows),
             batch_starts: std::mem::take(&mut replayed.batch_starts),
             files: std::mem::take(&mut replayed.files),
+            partitions: Arc::clone(&partitions),
             listing_behind,
         };
         self.handed_on = true;
         match &mut self.out {
             // A replay kept whole has no windows: `keep` and `finish` hand nothing on.
             Out::Whole => Ok(()),
-            Out::Sink(sink) => deliver(gathered, &mut replayed.partitions, &mut **sink),
-            Out::Visitor(handover) => handover.send(gathered).map_err(|_| {
-                // The visitor stopped on an error of its own; joining it reports that.
-                ReplayFailure::Rows("the thread visiting the windows stopped".into())
-            }),
+            Out::Sink(sink) => {
+                name_in_table(&mut self.named, &partitions).map_err(ReplayFailure::Rows)?;
+                sink.window(window).map_err(ReplayFailure::Sink)
+            }
+            Out::Visitor {
+                windows,
+                partitions: lists,
+            } => {
+                lists.send(partitions).map_err(|_| {
+                    // The naming stopped on an error of its own; joining it reports that.
+                    ReplayFailure::Rows("the thread naming the partitions stopped".into())
+                })?;
+                windows.send(window).map_err(|_| {
+                    // The visitor stopped on an error of its own; joining it reports that.
+                    ReplayFailure::Rows("the thread visiting the windows stopped".into())
+                })
+            }
         }
     }
 }
@@ -593,7 +622,7 @@ fn partition_id(
 /// record count off the front of its statistics: here, on the listing thread while the kernel
 /// replays the next batches, rather than in a pass of its own once the rows are kept.
 /// They are appended to `out`, the replay's own list: no list per batch to copy over. Their
-/// partitions are left [`UNNAMED`] ([`name_partitions_of`] names them).
+/// partitions are named next ([`name_partitions_of`]).
 fn list_files(batch: &RecordBatch, out: &mut Vec<LiveFile>) -> Result<(), String> {
     let missing = |name: &str| format!("scan rows lack the `{name}` column");
     let paths = batch
@@ -631,7 +660,8 @@ fn list_files(batch: &RecordBatch, out: &mut Vec<LiveFile>) -> Result<(), String
             },
             num_records: stats_json.and_then(num_records),
             has_stats: stats_json.is_some(),
-            partition: UNNAMED,
+            // An id no table reaches: `name_partitions_of` names it next.
+            partition: usize::MAX,
             has_deletion_vector,
         });
     }
