@@ -92,7 +92,7 @@ pub struct ReplayedTable {
     /// The fewest rows a phase-scan shard gets (see [`ReplayedTable::with_rows_per_shard`]).
     rows_per_shard: usize,
     /// The distinct partitions, indexed by `LiveFile::partition`: the table's, or a window's
-    /// own (the partitions its files use, copied out of the table's list).
+    /// own (the partitions its files use, named as the window is gathered).
     partitions: PartitionList,
 }
 

@@ -86,7 +86,8 @@ pub(super) struct Window {
     /// The window's files, each `partition` an id into `partitions`.
     pub(super) files: Vec<LiveFile>,
     /// The window's own distinct partitions, in order of first use in the window: the table's
-    /// list is made from these elsewhere ([`name_in_table`]) while the window is visited.
+    /// list is made from these ([`name_in_table`]), on a thread of its own while the window is
+    /// visited once the listing has a thread of its own.
     pub(super) partitions: PartitionList,
     /// Whether the kernel's replay waited on a full queue when this window was handed on:
     /// the listing, not the replay, holds the run back, and the window's scans may take the
