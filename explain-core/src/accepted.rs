@@ -22,7 +22,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::nnf::Nnf;
 use crate::partition_eval::{OneValue, PreparedPartitionPredicate, compare, typed_partition_value};
-use crate::partition_table::{FragmentIndex, PartitionTable};
+use crate::partition_table::{FragmentIndex, PartitionTable, Slot};
 use crate::schema::TableColumns;
 
 /// Per partition column (logical name): the accepted raw values (`None` in the list for a null
@@ -153,11 +153,11 @@ fn collect(partitions: &PartitionTable, key: &str) -> KeyValues {
             continue;
         };
         let fragment = index.fragment(&value);
-        let known = index.find(fragment, |id| {
+        let found = index.entry(fragment, |id| {
             partitions.partition(id as usize).get(key).flatten() == Some(value)
         });
-        if known.is_none() {
-            index.insert(fragment, partition.id());
+        if let Slot::Vacant(slot) = found {
+            slot.insert(partition.id());
             out.holders.push(partition.id());
         }
     }

@@ -259,15 +259,17 @@ impl DistinctPartitions {
     pub(crate) fn id_of(&mut self, entries: Option<&[(&str, Option<&str>)]>) -> Option<usize> {
         let fragment = self.ids.fragment(&entries);
         let table = &self.table;
-        if let Some(id) = self
+        match self
             .ids
-            .find(fragment, |id| table.partition(id as usize).holds(entries))
+            .entry(fragment, |id| table.partition(id as usize).holds(entries))
         {
-            return Some(id as usize);
+            Slot::Found(id) => Some(id as usize),
+            Slot::Vacant(slot) => {
+                let id = Arc::make_mut(&mut self.table).push(entries.map(|e| e.iter().copied()))?;
+                slot.insert(id);
+                Some(id as usize)
+            }
         }
-        let id = Arc::make_mut(&mut self.table).push(entries.map(|e| e.iter().copied()))?;
-        self.ids.insert(fragment, id);
-        Some(id as usize)
     }
 
     /// The partitions named so far, leaving none: the next partition named is id 0 of a new
@@ -295,22 +297,43 @@ impl FragmentIndex {
         self.hasher.hash_one(value) as u32
     }
 
-    /// The id stored under `fragment` for which `is` holds.
-    pub(crate) fn find(&self, fragment: u32, mut is: impl FnMut(u32) -> bool) -> Option<u32> {
-        self.ids
-            .find(spread(fragment), |&(f, id)| f == fragment && is(id))
-            .map(|&(_, id)| id)
+    /// The id stored under `fragment` for which `is` holds, or the slot where a new one goes:
+    /// one probe for a thing met for the first time (looked up, then stored), not two.
+    pub(crate) fn entry(&mut self, fragment: u32, mut is: impl FnMut(u32) -> bool) -> Slot<'_> {
+        match self.ids.entry(
+            spread(fragment),
+            |&(f, id)| f == fragment && is(id),
+            |&(f, _)| spread(f),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(found) => Slot::Found(found.get().1),
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
+                Slot::Vacant(VacantSlot { fragment, vacant })
+            }
+        }
     }
 
     /// Forgets every id, keeping the room they took.
     pub(crate) fn clear(&mut self) {
         self.ids.clear();
     }
+}
 
-    /// Stores `id` under `fragment`.
-    pub(crate) fn insert(&mut self, fragment: u32, id: u32) {
-        self.ids
-            .insert_unique(spread(fragment), (fragment, id), |&(f, _)| spread(f));
+/// What [`FragmentIndex::entry`] finds: the id stored, or where to store one.
+pub(crate) enum Slot<'a> {
+    Found(u32),
+    Vacant(VacantSlot<'a>),
+}
+
+/// Where [`FragmentIndex::entry`] would store an id under its fragment.
+pub(crate) struct VacantSlot<'a> {
+    fragment: u32,
+    vacant: hashbrown::hash_table::VacantEntry<'a, (u32, u32)>,
+}
+
+impl VacantSlot<'_> {
+    /// Stores `id` here.
+    pub(crate) fn insert(self, id: u32) {
+        self.vacant.insert((self.fragment, id));
     }
 }
 
