@@ -40,10 +40,8 @@ impl Replayed {
     /// files and names their partitions (in order of first appearance).
     fn take(&mut self, batch: &RecordBatch, selection: &[bool]) -> Result<(), ReplayFailure> {
         for selected in selected_rows(batch, selection).map_err(ReplayFailure::Kernel)? {
-            let first = self.files.len();
-            self.batch_starts.push(first);
-            list_files(&selected, &mut self.files).map_err(ReplayFailure::Rows)?;
-            name_partitions_of(&selected, &mut self.partitions, &mut self.files[first..])
+            self.batch_starts.push(self.files.len());
+            list_files(&selected, &mut self.partitions, &mut self.files)
                 .map_err(ReplayFailure::Rows)?;
             self.cached_rows.push(selected);
         }
@@ -128,31 +126,9 @@ pub const WINDOW_ROWS: usize = 8_192;
 /// Scan batches queued between the kernel's replay and the thread keeping their rows.
 const BATCHES_IN_FLIGHT: usize = 16;
 
-/// The queue between the kernel's replay and the listing, as both sides count it: a hint
-/// that decides how a window's scans use the cores, never what they answer.
-#[derive(Default)]
-struct Backlog {
-    /// Batches sent and not yet taken by the listing.
-    queued: AtomicUsize,
-}
-
-impl Backlog {
-    /// The replay is about to send a batch.
-    fn sending(&self) {
-        self.queued.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// The listing took a batch off the queue.
-    fn taken(&self) {
-        self.queued.fetch_sub(1, Ordering::Relaxed);
-    }
-
-    /// Whether the queue is full: the replay waits on the listing (which, while it waits on
-    /// the windows' visits, takes nothing), and its core is idle.
-    fn full(&self) -> bool {
-        self.queued.load(Ordering::Relaxed) >= BATCHES_IN_FLIGHT
-    }
-}
+/// Batches waiting at which the listing is behind the replay: the queue is full, so the
+/// replay waits on the listing and its core is idle.
+const BEHIND_AT: usize = BATCHES_IN_FLIGHT;
 
 /// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
 /// the replayed add metadata every phase re-evaluates.
@@ -264,7 +240,7 @@ fn replay_with(
         },
         window_files: window_files.unwrap_or(usize::MAX),
         handed_on: false,
-        backlog: None,
+        queued: None,
         named: DistinctPartitions::default(),
         // Rows without JSON statistics make a json-only replay start again with struct
         // statistics asked for; a replay that already asked keeps them as they come.
@@ -291,7 +267,9 @@ fn replay_with(
     let inline_files = window_files.unwrap_or(INLINE_FILES);
     let (send, receive) =
         std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
-    let backlog = Arc::new(Backlog::default());
+    // Batches sent and not yet taken by the listing (a hint: it decides how a window's
+    // scans use the cores, never what they answer).
+    let queued = Arc::new(AtomicUsize::new(0));
     loop {
         let Some(next) = next_batch(&mut live) else {
             return keeper.finish();
@@ -311,13 +289,13 @@ fn replay_with(
         observer(live);
         // The queue holds both: it has room for more.
         for waiting in [(batch, selection), following] {
-            backlog.sending();
+            queued.fetch_add(1, Ordering::Relaxed);
             send.send(waiting)
                 .map_err(|_| ReplayFailure::Rows("the listing queue closed".into()))?;
         }
         break;
     }
-    keeper.backlog = Some(Arc::clone(&backlog));
+    keeper.queued = Some(Arc::clone(&queued));
     // A streamed replay's windows are visited on a thread of their own: the listing gathers
     // the next window meanwhile. The handover holds no window (a rendezvous), so at most the
     // window being visited and the one being handed over are held. No window has been
@@ -350,7 +328,7 @@ fn replay_with(
         };
         let listing = scope.spawn(move || {
             for (batch, selection) in receive {
-                keeper.taken();
+                keeper.queued_taken();
                 keeper.keep(&batch, &selection)?;
             }
             keeper.finish()
@@ -358,7 +336,7 @@ fn replay_with(
         let mut replay = || -> Result<(), ReplayFailure> {
             while let Some(next) = next_batch(&mut live) {
                 let next = next?;
-                backlog.sending();
+                queued.fetch_add(1, Ordering::Relaxed);
                 if send.send(next).is_err() {
                     // The listing stopped on an error of its own; joining it below reports
                     // that.
@@ -445,9 +423,9 @@ struct Keeper<'a, 'b> {
     handed_on: bool,
     /// Whether a window with a file without JSON statistics restarts the replay.
     restart_without_stats: bool,
-    /// The queue from the replay, once the listing has a thread of its own (`None` on the
-    /// calling thread: nothing waits).
-    backlog: Option<Arc<Backlog>>,
+    /// The batches waiting in the queue from the replay, once the listing has a thread of
+    /// its own (`None` on the calling thread: nothing waits).
+    queued: Option<Arc<AtomicUsize>>,
     /// The table's partition list, while windows are handed on by the listing itself
     /// (`Out::Sink`); a replay kept whole names its files in `replayed.partitions` directly.
     named: DistinctPartitions,
@@ -455,23 +433,22 @@ struct Keeper<'a, 'b> {
 
 impl<'a, 'b> Keeper<'a, 'b> {
     /// One waiting batch is taken off the queue.
-    fn taken(&self) {
-        if let Some(backlog) = &self.backlog {
-            backlog.taken();
+    fn queued_taken(&self) {
+        if let Some(queued) = &self.queued {
+            queued.fetch_sub(1, Ordering::Relaxed);
         }
     }
 
-    /// Whether the queue is full as a window is handed on.
+    /// Whether the queue is full: the replay waits on the listing.
     fn behind(&self) -> bool {
-        self.backlog.as_ref().is_some_and(|b| b.full())
+        self.queued
+            .as_ref()
+            .is_some_and(|q| q.load(Ordering::Relaxed) >= BEHIND_AT)
     }
 
     /// Hands the windows to a thread of their own, and their partitions to another, from now
     /// on: what those threads need, or `None` for a replay kept whole.
     fn visit_elsewhere(&mut self) -> Option<Visiting<'a, 'b>> {
-        if !matches!(self.out, Out::Sink(_)) {
-            return None;
-        }
         let (handover, windows) = std::sync::mpsc::sync_channel::<Window>(0);
         let (lists, partitions) = std::sync::mpsc::sync_channel::<PartitionList>(LISTS_IN_FLIGHT);
         let out = Out::Visitor {
@@ -622,9 +599,14 @@ fn partition_id(
 /// Reads the live files out of a batch of kernel scan rows (`scan_row_schema`), each file's
 /// record count off the front of its statistics: here, on the listing thread while the kernel
 /// replays the next batches, rather than in a pass of its own once the rows are kept.
-/// They are appended to `out`, the replay's own list: no list per batch to copy over. Their
-/// partitions are named next ([`name_partitions_of`]).
-fn list_files(batch: &RecordBatch, out: &mut Vec<LiveFile>) -> Result<(), String> {
+/// They are appended to `out`, the replay's own list: no list per batch to copy over. Each
+/// file's partition is named in `partitions`: a distinct set of values gets the next id the
+/// first time it is met.
+fn list_files(
+    batch: &RecordBatch,
+    partitions: &mut DistinctPartitions,
+    out: &mut Vec<LiveFile>,
+) -> Result<(), String> {
     let missing = |name: &str| format!("scan rows lack the `{name}` column");
     let paths = batch
         .column_by_name("path")
@@ -643,47 +625,6 @@ fn list_files(batch: &RecordBatch, out: &mut Vec<LiveFile>) -> Result<(), String
         .and_then(|c| c.as_struct_opt())
         .ok_or_else(|| missing("deletionVector"))?;
     let dv_storage = dvs.column_by_name("storageType");
-    out.reserve(batch.num_rows());
-    // Checked once per batch, not per row.
-    if paths.null_count() > 0
-        && let Some(row) = (0..batch.num_rows()).find(|&row| paths.is_null(row))
-    {
-        return Err(format!("scan row {row} has no path"));
-    }
-    for row in 0..batch.num_rows() {
-        let has_deletion_vector = dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
-        let stats_json = stats.is_valid(row).then(|| stats.value(row));
-        out.push(LiveFile {
-            size_bytes: if sizes.is_valid(row) {
-                sizes.value(row)
-            } else {
-                0
-            },
-            num_records: stats_json.and_then(num_records),
-            has_stats: stats_json.is_some(),
-            // An id no table reaches: `name_partitions_of` names it next.
-            partition: usize::MAX,
-            has_deletion_vector,
-        });
-    }
-    Ok(())
-}
-
-/// Names the partition of each of `files`, the files [`list_files`] listed off `batch`, in
-/// order: each distinct set of partition values gets the next id the first time it is met.
-fn name_partitions_of(
-    batch: &RecordBatch,
-    partitions: &mut DistinctPartitions,
-    files: &mut [LiveFile],
-) -> Result<(), String> {
-    let missing = |name: &str| format!("scan rows lack the `{name}` column");
-    if files.len() != batch.num_rows() {
-        return Err(format!(
-            "{} scan rows name the partitions of {} files",
-            batch.num_rows(),
-            files.len()
-        ));
-    }
     let constants: &StructArray = batch
         .column_by_name("fileConstantValues")
         .and_then(|c| c.as_struct_opt())
@@ -712,7 +653,14 @@ fn name_partitions_of(
     let mut previous_entries: Vec<(&str, Option<&str>)> = Vec::new();
     // Whether the previous file had a map, and its partition.
     let mut previous: Option<(bool, usize)> = None;
-    for (row, file) in files.iter_mut().enumerate() {
+    out.reserve(batch.num_rows());
+    // Checked once per batch, not per row.
+    if paths.null_count() > 0
+        && let Some(row) = (0..batch.num_rows()).find(|&row| paths.is_null(row))
+    {
+        return Err(format!("scan row {row} has no path"));
+    }
+    for row in 0..batch.num_rows() {
         // A null map and an empty one are told apart: they share nothing.
         let has_map = partition_maps.is_valid(row);
         entries.clear();
@@ -722,7 +670,7 @@ fn name_partitions_of(
                     .map(|i| (keys.value(i), values.is_valid(i).then(|| values.value(i)))),
             );
         }
-        file.partition = match previous {
+        let partition = match previous {
             Some((previous_has_map, id))
                 if previous_has_map == has_map && previous_entries == entries =>
             {
@@ -735,6 +683,19 @@ fn name_partitions_of(
                 id
             }
         };
+        let has_deletion_vector = dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
+        let stats_json = stats.is_valid(row).then(|| stats.value(row));
+        out.push(LiveFile {
+            size_bytes: if sizes.is_valid(row) {
+                sizes.value(row)
+            } else {
+                0
+            },
+            num_records: stats_json.and_then(num_records),
+            has_stats: stats_json.is_some(),
+            partition,
+            has_deletion_vector,
+        });
     }
     Ok(())
 }
