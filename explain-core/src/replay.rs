@@ -408,8 +408,8 @@ pub trait WindowVisitor: Send {
     fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError>;
     fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError>;
     /// Whether visiting a window leaves cores idle (fewer predicates than cores): each phase
-    /// scan of a window handed on while the listing is behind the kernel's replay is then
-    /// split in two halves, each on a thread. Otherwise a window's scans run on the visiting
+    /// scan of a window handed on while the kernel's replay leaves its core idle (it waits
+    /// on the listing, or it is done) is then split in two halves, each on a thread. Otherwise a window's scans run on the visiting
     /// thread (a window is smaller than [`ROWS_PER_SHARD`]): a core the replay keeps busy
     /// gains nothing from a second shard.
     fn leaves_cores_idle(&self) -> bool {
@@ -462,7 +462,7 @@ impl WindowSink for Windows<'_> {
             index_of: Default::default(),
             cached_rows: rows.cached_rows,
             batch_starts: rows.batch_starts,
-            rows_per_shard: if rows.listing_behind && self.visitor.leaves_cores_idle() {
+            rows_per_shard: if rows.replay_idle && self.visitor.leaves_cores_idle() {
                 self.window_files.div_ceil(2)
             } else {
                 ROWS_PER_SHARD

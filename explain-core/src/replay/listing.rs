@@ -2,7 +2,7 @@
 //! its live files listed, kept whole or handed on in windows.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use delta_kernel::arrow::array::{
@@ -87,10 +87,10 @@ pub(super) struct Window {
     /// list is made from these ([`name_in_table`]), on a thread of its own while the window is
     /// visited once the listing has a thread of its own.
     pub(super) partitions: PartitionList,
-    /// Whether the kernel's replay waited on a full queue when this window was handed on:
-    /// the listing, not the replay, holds the run back, and the window's scans may take the
-    /// core the replay leaves idle.
-    pub(super) listing_behind: bool,
+    /// Whether the kernel's replay left its core idle when this window was handed on: it
+    /// waited on a full queue (the listing, not the replay, holds the run back) or it had
+    /// sent its last batch. The window's scans may take that core.
+    pub(super) replay_idle: bool,
 }
 
 /// Names the partitions of one window in the table's list `named`, in the window's order of
@@ -129,6 +129,16 @@ const BATCHES_IN_FLIGHT: usize = 16;
 /// Batches waiting at which the listing is behind the replay: the queue is full, so the
 /// replay waits on the listing and its core is idle.
 const BEHIND_AT: usize = BATCHES_IN_FLIGHT;
+
+/// What the listing knows of the kernel's replay ahead of it, once the listing has a thread of
+/// its own: hints that decide how a window's scans use the cores, never what they answer.
+#[derive(Default)]
+struct ReplayProgress {
+    /// Batches sent and not yet taken by the listing.
+    queued: AtomicUsize,
+    /// Whether the replay has sent its last batch: its core is free for the windows left.
+    done: AtomicBool,
+}
 
 /// Builds the snapshot and runs the one predicate-less base scan, keeping its selected rows:
 /// the replayed add metadata every phase re-evaluates.
@@ -240,7 +250,7 @@ fn replay_with(
         },
         window_files: window_files.unwrap_or(usize::MAX),
         handed_on: false,
-        queued: None,
+        progress: None,
         named: DistinctPartitions::default(),
         // Rows without JSON statistics make a json-only replay start again with struct
         // statistics asked for; a replay that already asked keeps them as they come.
@@ -267,9 +277,7 @@ fn replay_with(
     let inline_files = window_files.unwrap_or(INLINE_FILES);
     let (send, receive) =
         std::sync::mpsc::sync_channel::<(RecordBatch, Vec<bool>)>(BATCHES_IN_FLIGHT);
-    // Batches sent and not yet taken by the listing (a hint: it decides how a window's
-    // scans use the cores, never what they answer).
-    let queued = Arc::new(AtomicUsize::new(0));
+    let progress = Arc::new(ReplayProgress::default());
     loop {
         let Some(next) = next_batch(&mut live) else {
             return keeper.finish();
@@ -289,13 +297,13 @@ fn replay_with(
         observer(live);
         // The queue holds both: it has room for more.
         for waiting in [(batch, selection), following] {
-            queued.fetch_add(1, Ordering::Relaxed);
+            progress.queued.fetch_add(1, Ordering::Relaxed);
             send.send(waiting)
                 .map_err(|_| ReplayFailure::Rows("the listing queue closed".into()))?;
         }
         break;
     }
-    keeper.queued = Some(Arc::clone(&queued));
+    keeper.progress = Some(Arc::clone(&progress));
     // A streamed replay's windows are visited on a thread of their own: the listing gathers
     // the next window meanwhile. The handover holds no window (a rendezvous), so at most the
     // window being visited and the one being handed over are held. No window has been
@@ -336,7 +344,7 @@ fn replay_with(
         let mut replay = || -> Result<(), ReplayFailure> {
             while let Some(next) = next_batch(&mut live) {
                 let next = next?;
-                queued.fetch_add(1, Ordering::Relaxed);
+                progress.queued.fetch_add(1, Ordering::Relaxed);
                 if send.send(next).is_err() {
                     // The listing stopped on an error of its own; joining it below reports
                     // that.
@@ -347,6 +355,9 @@ fn replay_with(
             Ok(())
         };
         let replayed = replay();
+        // The windows still to come (the queued batches, the window being gathered) may
+        // take the core the replay leaves.
+        progress.done.store(true, Ordering::Relaxed);
         drop(send);
         let kept = listing.join().unwrap_or_else(|_| {
             Err(ReplayFailure::Rows(
@@ -423,9 +434,9 @@ struct Keeper<'a, 'b> {
     handed_on: bool,
     /// Whether a window with a file without JSON statistics restarts the replay.
     restart_without_stats: bool,
-    /// The batches waiting in the queue from the replay, once the listing has a thread of
-    /// its own (`None` on the calling thread: nothing waits).
-    queued: Option<Arc<AtomicUsize>>,
+    /// The replay ahead of the listing, once the listing has a thread of its own (`None` on
+    /// the calling thread: nothing waits, and the replay is not done while it lists).
+    progress: Option<Arc<ReplayProgress>>,
     /// The table's partition list, while windows are handed on by the listing itself
     /// (`Out::Sink`); a replay kept whole names its files in `replayed.partitions` directly.
     named: DistinctPartitions,
@@ -434,16 +445,19 @@ struct Keeper<'a, 'b> {
 impl<'a, 'b> Keeper<'a, 'b> {
     /// One waiting batch is taken off the queue.
     fn queued_taken(&self) {
-        if let Some(queued) = &self.queued {
-            queued.fetch_sub(1, Ordering::Relaxed);
+        if let Some(progress) = &self.progress {
+            progress.queued.fetch_sub(1, Ordering::Relaxed);
         }
     }
 
-    /// Whether the queue is full: the replay waits on the listing.
-    fn behind(&self) -> bool {
-        self.queued
-            .as_ref()
-            .is_some_and(|q| q.load(Ordering::Relaxed) >= BEHIND_AT)
+    /// Whether the kernel's replay leaves its core idle: it waits on a full queue (the
+    /// listing is behind it), or it has sent its last batch (the windows left have that
+    /// core to themselves: on a checkpoint the replay outruns the windows' scans, which then
+    /// finish on one core without it).
+    fn replay_idle(&self) -> bool {
+        self.progress.as_ref().is_some_and(|p| {
+            p.queued.load(Ordering::Relaxed) >= BEHIND_AT || p.done.load(Ordering::Relaxed)
+        })
     }
 
     /// Hands the windows to a thread of their own, and their partitions to another, from now
@@ -498,7 +512,7 @@ impl<'a, 'b> Keeper<'a, 'b> {
         if self.restart_without_stats && self.replayed.files.iter().any(|f| !f.has_stats) {
             return Err(ReplayFailure::Restart);
         }
-        let listing_behind = self.behind();
+        let replay_idle = self.replay_idle();
         let replayed = &mut self.replayed;
         let partitions = replayed.partitions.take_table();
         let window = Window {
@@ -506,7 +520,7 @@ impl<'a, 'b> Keeper<'a, 'b> {
             batch_starts: std::mem::take(&mut replayed.batch_starts),
             files: std::mem::take(&mut replayed.files),
             partitions: Arc::clone(&partitions),
-            listing_behind,
+            replay_idle,
         };
         self.handed_on = true;
         match &mut self.out {
