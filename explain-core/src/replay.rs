@@ -409,9 +409,9 @@ pub trait WindowVisitor: Send {
     fn visit(&mut self, window: &ReplayedTable) -> Result<(), ExplainError>;
     /// Whether visiting a window leaves cores idle (fewer predicates than cores): each phase
     /// scan of a window handed on while the kernel's replay leaves its core idle (it waits
-    /// on the listing, or it is done) is then split in two halves, each on a thread. Otherwise a window's scans run on the visiting
-    /// thread (a window is smaller than [`ROWS_PER_SHARD`]): a core the replay keeps busy
-    /// gains nothing from a second shard.
+    /// on the listing, or it is done) is then split in two halves, each on a thread.
+    /// Otherwise a window's scans run on the visiting thread (a window is smaller than
+    /// [`ROWS_PER_SHARD`]): a core the replay keeps busy gains nothing from a second shard.
     fn leaves_cores_idle(&self) -> bool {
         false
     }

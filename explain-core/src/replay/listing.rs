@@ -450,10 +450,14 @@ impl<'a, 'b> Keeper<'a, 'b> {
         }
     }
 
-    /// Whether the kernel's replay leaves its core idle: it waits on a full queue (the
-    /// listing is behind it), or it has sent its last batch (the windows left have that
-    /// core to themselves: on a checkpoint the replay outruns the windows' scans, which then
-    /// finish on one core without it).
+    /// Whether the kernel's replay leaves its core idle: the queue is full as the window is
+    /// handed on (the listing itself is behind the replay, as on a partition per file), or
+    /// the replay has sent its last batch (the windows left have its core to themselves: on
+    /// a checkpoint the replay outruns the windows' scans, which would then finish on one
+    /// core). A replay held back by the visits alone is not counted idle: the listing has
+    /// just taken a window's batches off the queue when it hands the window on, and while
+    /// the replay still has batches to decode, a second scan set up per window costs more
+    /// than it gives (measured in `reports/scaling-20261203/notes.md`).
     fn replay_idle(&self) -> bool {
         self.progress.as_ref().is_some_and(|p| {
             p.queued.load(Ordering::Relaxed) >= BEHIND_AT || p.done.load(Ordering::Relaxed)
