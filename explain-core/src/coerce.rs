@@ -191,6 +191,32 @@ impl LongNumber {
         Some((decimal_text(floor, scale), decimal_text(ceil, scale)))
     }
 
+    /// The number cut to `scale` fractional digits toward zero, and rounded there half away
+    /// from zero: `(truncated, rounded)`, as Spark with ANSI off and DuckDB cast a quoted
+    /// fraction to a column of that scale. `None` beyond 38 digits.
+    pub fn truncated_and_rounded(&self, scale: u8) -> Option<(String, String)> {
+        let (floor, ceil) = self.floor_ceil(scale)?;
+        if floor == ceil {
+            return Some((floor.clone(), floor));
+        }
+        let (toward, away) = if self.negative {
+            (ceil, floor)
+        } else {
+            (floor, ceil)
+        };
+        // Half away from zero depends on the first digit dropped alone.
+        let first_dropped = self.point + i64::from(scale);
+        let up = usize::try_from(first_dropped)
+            .ok()
+            .and_then(|i| self.digits.get(i))
+            .is_some_and(|d| *d >= 5);
+        Some(if up {
+            (toward, away)
+        } else {
+            (toward.clone(), toward)
+        })
+    }
+
     fn magnitude_cmp(&self, other: &Self) -> Ordering {
         match (self.digits.is_empty(), other.digits.is_empty()) {
             (true, true) => Ordering::Equal,

@@ -215,7 +215,11 @@ fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<N
             match (left, right) {
                 (Operand::Column(c), Operand::Literal(l)) => compare(resolve(c)?, op, l),
                 (Operand::Literal(l), Operand::Column(c)) => compare(resolve(c)?, op.commuted(), l),
-                (Operand::Literal(a), Operand::Literal(b)) => Nnf::Const(fold_literals(a, op, b)?),
+                (Operand::Literal(a), Operand::Literal(b)) => match fold_literals(a, op, b)? {
+                    Some(value) => Nnf::Const(value),
+                    // Engines may decide it either way: kept, as a fragment that prunes nothing.
+                    None => unsupported(pred, negated, columns)?,
+                },
                 (Operand::Column(_), Operand::Column(_)) => {
                     // The converter never builds this (column-vs-column is unsupported); keep
                     // it unsupported rather than assume.
@@ -447,15 +451,38 @@ fn like_leaf(
 }
 
 /// Folds a comparison of two literals. Only literals of one plain kind compare; anything else
-/// (a number against a string, say) has engine-specific casts and is rejected.
-fn fold_literals(a: &Literal, op: CmpOp, b: &Literal) -> Result<bool, ExplainError> {
+/// (a number against a string, say) has engine-specific casts and is rejected. `None` where
+/// the engines may decide it either way.
+fn fold_literals(a: &Literal, op: CmpOp, b: &Literal) -> Result<Option<bool>, ExplainError> {
     use std::cmp::Ordering;
     let ordering: Option<Ordering> = match (a, b) {
-        (Literal::Null, _) | (_, Literal::Null) => return Ok(false),
+        (Literal::Null, _) | (_, Literal::Null) => return Ok(Some(false)),
+        (Literal::Number(x), Literal::Number(y))
+            if crate::retype::is_double_token(a) || crate::retype::is_double_token(b) =>
+        {
+            // A number with an exponent is a DOUBLE (pitfall 26): both sides are compared as
+            // doubles. A plain number on the other side is cast to double, which an engine
+            // may round by one unit in the last place: two doubles that close are not folded.
+            let (Ok(dx), Ok(dy)) = (x.parse::<f64>(), y.parse::<f64>()) else {
+                return Ok(None);
+            };
+            // A plain number a double holds exactly is cast exactly by every engine.
+            let cast_exactly = |l: &Literal, text: &str, v: f64| {
+                crate::retype::is_double_token(l)
+                    || crate::coerce::LongNumber::parse(text)
+                        == crate::coerce::LongNumber::parse(&format!("{v:.1074}"))
+            };
+            let exact = cast_exactly(a, x, dx) && cast_exactly(b, y, dy);
+            let close = dx == dy || dx.next_up() == dy || dy.next_up() == dx;
+            if dx.is_nan() || dy.is_nan() || (close && !exact) {
+                return Ok(None);
+            }
+            dx.partial_cmp(&dy)
+        }
         (Literal::Number(x), Literal::Number(y)) => {
-            // Exactly, digit by digit, whatever their length or exponent: through a double,
-            // `1e-400 > 0` or two literals that differ past 17 digits fold to a wrong
-            // FALSE, and a FALSE prunes every file (pitfall 25).
+            // Exactly, digit by digit, whatever their length: through a double, two literals
+            // that differ past 17 digits fold to a wrong FALSE, and a FALSE prunes every
+            // file (pitfall 25).
             match (
                 crate::coerce::LongNumber::parse(x),
                 crate::coerce::LongNumber::parse(y),
@@ -471,14 +498,14 @@ fn fold_literals(a: &Literal, op: CmpOp, b: &Literal) -> Result<bool, ExplainErr
     let ordering = ordering.ok_or_else(|| {
         ExplainError::InvalidPredicate(format!("cannot compare the literals {a} and {b}"))
     })?;
-    Ok(match op {
+    Ok(Some(match op {
         CmpOp::Eq => ordering.is_eq(),
         CmpOp::NotEq => ordering.is_ne(),
         CmpOp::Lt => ordering.is_lt(),
         CmpOp::LtEq => ordering.is_le(),
         CmpOp::Gt => ordering.is_gt(),
         CmpOp::GtEq => ordering.is_ge(),
-    })
+    }))
 }
 
 /// Factors conjuncts common to every branch of an OR out of it, bottom-up:

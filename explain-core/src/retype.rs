@@ -15,8 +15,6 @@
 //! `IN` lists drop the values no row can equal; an empty list is FALSE, an empty `NOT IN`
 //! list is `x IS NOT NULL`.
 
-use std::cmp::Ordering;
-
 use delta_kernel::schema::PrimitiveType;
 
 use crate::ast::{CmpOp, ColumnRef, Literal};
@@ -51,7 +49,7 @@ pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
         vec![Note {
             code: CROSS_TYPE_COMPARISON,
             message: format!(
-                "{}: engines disagree on a float column against a number with no exact float (Spark and DataFusion widen the column, DuckDB narrows the literal); the rows either reading matches are kept",
+                "{}: engines read the literal differently (a float column against a number with no exact float: Spark and DataFusion widen the column, DuckDB narrows the literal; a quoted fraction against an integer or decimal column: Spark with ANSI off cuts it toward zero, DuckDB rounds it half away from zero, Spark compares a decimal column with it as doubles, Spark with ANSI on refuses it); the rows any reading matches are kept",
                 disagree.join(", ")
             ),
         }]
@@ -63,11 +61,13 @@ pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
 /// or floats.
 enum Domain {
     /// Multiples of `10^-scale` with at most `precision` digits (integers: scale 0 and the
-    /// type's bounds).
+    /// type's bounds). `decimal`: a decimal type, which Spark compares with a quoted number
+    /// as a double.
     Exact {
         scale: u8,
         min: LongNumber,
         max: LongNumber,
+        decimal: bool,
     },
     Float,
     /// Every number is compared as the nearest double by every engine.
@@ -80,6 +80,7 @@ fn domain(info: &ColumnInfo) -> Option<Domain> {
             scale: 0,
             min: LongNumber::parse(&min.to_string())?,
             max: LongNumber::parse(&max.to_string())?,
+            decimal: false,
         })
     };
     match info.primitive()? {
@@ -100,11 +101,20 @@ fn domain(info: &ColumnInfo) -> Option<Domain> {
                 scale: dt.scale(),
                 min: LongNumber::parse(&format!("-{text}"))?,
                 max: LongNumber::parse(&text)?,
+                decimal: true,
             })
         }
         PrimitiveType::Float => Some(Domain::Float),
         PrimitiveType::Double => Some(Domain::Double),
-        _ => None,
+        PrimitiveType::Boolean
+        | PrimitiveType::String
+        | PrimitiveType::Binary
+        | PrimitiveType::Date
+        | PrimitiveType::Timestamp
+        | PrimitiveType::TimestampNtz
+        | PrimitiveType::Void
+        | PrimitiveType::IntervalYearMonth
+        | PrimitiveType::IntervalDayTime => None,
     }
 }
 
@@ -117,64 +127,129 @@ fn numeric_text(literal: &Literal) -> Option<&str> {
     }
 }
 
-/// One value of an IN list or a comparison, placed against the domain.
-enum Place {
-    /// A value of the domain: the literal (re-spelled as a number where it was quoted).
-    Member(Literal),
-    /// Between two neighbouring members (or beyond the range): no row equals it.
-    Between {
-        floor: Option<Literal>,
-        ceil: Option<Literal>,
-    },
+/// A number token with an exponent (`1e1`, `4.0000000000000001e0`): a DOUBLE in Spark, DuckDB
+/// and DataFusion, rounded to the nearest double before any comparison (pitfall 26).
+pub fn is_double_token(literal: &Literal) -> bool {
+    matches!(literal, Literal::Number(n) if n.contains(['e', 'E']))
 }
 
-fn place(literal: &Literal, domain: &Domain) -> Option<Place> {
-    let text = numeric_text(literal)?;
-    let number = LongNumber::parse(text)?;
-    match domain {
-        Domain::Exact { scale, min, max } => {
-            if number.cmp(min) == Ordering::Less {
-                return Some(Place::Between {
-                    floor: None,
-                    ceil: Some(Literal::Number(min.to_string())),
-                });
-            }
-            if number.cmp(max) == Ordering::Greater {
-                return Some(Place::Between {
-                    floor: Some(Literal::Number(max.to_string())),
-                    ceil: None,
-                });
-            }
-            let (floor, ceil) = number.floor_ceil(*scale)?;
-            Some(if floor == ceil {
-                Place::Member(Literal::Number(text.to_string()))
-            } else {
-                Place::Between {
-                    floor: Some(Literal::Number(floor)),
-                    ceil: Some(Literal::Number(ceil)),
+/// The shortest text that reads back as `v` (finite).
+fn double_text(v: f64) -> Option<LongNumber> {
+    LongNumber::parse(&format!("{v:e}"))
+}
+
+/// What the engines may read a numeric literal as, against a column of exact numbers
+/// (integers, decimals). A column value `x` can satisfy `x = L` under some engine only within
+/// `[low, high]`, `x > L` only above `least`, `x < L` only below `greatest`.
+///
+/// | literal | readings | engines |
+/// |---|---|---|
+/// | a plain number `2.5` | itself | all compare exactly (decimal literals) |
+/// | a number with an exponent `2.5e0` | the double `d` it rounds to; `x` is compared as a double, so `x = d` holds only between the doubles next to `d` | all (DOUBLE literals) |
+/// | a quoted number `'2.5'` | cut toward zero to the column's scale (Spark, ANSI off), rounded half away from zero (DuckDB), itself; on a decimal column also the double it rounds to (Spark compares as doubles) | disagree unless all readings coincide; Spark with ANSI on refuses a quoted fraction against an integer |
+struct Readings {
+    low: LongNumber,
+    high: LongNumber,
+    least: LongNumber,
+    greatest: LongNumber,
+    /// Engines read the literal as different values.
+    disagree: bool,
+}
+
+impl Readings {
+    /// `as_double`: the literal stands in an IN list that holds a double, which makes every
+    /// number in it a double in Spark, DuckDB and DataFusion.
+    fn of(literal: &Literal, scale: u8, decimal: bool, as_double: bool) -> Option<Readings> {
+        let text = numeric_text(literal)?;
+        let exact = LongNumber::parse(text)?;
+        let single = |v: LongNumber| Readings {
+            low: v.clone(),
+            high: v.clone(),
+            least: v.clone(),
+            greatest: v,
+            disagree: false,
+        };
+        let double = |v: f64| -> Option<Readings> {
+            // Monotone rounding: any `x <= prev(d)` reads as at most prev(d) < d, any
+            // `x <= d` as at most d; so `x = d` needs `prev(d) < x < next(d)` and `x > d`
+            // needs `x > d`, whatever text of d is used, as long as it reads back as d.
+            let d = double_text(v)?;
+            Some(Readings {
+                low: double_text(v.next_down())?,
+                high: double_text(v.next_up())?,
+                least: d.clone(),
+                greatest: d,
+                disagree: false,
+            })
+        };
+        match literal {
+            Literal::Number(_) if as_double || is_double_token(literal) => {
+                let v: f64 = text.parse().ok()?;
+                // Beyond the double range: every engine reads an infinity, which orders as
+                // the exact number does against any column of finite numbers.
+                if !v.is_finite() {
+                    return Some(single(exact));
                 }
-            })
-        }
-        Domain::Double => Some(Place::Member(Literal::Number(text.to_string()))),
-        Domain::Float => {
-            let v: f64 = text.parse().ok()?;
-            let narrowed = v as f32;
-            if !v.is_finite() || f64::from(narrowed) == v {
-                return Some(Place::Member(Literal::Number(text.to_string())));
+                let mut r = double(v)?;
+                if decimal {
+                    // DataFusion casts the double to the decimal column's type (rounding it
+                    // at the scale) where Spark and DuckDB compare as doubles: any value
+                    // between the double's neighbours may be the one compared.
+                    r.least = r.low.clone();
+                    r.greatest = r.high.clone();
+                }
+                Some(r)
             }
-            // Neighbouring floats around v; the nearest (DuckDB's reading) is one of them.
-            let (down, up) = if f64::from(narrowed) < v {
-                (narrowed, narrowed.next_up())
-            } else {
-                (narrowed.next_down(), narrowed)
-            };
-            // Infinities are floats too: `x > 1e300` on a float column is `x >= Infinity`.
-            Some(Place::Between {
-                floor: Some(float_literal(down)),
-                ceil: Some(float_literal(up)),
-            })
+            Literal::Number(_) => Some(single(exact)),
+            Literal::String(_) => {
+                let (truncated, rounded) = exact.truncated_and_rounded(scale)?;
+                let mut centers = vec![
+                    exact.clone(),
+                    LongNumber::parse(&truncated)?,
+                    LongNumber::parse(&rounded)?,
+                ];
+                let mut bounds = Vec::new();
+                if decimal || as_double {
+                    let v: f64 = text.parse().ok()?;
+                    if let Some(d) = double(v) {
+                        centers.push(d.least);
+                        bounds.extend([d.low, d.high]);
+                    }
+                }
+                let least = centers.iter().min()?.clone();
+                let greatest = centers.iter().max()?.clone();
+                bounds.extend([least.clone(), greatest.clone()]);
+                Some(Readings {
+                    low: bounds.iter().min()?.clone(),
+                    high: bounds.iter().max()?.clone(),
+                    disagree: least != greatest,
+                    least,
+                    greatest,
+                })
+            }
+            Literal::Boolean(_) | Literal::Null | Literal::Typed { .. } => None,
         }
     }
+}
+/// A float column against a number: the literal itself where it is a float, else the floats
+/// on either side of it (DuckDB's nearest float is one of them).
+enum FloatPlace {
+    Member,
+    Between { down: f32, up: f32 },
+}
+
+fn float_place(literal: &Literal) -> Option<(f64, FloatPlace)> {
+    let v: f64 = numeric_text(literal)?.parse().ok()?;
+    let narrowed = v as f32;
+    if !v.is_finite() || f64::from(narrowed) == v {
+        return Some((v, FloatPlace::Member));
+    }
+    let (down, up) = if f64::from(narrowed) < v {
+        (narrowed, narrowed.next_up())
+    } else {
+        (narrowed.next_down(), narrowed)
+    };
+    Some((v, FloatPlace::Between { down, up }))
 }
 
 /// A float as a literal: a number, or the quoted infinity a number beyond the float range
@@ -202,94 +277,372 @@ fn not_null(column: &ColumnRef) -> Nnf {
     })
 }
 
+/// Bounds on a column of exact numbers: each decides against the domain's range first, then
+/// snaps the bound to the grid of multiples of `10^-scale` (a bound between two members
+/// becomes the member on its inner side).
+struct Grid<'a> {
+    column: &'a ColumnRef,
+    scale: u8,
+    min: &'a LongNumber,
+    max: &'a LongNumber,
+}
+
+impl Grid<'_> {
+    fn snap(&self, v: &LongNumber) -> Option<(String, String)> {
+        v.floor_ceil(self.scale)
+    }
+
+    fn number(text: String) -> Literal {
+        Literal::Number(text)
+    }
+
+    /// `x >= v`.
+    fn at_least(&self, v: &LongNumber) -> Nnf {
+        if v <= self.min {
+            return not_null(self.column);
+        }
+        if v > self.max {
+            return Nnf::Const(false);
+        }
+        match self.snap(v) {
+            Some((_, ceil)) => cmp(self.column, CmpOp::GtEq, Self::number(ceil)),
+            None => not_null(self.column),
+        }
+    }
+
+    /// `x > v`.
+    fn above(&self, v: &LongNumber) -> Nnf {
+        if v < self.min {
+            return not_null(self.column);
+        }
+        if v >= self.max {
+            return Nnf::Const(false);
+        }
+        match self.snap(v) {
+            Some((floor, ceil)) if floor == ceil => {
+                cmp(self.column, CmpOp::Gt, Self::number(floor))
+            }
+            Some((_, ceil)) => cmp(self.column, CmpOp::GtEq, Self::number(ceil)),
+            None => not_null(self.column),
+        }
+    }
+
+    /// `x <= v`.
+    fn at_most(&self, v: &LongNumber) -> Nnf {
+        if v >= self.max {
+            return not_null(self.column);
+        }
+        if v < self.min {
+            return Nnf::Const(false);
+        }
+        match self.snap(v) {
+            Some((floor, _)) => cmp(self.column, CmpOp::LtEq, Self::number(floor)),
+            None => not_null(self.column),
+        }
+    }
+
+    /// `x < v`.
+    fn below(&self, v: &LongNumber) -> Nnf {
+        if v > self.max {
+            return not_null(self.column);
+        }
+        if v <= self.min {
+            return Nnf::Const(false);
+        }
+        match self.snap(v) {
+            Some((floor, ceil)) if floor == ceil => {
+                cmp(self.column, CmpOp::Lt, Self::number(floor))
+            }
+            Some((floor, _)) => cmp(self.column, CmpOp::LtEq, Self::number(floor)),
+            None => not_null(self.column),
+        }
+    }
+
+    /// `low <= x <= high`: one member, a range of members, or none.
+    fn between(&self, low: &LongNumber, high: &LongNumber) -> Nnf {
+        if high < self.min || low > self.max {
+            return Nnf::Const(false);
+        }
+        let low = low.max(self.min);
+        let high = high.min(self.max);
+        let (Some((_, first)), Some((last, _))) = (self.snap(low), self.snap(high)) else {
+            // Beyond 38 digits: the range as written keeps every member in it.
+            return Nnf::and(vec![self.at_least(low), self.at_most(high)]);
+        };
+        match (LongNumber::parse(&first), LongNumber::parse(&last)) {
+            (Some(f), Some(l)) if f > l => Nnf::Const(false),
+            (Some(f), Some(l)) if f == l => cmp(self.column, CmpOp::Eq, Self::number(first)),
+            _ => Nnf::and(vec![
+                cmp(self.column, CmpOp::GtEq, Self::number(first)),
+                cmp(self.column, CmpOp::LtEq, Self::number(last)),
+            ]),
+        }
+    }
+
+    /// `x != L`: every engine reads one member `v` (then `x != v`), or the rows the readings
+    /// exclude differ and only NULL is excluded by all (`x IS NOT NULL`).
+    fn other_than(&self, r: &Readings) -> Nnf {
+        match self.member(r) {
+            Some(v) => cmp(self.column, CmpOp::NotEq, Self::number(v)),
+            None => not_null(self.column),
+        }
+    }
+
+    /// The one member every reading is, if there is one: a double `d` compared with `x` as a
+    /// double excludes at least `x = d`.
+    fn member(&self, r: &Readings) -> Option<String> {
+        if r.least != r.greatest || &r.least < self.min || &r.least > self.max {
+            return None;
+        }
+        let (floor, ceil) = self.snap(&r.least)?;
+        (floor == ceil).then_some(floor)
+    }
+
+    fn leaf(&self, op: CmpOp, r: &Readings) -> Nnf {
+        match op {
+            CmpOp::Eq => self.between(&r.low, &r.high),
+            CmpOp::NotEq => self.other_than(r),
+            CmpOp::Gt => self.above(&r.least),
+            CmpOp::GtEq => self.at_least(&r.low),
+            CmpOp::Lt => self.below(&r.greatest),
+            CmpOp::LtEq => self.at_most(&r.high),
+        }
+    }
+}
+
+/// The literal as written, when every engine reads it as that member of the domain: a plain
+/// number on the grid and in range (`None` for a quoted one, which is re-spelled as a number).
+fn unchanged(literal: &Literal, r: &Readings, grid: &Grid<'_>) -> bool {
+    matches!(literal, Literal::Number(_))
+        && !is_double_token(literal)
+        && r.least == r.low
+        && r.greatest == r.high
+        && grid
+            .member(r)
+            .is_some_and(|m| LongNumber::parse(&m).as_ref() == Some(&r.least))
+}
+
 /// The rewrite of one leaf and whether engines disagree on it; `None` when it needs none.
 fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
-    let domain = domain(info)?;
-    let float = matches!(domain, Domain::Float);
+    match domain(info)? {
+        Domain::Exact {
+            scale,
+            min,
+            max,
+            decimal,
+        } => {
+            let column = leaf.column()?;
+            let grid = Grid {
+                column,
+                scale,
+                min: &min,
+                max: &max,
+            };
+            retype_exact(leaf, &grid, decimal)
+        }
+        Domain::Float => retype_float(leaf),
+        Domain::Double => retype_double(leaf),
+    }
+}
+
+/// A double column: every engine casts a quoted number to double; a number token of any form
+/// is the double it rounds to.
+fn retype_double(leaf: &Leaf) -> Option<(Nnf, bool)> {
+    let respell = |l: &Literal| match l {
+        Literal::String(s) if LongNumber::parse(s).is_some() => {
+            Some(Literal::Number(s.trim().to_string()))
+        }
+        _ => None,
+    };
     match leaf {
         Leaf::Cmp {
             column,
             op,
             literal,
-        } => match place(literal, &domain)? {
-            Place::Member(l) if &l == literal => None,
-            Place::Member(l) => Some((cmp(column, *op, l), false)),
-            Place::Between { floor, ceil } => {
-                // DuckDB reads a float column against the nearest float to the literal.
-                let nearest = || {
-                    let v: f64 = numeric_text(literal)?.parse().ok()?;
-                    Some(float_literal(v as f32))
-                };
-                let bound = |l: Option<Literal>, op: CmpOp, beyond: bool| match l {
-                    Some(l) => cmp(column, op, l),
-                    None if beyond => not_null(column),
-                    None => Nnf::Const(false),
-                };
-                let rewritten = match op {
-                    // No row equals a value between members; DuckDB's nearest float may.
-                    CmpOp::Eq if float => {
-                        nearest().map_or(Nnf::Const(false), |l| cmp(column, CmpOp::Eq, l))
-                    }
-                    CmpOp::Eq => Nnf::Const(false),
-                    CmpOp::NotEq => not_null(column),
-                    // Strictly above (or at least) a non-member: at least its ceiling; with
-                    // no ceiling (beyond the range) nothing is; with no floor, everything.
-                    // DuckDB's `x >= nearest` / `x <= nearest` admits the nearest float too,
-                    // which may lie on the far side of the literal: the union takes it.
-                    CmpOp::GtEq if float => {
-                        nearest().map_or(Nnf::Const(false), |l| cmp(column, CmpOp::GtEq, l))
-                    }
-                    CmpOp::LtEq if float => {
-                        nearest().map_or(Nnf::Const(false), |l| cmp(column, CmpOp::LtEq, l))
-                    }
-                    CmpOp::Gt | CmpOp::GtEq => match (&floor, ceil) {
-                        (None, Some(_)) => not_null(column),
-                        (_, ceil) => bound(ceil, CmpOp::GtEq, false),
-                    },
-                    CmpOp::Lt | CmpOp::LtEq => match (floor, &ceil) {
-                        (Some(f), _) => cmp(column, CmpOp::LtEq, f),
-                        (None, _) => Nnf::Const(false),
-                    },
-                };
-                Some((rewritten, float))
-            }
-        },
+        } => respell(literal).map(|l| (cmp(column, *op, l), false)),
         Leaf::In {
             column,
             list,
             negated,
         } => {
-            // An item that is no number (`'NaN'` on a float column) stays as written.
-            let placed: Vec<(Place, &Literal)> = list
+            if list.iter().all(|l| respell(l).is_none()) {
+                return None;
+            }
+            let list = list
                 .iter()
-                .map(|l| {
-                    (
-                        place(l, &domain).unwrap_or_else(|| Place::Member(l.clone())),
-                        l,
-                    )
-                })
+                .map(|l| respell(l).unwrap_or_else(|| l.clone()))
                 .collect();
-            if placed
-                .iter()
-                .all(|(p, l)| matches!(p, Place::Member(m) if m == *l))
+            Some((
+                Nnf::Leaf(Leaf::In {
+                    column: column.clone(),
+                    list,
+                    negated: *negated,
+                }),
+                false,
+            ))
+        }
+        Leaf::IsNull { .. } | Leaf::Bool { .. } | Leaf::Like { .. } | Leaf::Unsupported { .. } => {
+            None
+        }
+    }
+}
+
+fn retype_exact(leaf: &Leaf, grid: &Grid<'_>, decimal: bool) -> Option<(Nnf, bool)> {
+    let in_doubles = matches!(leaf, Leaf::In { list, .. } if list.iter().any(is_double_token));
+    let readings = |l: &Literal| Readings::of(l, grid.scale, decimal, in_doubles);
+    match leaf {
+        Leaf::Cmp { op, literal, .. } => {
+            let r = readings(literal)?;
+            if unchanged(literal, &r, grid) {
+                return None;
+            }
+            // A quoted member re-spelled as the number every engine casts it to.
+            if !r.disagree
+                && let Some(m) = grid.member(&r)
+                && matches!(literal, Literal::String(_))
+                && LongNumber::parse(&m).as_ref() == Some(&r.low)
+                && r.low == r.high
             {
+                return Some((cmp(grid.column, *op, Literal::Number(m)), false));
+            }
+            Some((grid.leaf(*op, &r), r.disagree))
+        }
+        Leaf::In { list, negated, .. } => {
+            // An item that is no number (`'NaN'`) stays as written and is left to coercion.
+            let items: Vec<(&Literal, Option<Readings>)> =
+                list.iter().map(|l| (l, readings(l))).collect();
+            if items
+                .iter()
+                .all(|(l, r)| r.as_ref().is_none_or(|r| unchanged(l, r, grid)))
+            {
+                return None;
+            }
+            let mut disagree = false;
+            let mut members: Vec<Literal> = Vec::new();
+            let mut ranges: Vec<Nnf> = Vec::new();
+            for (l, r) in items {
+                let Some(r) = r else {
+                    members.push(l.clone());
+                    continue;
+                };
+                disagree |= r.disagree;
+                if unchanged(l, &r, grid) {
+                    members.push(l.clone());
+                    continue;
+                }
+                if *negated {
+                    // `x NOT IN (..)` is `x != item` for each: an item no engine reads as one
+                    // member excludes only NULL, which the other items exclude too.
+                    if let Some(m) = grid.member(&r) {
+                        members.push(Literal::Number(m));
+                    }
+                    continue;
+                }
+                match grid.between(&r.low, &r.high) {
+                    Nnf::Leaf(Leaf::Cmp {
+                        op: CmpOp::Eq,
+                        literal,
+                        ..
+                    }) => members.push(literal),
+                    Nnf::Const(false) => {}
+                    range => ranges.push(range),
+                }
+            }
+            members.dedup();
+            let column = grid.column;
+            let listed = match (members.len(), negated) {
+                (0, false) => Nnf::Const(false),
+                (0, true) => not_null(column),
+                (1, false) => cmp(column, CmpOp::Eq, members.remove(0)),
+                (1, true) => cmp(column, CmpOp::NotEq, members.remove(0)),
+                (_, negated) => Nnf::Leaf(Leaf::In {
+                    column: column.clone(),
+                    list: members,
+                    negated: *negated,
+                }),
+            };
+            let rewritten = if ranges.is_empty() {
+                listed
+            } else {
+                ranges.insert(0, listed);
+                Nnf::or(ranges)
+            };
+            Some((rewritten, disagree))
+        }
+        Leaf::IsNull { .. } | Leaf::Bool { .. } | Leaf::Like { .. } | Leaf::Unsupported { .. } => {
+            None
+        }
+    }
+}
+
+/// A float column. Spark and DataFusion widen the column to double, DuckDB narrows a decimal
+/// literal to the nearest float: where the literal has no exact float the two readings differ
+/// and the union is kept.
+fn retype_float(leaf: &Leaf) -> Option<(Nnf, bool)> {
+    match leaf {
+        Leaf::Cmp {
+            column,
+            op,
+            literal,
+        } => {
+            let (v, place) = float_place(literal)?;
+            let FloatPlace::Between { down, up } = place else {
+                return match literal {
+                    Literal::Number(_) => None,
+                    // A quoted float is the number.
+                    _ => Some((
+                        cmp(
+                            column,
+                            *op,
+                            Literal::Number(numeric_text(literal)?.to_string()),
+                        ),
+                        false,
+                    )),
+                };
+            };
+            // DuckDB's `x >= nearest` / `x <= nearest` admits the nearest float too, which may
+            // lie on the far side of the literal: the union takes it.
+            let nearest = float_literal(v as f32);
+            let rewritten = match op {
+                CmpOp::Eq => cmp(column, CmpOp::Eq, nearest),
+                CmpOp::NotEq => not_null(column),
+                CmpOp::GtEq => cmp(column, CmpOp::GtEq, nearest),
+                CmpOp::LtEq => cmp(column, CmpOp::LtEq, nearest),
+                CmpOp::Gt => cmp(column, CmpOp::GtEq, float_literal(up)),
+                CmpOp::Lt => cmp(column, CmpOp::LtEq, float_literal(down)),
+            };
+            Some((rewritten, true))
+        }
+        Leaf::In {
+            column,
+            list,
+            negated,
+        } => {
+            let placed: Vec<(&Literal, Option<(f64, FloatPlace)>)> =
+                list.iter().map(|l| (l, float_place(l))).collect();
+            if placed.iter().all(|(l, p)| match p {
+                None => true,
+                Some((_, FloatPlace::Member)) => matches!(l, Literal::Number(_)),
+                Some((_, FloatPlace::Between { .. })) => false,
+            }) {
                 return None;
             }
             let mut members: Vec<Literal> = Vec::new();
             let mut disagree = false;
-            for (p, l) in placed {
+            for (l, p) in placed {
                 match p {
-                    Place::Member(m) => members.push(m),
-                    Place::Between { .. } if float => {
+                    None => members.push(l.clone()),
+                    Some((_, FloatPlace::Member)) => {
+                        members.push(Literal::Number(numeric_text(l)?.to_string()));
+                    }
+                    Some((v, FloatPlace::Between { .. })) => {
                         // DuckDB's nearest float (the union keeps it in an IN list; a NOT IN
                         // list then cannot exclude it).
                         disagree = true;
                         if !negated {
-                            let v: f64 = numeric_text(l)?.parse().ok()?;
                             members.push(float_literal(v as f32));
                         }
                     }
-                    Place::Between { .. } => {}
                 }
             }
             members.dedup();

@@ -216,10 +216,12 @@ fn edge_literals(kind: Kind, pool: &[Literal]) -> Vec<Literal> {
     match kind {
         Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => {
             out.extend(["1e30", "-1e30", "2.5", "-0.5"].map(number));
+            out.extend(engine_readings(pool, true, false));
         }
         Kind::Decimal | Kind::WideDecimal => {
             // One digit past the scale, and beyond the precision.
             out.extend(["0.0000000000000000001", "-1.0000000000000000005", "1e40"].map(number));
+            out.extend(engine_readings(pool, false, false));
         }
         Kind::Float32 | Kind::Float64 => {
             out.extend(["-0.0", "0.0", "0", "1e300", "-1e-300", "0.1"].map(number));
@@ -241,6 +243,51 @@ fn edge_literals(kind: Kind, pool: &[Literal]) -> Vec<Literal> {
             }
         }
         Kind::Boolean | Kind::Date | Kind::Timestamp | Kind::TimestampNtz | Kind::Struct => {}
+    }
+    out
+}
+
+/// Literals the engines read otherwise than as the number they spell (pitfalls 26, 28),
+/// around values of the pool: a double token that rounds onto a value (`4.0000000000000001e0`,
+/// and the next integer spelled with an exponent, which beyond 2^53 is no double), and quoted
+/// numbers past the column's grid (`'4.5'`, `'-4.5'`, `'4.4'` on an integer column; one more
+/// digit than the scale on a decimal), which Spark cuts toward zero, DuckDB rounds half away
+/// from zero and Spark with ANSI on refuses.
+///
+/// The sampled pools take the double tokens (`quoted: false`); the quoted numbers are drawn by
+/// the engine-backed checks alone (`quoted: true`), since the oracle's model evaluator runs
+/// the DataFusion reading, which refuses a quoted fraction against an integer column.
+pub fn engine_readings(pool: &[Literal], integer: bool, quoted: bool) -> Vec<Literal> {
+    let mut out = Vec::new();
+    for t in pool
+        .iter()
+        .filter_map(|l| match l {
+            Literal::Number(t) if !t.contains(['e', 'E']) => Some(t),
+            _ => None,
+        })
+        .take(2)
+    {
+        out.push(Literal::Number(if t.contains('.') {
+            format!("{t}00000000000000001e0")
+        } else {
+            format!("{t}.0000000000000001e0")
+        }));
+        if integer && let Some(next) = t.parse::<i64>().ok().and_then(|v| v.checked_add(1)) {
+            out.push(Literal::Number(format!("{next}e0")));
+        }
+        if !quoted {
+            continue;
+        }
+        if integer {
+            let (sign, body) = t.strip_prefix('-').map_or(("", t.as_str()), |b| ("-", b));
+            out.push(Literal::String(format!("{sign}{body}.5")));
+            out.push(Literal::String(format!("-{body}.5")));
+            out.push(Literal::String(format!("{sign}{body}.4")));
+            out.push(Literal::String(t.clone()));
+        } else if t.contains('.') {
+            out.push(Literal::String(format!("{t}5")));
+            out.push(Literal::String(format!("{t}4")));
+        }
     }
     out
 }

@@ -117,10 +117,12 @@ fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
                 list,
                 negated,
             },
-        ) if !list.is_empty() && !list.iter().any(is_numeric_zero) => {
+        ) if !list.is_empty() && !list.iter().any(is_numeric_zero) && !mixes_doubles(list) => {
             // Not for a list with a zero: DataFusion's lists compare floats in total order
             // (`-0.0 NOT IN (0)` holds) while its `=` and `!=` do not, so under a NOT (written
-            // or enclosing) the forms differ there.
+            // or enclosing) the forms differ there. Nor for a list that holds a double among
+            // other numbers: the list's type is then DOUBLE, so every number in it is read as
+            // a double, where `x = 1.0000000000000000005` alone is exact.
             *changed = true;
             let any = Predicate::Or(list.iter().map(|l| cmp(column, CmpOp::Eq, l)).collect());
             negate_if(any, *negated)
@@ -301,4 +303,13 @@ mod tests {
         assert_eq!(successor("a\u{10FFFF}"), Some("b".into()));
         assert_eq!(successor("\u{10FFFF}"), None);
     }
+}
+
+/// Whether an IN list holds a number with an exponent (a DOUBLE) beside a plain number.
+fn mixes_doubles(list: &[Literal]) -> bool {
+    let double = |l: &Literal| matches!(l, Literal::Number(n) if n.contains(['e', 'E']));
+    list.iter().any(double)
+        && list
+            .iter()
+            .any(|l| matches!(l, Literal::Number(_) | Literal::String(_)) && !double(l))
 }

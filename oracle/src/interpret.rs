@@ -229,9 +229,22 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
             negated,
         }) => {
             let v = eval(expr, batch, row, s)?;
+            let items = list
+                .iter()
+                .map(|item| eval(item, batch, row, s))
+                .collect::<Result<Vec<V>, Unsupported>>()?;
+            // A list holding a double (a number with an exponent) has the double's type in
+            // Spark, DuckDB and DataFusion: the value and every number in it become doubles.
+            let doubles = items.iter().any(|i| matches!(i, V::Float(_)));
+            let as_double = |x: &V| match x {
+                V::Exact(m, e) if doubles => V::Float(exact_to_f64(*m, *e)),
+                V::Int(m) if doubles => V::Float(*m as f64),
+                other => other.clone(),
+            };
+            let v = as_double(&v);
             let mut t = Some(false);
-            for item in list {
-                let eq = in_list_eq(&v, &eval(item, batch, row, s)?, s)?;
+            for item in &items {
+                let eq = in_list_eq(&v, &as_double(item), s)?;
                 t = kleene_or(t, eq);
             }
             of_truth(if *negated { t.map(|b| !b) } else { t })

@@ -22,6 +22,7 @@ pub mod delta_schema;
 pub mod distributed;
 pub mod dv;
 pub mod engine;
+pub mod engines;
 pub mod error;
 pub mod guarded;
 pub mod interpret;

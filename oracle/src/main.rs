@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use oracle::engine::EngineArgs;
+use oracle::engines::{Answer, EngineSemantics, Engines};
 use oracle::error::one_line;
 use oracle::log::Snapshot;
 use oracle::matching::LoadedTable;
@@ -16,6 +17,94 @@ use oracle::report::OracleReport;
 enum Format {
     Text,
     Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SemanticsArg {
+    Spark,
+    SparkAnsi,
+    Duckdb,
+    Datafusion,
+    All,
+}
+
+impl SemanticsArg {
+    fn engines(self) -> Vec<EngineSemantics> {
+        match self {
+            SemanticsArg::Spark => vec![EngineSemantics::Spark],
+            SemanticsArg::SparkAnsi => vec![EngineSemantics::SparkAnsi],
+            SemanticsArg::Duckdb => vec![EngineSemantics::Duckdb],
+            SemanticsArg::Datafusion => vec![EngineSemantics::Datafusion],
+            SemanticsArg::All => EngineSemantics::ALL.to_vec(),
+        }
+    }
+}
+
+/// Each engine's own answer: its version, and the files it matches, its refusal, or why it
+/// is unavailable.
+fn per_engine(args: &Args, snapshot: Snapshot) -> Result<String, oracle::OracleError> {
+    let mut wanted: Vec<EngineSemantics> = Vec::new();
+    for s in args.semantics.iter().flat_map(|s| s.engines()) {
+        if !wanted.contains(&s) {
+            wanted.push(s);
+        }
+    }
+    let table = LoadedTable::load(snapshot, &plan(num_cpus()))?;
+    let mut engines = Engines::start(&table, &wanted)?;
+    let mut out = Vec::new();
+    for s in wanted {
+        let version = engines.version(s);
+        let entry = match engines.answer(s, &args.predicate)? {
+            Err(unavailable) => serde_json::json!({"engine": s.name(), "status": "unavailable",
+                "reason": unavailable.reason}),
+            Ok(Answer::Refused(reason)) => serde_json::json!({"engine": s.name(),
+                "version": version.ok(), "status": "refused", "reason": reason}),
+            Ok(Answer::Rows(rows)) => {
+                let files: Vec<&str> = table
+                    .snapshot
+                    .files
+                    .iter()
+                    .zip(&rows)
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(f, _)| f.path.as_str())
+                    .collect();
+                serde_json::json!({"engine": s.name(), "version": version.ok(), "status": "ok",
+                    "matching_rows": rows.iter().sum::<u64>(), "matching_files": files})
+            }
+        };
+        out.push(entry);
+    }
+    Ok(match args.format {
+        Format::Json => {
+            serde_json::json!({"table": args.table, "predicate": args.predicate,
+            "semantics": out})
+            .to_string()
+                + "\n"
+        }
+        Format::Text => {
+            let mut text = format!("Predicate: {}\n", args.predicate);
+            for e in &out {
+                let name = e["engine"].as_str().unwrap_or("?");
+                let version = e["version"].as_str().unwrap_or("-");
+                text += &match e["status"].as_str() {
+                    Some("ok") => format!(
+                        "{name} {version}: {} matching row(s) in {} file(s)\n",
+                        e["matching_rows"],
+                        e["matching_files"].as_array().map_or(0, |a| a.len())
+                    ),
+                    Some("refused") => format!(
+                        "{name} {version}: refuses it: {}\n",
+                        e["reason"].as_str().unwrap_or("")
+                    ),
+                    _ => format!(
+                        "{name}: unavailable: {}\n",
+                        e["reason"].as_str().unwrap_or("")
+                    ),
+                };
+            }
+            text
+        }
+    })
 }
 
 /// Ground truth for Delta file pruning: which files hold rows matching a SQL predicate.
@@ -47,6 +136,12 @@ struct Args {
     /// Each file's matching rows per row group as well (`matching_row_groups`).
     #[arg(long)]
     row_groups: bool,
+    /// Ask the engines themselves (engines.rs): the matching files under each engine's
+    /// reading of the predicate's text, run by Spark (ANSI off, `spark`; on, `spark-ansi`),
+    /// DuckDB or DataFusion with its defaults; `all` for every one. Spark and DuckDB need the
+    /// environment `oracle/engines/setup.sh` makes; a missing engine is reported unavailable.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "ENGINE")]
+    semantics: Vec<SemanticsArg>,
     /// On a cluster: files the driver reads and matches itself, with the oracle's row-wise
     /// evaluator, to check the cluster's answer (0: none).
     #[arg(long, value_name = "N", default_value_t = 8)]
@@ -167,6 +262,9 @@ fn main() -> ExitCode {
         // Contradicting engine flags are bad input before the table is opened.
         args.engine.cluster()?;
         let snapshot = Snapshot::open_with(&args.table, &storage, args.at_version)?;
+        if !args.semantics.is_empty() {
+            return per_engine(&args, snapshot);
+        }
         let report = report(&args, &storage, snapshot)?;
         Ok(match args.format {
             Format::Text => report.to_text(),

@@ -228,6 +228,63 @@ impl LoadedTable {
         Ok(Ok(out))
     }
 
+    /// The loaded rows: the table's logical columns and [`FILE_COLUMN`], each row's file.
+    pub fn rows(&self) -> &[RecordBatch] {
+        &self.batches
+    }
+
+    /// Per live file, the number of live rows for which `predicate` is TRUE in DataFusion as
+    /// its users run it: the text as written (no respelling), a session with DataFusion's
+    /// defaults (identifiers lower-cased unless quoted, numbers with a point or an exponent
+    /// read as doubles, its optimizer on). The inner error is DataFusion's refusal.
+    pub fn matching_rows_as_written(
+        &self,
+        predicate: &str,
+    ) -> Result<Result<Vec<u64>, String>, OracleError> {
+        let ctx = SessionContext::new();
+        let table = MemTable::try_new(
+            self.batches
+                .first()
+                .map(|b| b.schema())
+                .unwrap_or_else(|| self.tagged_schema()),
+            vec![self.batches.clone()],
+        )
+        .map_err(|e| OracleError::log(e.to_string()))?;
+        ctx.register_table("t", Arc::new(table))
+            .map_err(|e| OracleError::log(e.to_string()))?;
+        let sql = format!("SELECT \"{FILE_COLUMN}\", count(*) FROM t WHERE {predicate} GROUP BY 1");
+        let answer = self
+            .runtime
+            .block_on(async { ctx.sql(&sql).await?.collect().await });
+        let batches = match answer {
+            Ok(b) => b,
+            Err(e) => return Ok(Err(one_line(&e.to_string()))),
+        };
+        let mut out = vec![0u64; self.snapshot.files.len()];
+        for batch in batches {
+            let files = batch.column(0).as_primitive::<UInt32Type>();
+            let counts = batch
+                .column(1)
+                .as_primitive::<arrow::datatypes::Int64Type>();
+            for row in 0..batch.num_rows() {
+                out[files.value(row) as usize] = u64::try_from(counts.value(row)).unwrap_or(0);
+            }
+        }
+        Ok(Ok(out))
+    }
+
+    /// The loaded rows' schema: the logical columns and [`FILE_COLUMN`].
+    pub fn tagged_schema(&self) -> SchemaRef {
+        let mut fields: Vec<Field> = self
+            .logical
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.push(Field::new(FILE_COLUMN, DataType::UInt32, false));
+        Arc::new(Schema::new(fields))
+    }
+
     /// Per live file, the number of live rows for which `predicate` is TRUE.
     pub fn matching_rows(&self, predicate: &str) -> Result<Vec<u64>, OracleError> {
         let expr = self.parse_predicate(predicate)?;
@@ -379,6 +436,13 @@ fn decimal_literals_as_floats_beside_floats(
             DataType::Float64,
         ))
     };
+    let is_double = |e: &Expr| {
+        !matches!(e, Expr::Literal(..))
+            && matches!(
+                e.get_type(schema),
+                Ok(DataType::Float64 | DataType::Float32)
+            )
+    };
     let expr = whole_exponent_literals(expr)?;
     expr.transform_down(|e| {
         Ok(match e {
@@ -399,7 +463,15 @@ fn decimal_literals_as_floats_beside_floats(
                 } else {
                     (l, r)
                 };
-                let (l, r) = if floaty(&l) {
+                let column_decimal = |e: &Expr| is_decimal(e) && !matches!(e, Expr::Literal(..));
+                let (l, r) = if column_decimal(&l) && is_double(&r) {
+                    // A decimal column against a double (a number with an exponent): Spark
+                    // and DuckDB compare the two as doubles; DataFusion would cast the double
+                    // to the column's decimal type.
+                    (as_float(l), r)
+                } else if is_double(&l) && column_decimal(&r) {
+                    (l, as_float(r))
+                } else if floaty(&l) {
                     (l.clone(), to_float(r))
                 } else if floaty(&r) {
                     (to_float(l), r.clone())
@@ -497,6 +569,20 @@ fn decimal_literals_as_floats_beside_floats(
                         negated,
                     })
                 })
+            }
+            Expr::InList(InList {
+                expr,
+                list,
+                negated,
+            }) if is_decimal(&expr)
+                && !matches!(*expr, Expr::Literal(..))
+                && list.iter().any(is_double) =>
+            {
+                Transformed::yes(Expr::InList(InList {
+                    expr: Box::new(as_float(*expr)),
+                    list: list.into_iter().map(to_float).collect(),
+                    negated,
+                }))
             }
             Expr::InList(InList {
                 expr,

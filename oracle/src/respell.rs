@@ -6,7 +6,7 @@
 //! | a column in another case (`FARE_AMOUNT`) | the schema's spelling, quoted | the explainer resolves a unique case-insensitive match; DataFusion (identifier normalization off) is case-sensitive |
 //! | `TIMESTAMP_NTZ '..'` | `TIMESTAMP '..'` | DataFusion knows no such keyword; its `TIMESTAMP` has no time zone, which is what NTZ means |
 //! | `s LIKE 'a!%' ESCAPE '!'` | `s LIKE 'a\%'` | DataFusion escapes with a backslash only |
-//! | a number whose exponent puts it beyond a 256-bit decimal (`1e300`, `1e-300`) | `CAST('1e300' AS DOUBLE)` | DataFusion parses numbers with a point or an exponent as decimals (exactness), which cannot hold it; as a double it still orders against every column |
+//! | a number with an exponent (`4.0000000000000001e0`, `1e300`) | `CAST('4.0000000000000001e0' AS DOUBLE)` | Spark, DuckDB and DataFusion (without `parse_float_as_decimal`) read it as a DOUBLE, rounded before any comparison, and compare an integer or decimal column with it as doubles (pitfall 26); the session parses numbers with a point as exact decimals, which would read it exactly |
 
 use std::ops::ControlFlow;
 
@@ -18,9 +18,6 @@ use datafusion::sql::sqlparser::dialect::GenericDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 
 use crate::error::{OracleError, one_line};
-
-/// The largest decimal scale (either sign) a parsed number may need.
-const MAX_DECIMAL_SCALE: i64 = 76;
 
 /// How deep a predicate may nest, in parser recursion levels. Both parsers get this limit (and
 /// DataFusion's session the same, see `matching::session`), far above what a real predicate
@@ -87,7 +84,7 @@ pub fn respell(predicate: &str, fields: &[String]) -> Result<String, OracleError
             Expr::Value(ValueWithSpan {
                 value: Value::Number(text, _),
                 ..
-            }) if beyond_decimal(text) => {
+            }) if has_exponent(text) => {
                 let text = text.clone();
                 *e = Expr::Cast {
                     kind: CastKind::Cast,
@@ -171,18 +168,9 @@ fn escape_with_backslash(pattern: &mut Expr, escape_char: &mut Option<ValueWithS
     *escape_char = None;
 }
 
-/// Whether a number token needs a decimal scale beyond what DataFusion's decimals hold.
-fn beyond_decimal(text: &str) -> bool {
-    let t = text.trim_start_matches(['-', '+']);
-    let Some(i) = t.find(['e', 'E']) else {
-        return false;
-    };
-    let Ok(exponent) = t[i + 1..].parse::<i64>() else {
-        return false;
-    };
-    let frac = t[..i].split_once('.').map_or(0, |(_, f)| f.len() as i64);
-    let scale = frac - exponent;
-    !(-MAX_DECIMAL_SCALE..=MAX_DECIMAL_SCALE).contains(&scale)
+/// Whether a number token has an exponent: a DOUBLE literal in every engine.
+fn has_exponent(text: &str) -> bool {
+    text.contains(['e', 'E'])
 }
 
 #[cfg(test)]
@@ -222,6 +210,11 @@ mod tests {
             "fare_amount > 1e-300",
             "fare_amount > CAST('1e-300' AS DOUBLE)",
         );
-        check("fare_amount > 1e30", "fare_amount > 1e30");
+        check("fare_amount > 1e30", "fare_amount > CAST('1e30' AS DOUBLE)");
+        check(
+            "fare_amount = 4.0000000000000001e0",
+            "fare_amount = CAST('4.0000000000000001e0' AS DOUBLE)",
+        );
+        check("fare_amount = 4.5", "fare_amount = 4.5");
     }
 }

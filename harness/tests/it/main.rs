@@ -2,6 +2,7 @@
 
 mod advise;
 mod campaign;
+mod engine_readings;
 mod fixture_soundness;
 mod oracle_agreement;
 mod oracle_semantics;

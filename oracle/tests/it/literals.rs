@@ -177,3 +177,54 @@ fn timestamps_beyond_the_nanosecond_range_compare_in_microseconds() {
     let early = count("tpep_pickup_datetime BETWEEN '0001-01-01' AND '2024-01-03'");
     assert!(early > 0 && early < present, "{early} of {present}");
 }
+
+/// A number with an exponent is a DOUBLE in Spark, DuckDB and DataFusion: an integer column is
+/// compared with it as doubles (pitfall 26). Both evaluators, the DataFusion plan and the
+/// row-wise interpreter, read it so, and `x = L` agrees with `x IN (L)`.
+#[test]
+fn exponent_literals_are_doubles_in_both_evaluators() {
+    use oracle::interpret::Semantics;
+    let dir = tempfile::tempdir().unwrap();
+    let ids = [
+        4,
+        5,
+        9_007_199_254_740_992,
+        9_007_199_254_740_993,
+        9_007_199_254_740_995,
+    ];
+    crate::support::write_ids(dir.path(), &ids, 100, None);
+    let table = LoadedTable::load(
+        Snapshot::open(dir.path().to_str().unwrap(), None).unwrap(),
+        &plan(1),
+    )
+    .unwrap();
+    let count = |p: &str| -> u64 {
+        let rows: u64 = table
+            .matching_rows(p)
+            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
+            .iter()
+            .sum();
+        for semantics in Semantics::ALL {
+            let interpreted: u64 = table
+                .matching_rows_under(p, semantics)
+                .unwrap_or_else(|e| panic!("`{p}` under {semantics:?}: {e}"))
+                .unwrap_or_else(|e| panic!("`{p}` under {semantics:?}: {e:?}"))
+                .iter()
+                .sum();
+            assert_eq!(
+                interpreted, rows,
+                "`{p}`: the interpreter under {semantics:?}"
+            );
+        }
+        rows
+    };
+    // 4.0000000000000001 rounds to the double 4.0.
+    assert_eq!(count("id = 4.0000000000000001e0"), 1);
+    assert_eq!(count("id IN (4.0000000000000001e0)"), 1);
+    assert_eq!(count("id > 4.0000000000000001e0"), 4);
+    // 2^53 + 1 is no double: 9007199254740993 and 9007199254740992 both read as 2^53.
+    assert_eq!(count("id = 9007199254740992e0"), 2);
+    assert_eq!(count("id IN (9007199254740993e0)"), 2);
+    // A plain number is exact: only the row that equals it.
+    assert_eq!(count("id = 9007199254740993"), 1);
+}

@@ -4,6 +4,7 @@ mod ballista;
 mod cli;
 mod column_mapping;
 mod damaged_logs;
+mod engines;
 mod fuzz;
 mod literals;
 mod remote;

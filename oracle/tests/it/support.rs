@@ -46,11 +46,22 @@ pub fn write_table(
     row_group_rows: usize,
     dv: Option<serde_json::Value>,
 ) -> u64 {
+    write_ids(dir, &(0..rows).collect::<Vec<i64>>(), row_group_rows, dv)
+}
+
+/// [`write_table`] with the given `id` values, in order.
+pub fn write_ids(
+    dir: &Path,
+    ids: &[i64],
+    row_group_rows: usize,
+    dv: Option<serde_json::Value>,
+) -> u64 {
+    let rows = ids.len();
     let schema = Arc::new(Schema::new(vec![
         Field::new("id", DataType::Int64, true),
         Field::new("tag", DataType::Utf8, true),
     ]));
-    let ids = Int64Array::from_iter_values(0..rows);
+    let ids = Int64Array::from_iter_values(ids.iter().copied());
     let tags = StringArray::from_iter_values((0..rows).map(|i| format!("t{}", i % 7)));
     let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), Arc::new(tags)]).unwrap();
     let props = WriterProperties::builder()
