@@ -277,6 +277,22 @@ fn not_null(column: &ColumnRef) -> Nnf {
     })
 }
 
+/// `x [NOT] IN (members)`, with the lists of none and one spelled as what they are.
+fn listed(column: &ColumnRef, mut members: Vec<Literal>, negated: bool) -> Nnf {
+    members.dedup();
+    match (members.len(), negated) {
+        (0, false) => Nnf::Const(false),
+        (0, true) => not_null(column),
+        (1, false) => cmp(column, CmpOp::Eq, members.remove(0)),
+        (1, true) => cmp(column, CmpOp::NotEq, members.remove(0)),
+        (_, negated) => Nnf::Leaf(Leaf::In {
+            column: column.clone(),
+            list: members,
+            negated,
+        }),
+    }
+}
+
 /// Bounds on a column of exact numbers: each decides against the domain's range first, then
 /// snaps the bound to the grid of multiples of `10^-scale` (a bound between two members
 /// becomes the member on its inner side).
@@ -548,19 +564,7 @@ fn retype_exact(leaf: &Leaf, grid: &Grid<'_>, decimal: bool) -> Option<(Nnf, boo
                     range => ranges.push(range),
                 }
             }
-            members.dedup();
-            let column = grid.column;
-            let listed = match (members.len(), negated) {
-                (0, false) => Nnf::Const(false),
-                (0, true) => not_null(column),
-                (1, false) => cmp(column, CmpOp::Eq, members.remove(0)),
-                (1, true) => cmp(column, CmpOp::NotEq, members.remove(0)),
-                (_, negated) => Nnf::Leaf(Leaf::In {
-                    column: column.clone(),
-                    list: members,
-                    negated: *negated,
-                }),
-            };
+            let listed = listed(grid.column, members, *negated);
             let rewritten = if ranges.is_empty() {
                 listed
             } else {
@@ -645,19 +649,7 @@ fn retype_float(leaf: &Leaf) -> Option<(Nnf, bool)> {
                     }
                 }
             }
-            members.dedup();
-            let rewritten = match (members.len(), negated) {
-                (0, false) => Nnf::Const(false),
-                (0, true) => not_null(column),
-                (1, false) => cmp(column, CmpOp::Eq, members.remove(0)),
-                (1, true) => cmp(column, CmpOp::NotEq, members.remove(0)),
-                (_, negated) => Nnf::Leaf(Leaf::In {
-                    column: column.clone(),
-                    list: members,
-                    negated: *negated,
-                }),
-            };
-            Some((rewritten, disagree))
+            Some((listed(column, members, *negated), disagree))
         }
         Leaf::IsNull { .. } | Leaf::Bool { .. } | Leaf::Like { .. } | Leaf::Unsupported { .. } => {
             None
