@@ -60,6 +60,7 @@ pub struct Note {
 pub const UNSUPPORTED_EXPRESSION: &str = "UNSUPPORTED_EXPRESSION";
 pub const UNSPLITTABLE_OR: &str = "UNSPLITTABLE_OR";
 pub const PARTITION_EVAL_GAP: &str = "PARTITION_EVAL_GAP";
+pub const PARTITION_VALUE_DISTRUSTED: &str = "PARTITION_VALUE_DISTRUSTED";
 
 /// One top-level conjunct and its bucket.
 #[derive(Clone, Debug)]

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use crate::accepted::{AcceptedValues, accepted_partition_values};
 use crate::ast::CmpOp;
 use crate::ast::Predicate;
-use crate::classify::{Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP, classify};
+use crate::classify::{
+    Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP, PARTITION_VALUE_DISTRUSTED,
+    classify,
+};
 use crate::coerce::coerce;
 use crate::error::ExplainError;
 use crate::file_set::FileSet;
@@ -45,6 +48,9 @@ impl CompiledPredicate {
         check_literals(&normalized, columns)?;
         let mut classification = classify(&normalized, columns);
         classification.notes.extend(retyped);
+        classification
+            .notes
+            .extend(crate::string_readings::readings_note(&parsed));
         Ok(Self {
             text: text.to_string(),
             parsed,
@@ -102,6 +108,33 @@ pub struct Explanation {
     pub scans: ScanPredicates,
     /// Files the partition evaluator could not decide and kept (`PARTITION_EVAL_GAP`).
     pub partition_undecided: usize,
+    /// Per partition column, the values as written that the kernel cannot read (a decimal
+    /// with fewer digits than its scale, `0.-25`): leaves on the column were left to the
+    /// partition evaluator, which keeps such files (`PARTITION_VALUE_DISTRUSTED`).
+    pub distrusted: Distrusted,
+}
+
+/// Partition values the kernel cannot read, by column (its logical name), a few of each.
+pub type Distrusted = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+/// How many distrusted values of one column the note names.
+const DISTRUSTED_SHOWN: usize = 3;
+
+fn distrusted_note(distrusted: &Distrusted) -> Option<Note> {
+    (!distrusted.is_empty()).then(|| Note {
+        code: PARTITION_VALUE_DISTRUSTED,
+        message: format!(
+            "partition values the kernel cannot read ({}): leaves on these columns are decided by the partition evaluator alone, which keeps every file holding such a value",
+            distrusted
+                .iter()
+                .map(|(c, v)| format!(
+                    "`{c}` = {}",
+                    v.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", ")
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    })
 }
 
 /// The kernel scan predicates behind the survivor sets (`None`: the scan had no predicate).
@@ -159,6 +192,18 @@ impl Explanation {
                 &partition_exact,
             ));
         }
+        if !next.distrusted.is_empty() {
+            for (column, values) in next.distrusted {
+                let mine = self.distrusted.entry(column).or_default();
+                for v in values {
+                    if mine.len() < DISTRUSTED_SHOWN {
+                        mine.insert(v);
+                    }
+                }
+            }
+            self.notes.retain(|n| n.code != PARTITION_VALUE_DISTRUSTED);
+            self.notes.extend(distrusted_note(&self.distrusted));
+        }
     }
 
     pub fn final_files(&self) -> usize {
@@ -184,6 +229,10 @@ impl Explanation {
 pub struct KernelScans {
     pub partition: Option<PredicateRef>,
     pub full: Option<PredicateRef>,
+    /// The guarded forms lowered into `partition` and `full`: lowered again without the
+    /// leaves on a column whose partition values the kernel cannot read.
+    pub partition_form: Nnf,
+    pub full_form: Nnf,
     /// The guards that fired on either scan, with the leaves as written.
     pub hazards: Vec<Hazard>,
     /// Leaves the kernel cannot evaluate, weakened to TRUE in the full scan.
@@ -233,6 +282,8 @@ pub fn kernel_scans(
     Ok(KernelScans {
         partition: to_kernel(&partition.predicate, columns)?,
         full: to_kernel(&full.predicate, columns)?,
+        partition_form: partition.predicate,
+        full_form: full.predicate,
         hazards,
         stripped,
     })
@@ -361,6 +412,7 @@ pub fn explain_planned(
             accepted: Arc::default(),
             scans: ScanPredicates::default(),
             partition_undecided: 0,
+            distrusted: Distrusted::new(),
         });
     };
     let classes = &compiled.classification;
@@ -370,13 +422,30 @@ pub fn explain_planned(
 
     // Phase 1: the kernel prunes on the partition-safe fragment; the partition evaluator
     // decides the partition-exact fragment per file. A file survives if both keep it.
-    let partition_exact = classes.conjunction(&[Bucket::PartitionExact]);
+    // Where a partition column holds values the kernel cannot read, its partition-safe leaves
+    // leave the kernel's scan (below) and are decided here instead, per file: a value that
+    // does not parse is undecided and keeps its file.
+    let distrusted = distrusted_partition_values(table, scans);
+    let partition_exact = if distrusted.is_empty() {
+        classes.conjunction(&[Bucket::PartitionExact])
+    } else {
+        classes.conjunction(&[Bucket::PartitionExact, Bucket::PartitionSafe])
+    };
+    // A partition value the kernel cannot read would fail its scan: the leaves on that column
+    // leave the kernel's predicates (TRUE only widens), the partition evaluator keeps the file.
+    let scans = if distrusted.is_empty() {
+        scans.clone()
+    } else {
+        notes.extend(distrusted_note(&distrusted));
+        scans.without_columns(&distrusted, columns)?
+    };
     let KernelScans {
         partition: partition_kernel,
         full: full_kernel,
         hazards,
         stripped: unscanned,
-    } = scans.clone();
+        ..
+    } = scans;
     let partition_scan = table.survivors(partition_kernel.clone())?;
     let mut after_partition = partition_scan.clone();
     let mut undecided = 0usize;
@@ -489,5 +558,85 @@ pub fn explain_planned(
         accepted: Arc::default(),
         scans,
         partition_undecided: undecided,
+        distrusted,
     })
+}
+
+impl KernelScans {
+    /// The partition columns the scans' leaves read.
+    fn partition_columns(&self, columns: &TableColumns) -> Vec<crate::schema::ColumnInfo> {
+        let mut out: Vec<crate::schema::ColumnInfo> = Vec::new();
+        for leaf in self
+            .partition_form
+            .leaves()
+            .into_iter()
+            .chain(self.full_form.leaves())
+        {
+            let Some(info) = leaf.column().and_then(|c| columns.resolve(c).ok()) else {
+                continue;
+            };
+            if info.is_partition && !out.iter().any(|o| o.column == info.column) {
+                out.push(info);
+            }
+        }
+        out
+    }
+
+    /// These scans with every leaf on a `distrusted` column weakened to TRUE.
+    fn without_columns(
+        &self,
+        distrusted: &Distrusted,
+        columns: &TableColumns,
+    ) -> Result<KernelScans, ExplainError> {
+        let trusted = |l: &Leaf| {
+            l.column()
+                .and_then(|c| columns.resolve(c).ok())
+                .is_none_or(|info| !distrusted.contains_key(&info.column.dotted()))
+        };
+        let (partition_form, _) = self.partition_form.weaken(&trusted);
+        let (full_form, _) = self.full_form.weaken(&trusted);
+        Ok(KernelScans {
+            partition: to_kernel(&partition_form, columns)?,
+            full: to_kernel(&full_form, columns)?,
+            partition_form,
+            full_form,
+            hazards: self.hazards.clone(),
+            stripped: self.stripped.clone(),
+        })
+    }
+}
+
+/// The values of the partition columns `scans` read, among `table`'s files, that the kernel's
+/// parser refuses (it would fail the scan): a few per column.
+fn distrusted_partition_values(table: &ReplayedTable, scans: &KernelScans) -> Distrusted {
+    use crate::partition_eval::PartitionValues;
+    let mut out = Distrusted::new();
+    let read = scans.partition_columns(table.columns());
+    if read.is_empty() {
+        return out;
+    }
+    let mut seen = PerPartition::over(table.files());
+    for i in 0..table.files().len() {
+        let partition = table.files()[i].partition;
+        if seen.get(partition).is_some() {
+            continue;
+        }
+        seen.get_or_insert_with(partition, || ());
+        let values = table.partition_of(i);
+        for info in &read {
+            let Some(primitive) = info.primitive() else {
+                continue;
+            };
+            if let Some(Some(raw)) = values.raw(&info.partition_key)
+                && !raw.is_empty()
+                && primitive.parse_scalar(raw).is_err()
+            {
+                let shown = out.entry(info.column.dotted()).or_default();
+                if shown.len() < DISTRUSTED_SHOWN {
+                    shown.insert(raw.to_string());
+                }
+            }
+        }
+    }
+    out
 }

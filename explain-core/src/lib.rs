@@ -40,6 +40,7 @@ pub mod schema;
 pub mod session;
 pub mod sql;
 pub mod stream;
+pub mod string_readings;
 pub mod verify;
 
 pub use error::ExplainError;

@@ -26,6 +26,13 @@ pub enum Nnf {
     Leaf(Leaf),
 }
 
+/// TRUE: the predicate that keeps every file (a scan with no predicate).
+impl Default for Nnf {
+    fn default() -> Self {
+        Nnf::Const(true)
+    }
+}
+
 /// A leaf of the normalized predicate. Columns carry the schema's spelling.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Leaf {

@@ -246,7 +246,23 @@ fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<N
         } => {
             let info = columns.resolve(column)?;
             let float = info.is_float();
-            in_list(info.column, float, list, *n != negated)
+            // Each engine's reading of the list's strings (string_readings.rs), any of them.
+            let spark: Vec<Literal> = list
+                .iter()
+                .map(|l| {
+                    crate::string_readings::literal_readings(l)
+                        .pop()
+                        .unwrap_or_else(|| l.clone())
+                })
+                .collect();
+            if spark == *list {
+                in_list(info.column, float, list, *n != negated)
+            } else {
+                Nnf::or([
+                    in_list(info.column.clone(), float, list, *n != negated),
+                    in_list(info.column, float, &spark, *n != negated),
+                ])
+            }
         }
         Predicate::Between {
             column,
@@ -275,7 +291,21 @@ fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<N
         } => {
             let info = columns.resolve(column)?;
             let is_string = info.is_string();
-            like_leaf(info.column, is_string, pattern, *escape, *n != negated)?
+            // Each engine's reading of the pattern (string_readings.rs); one an engine refuses
+            // (it ends with its escape) matches nothing there. Refused by every engine: bad
+            // input.
+            let mut readings = Vec::new();
+            let mut refusal = None;
+            for (p, e) in crate::string_readings::like_readings(pattern, *escape) {
+                match like_leaf(info.column.clone(), is_string, &p, e, *n != negated) {
+                    Ok(leaf) => readings.push(leaf),
+                    Err(err) => refusal = Some(err),
+                }
+            }
+            match (readings.is_empty(), refusal) {
+                (true, Some(err)) => return Err(err),
+                _ => Nnf::or(readings),
+            }
         }
         Predicate::BoolColumn(column) => {
             let info = columns.resolve(column)?;
@@ -319,6 +349,20 @@ fn unsupported(
 
 /// `column op literal`; a NULL literal makes the comparison NULL, folded to FALSE.
 fn compare(column: ColumnRef, op: CmpOp, literal: &Literal) -> Nnf {
+    // A string the engines read differently (string_readings.rs): the rows of any reading.
+    let readings = crate::string_readings::literal_readings(literal);
+    if readings.len() > 1 {
+        return Nnf::or(
+            readings
+                .iter()
+                .map(|l| compare_one(column.clone(), op, l))
+                .collect::<Vec<_>>(),
+        );
+    }
+    compare_one(column, op, literal)
+}
+
+fn compare_one(column: ColumnRef, op: CmpOp, literal: &Literal) -> Nnf {
     match literal {
         Literal::Null => Nnf::Const(false),
         l => Nnf::Leaf(Leaf::Cmp {

@@ -82,6 +82,8 @@ pub const NAMES: &[&str] = &[
     "decimal-f64-bounds",
     "strings-legacy-tie-breaker",
     "row-groups",
+    "partition-spellings",
+    "strings-backslash",
 ];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
@@ -211,6 +213,39 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             partition_values: 4,
             files_per_partition: 2,
             null_fraction: 0.2,
+            ..base
+        },
+        // pitfall 28: strings holding a backslash or a TAB, read differently by the engines.
+        "strings-backslash" => TableSpec {
+            columns: vec![
+                part("ps", Kind::String),
+                col("s", Kind::String),
+                col("id", Kind::Int64),
+            ],
+            partition_values: 6,
+            files_per_partition: 1,
+            quirks: Quirks {
+                backslashes: true,
+                ..Quirks::default()
+            },
+            ..base
+        },
+        // pitfall 29: decimal partition values as writers spell them (`2.5` in decimal(10,2),
+        // delta-rs 1.6's `0.-25`), which the kernel's parser refuses.
+        "partition-spellings" => TableSpec {
+            columns: vec![
+                part("pdec", Kind::Decimal),
+                part("pl", Kind::Int64),
+                col("v", Kind::Int64),
+                col("w", Kind::Decimal),
+            ],
+            partition_values: 4,
+            files_per_partition: 2,
+            null_fraction: 0.2,
+            quirks: Quirks {
+                writer_partition_spellings: true,
+                ..Quirks::default()
+            },
             ..base
         },
         // pitfall 21: pandas' 0.0/0.0 on x86 has its sign bit set; delta-rs writes it as is.

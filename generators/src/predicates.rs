@@ -355,7 +355,14 @@ impl Pools {
             let slots = spec.partition_values.max(1);
             let literals = (0..=slots)
                 .map(|s| {
-                    let text = crate::values::partition_value_text(spec, column.kind, s);
+                    let mut text = crate::values::partition_value_text(spec, column.kind, s);
+                    // A misspelt value's literal is the number it means.
+                    if let Some((written, means)) = crate::values::writer_decimal_spelling(s)
+                        && text == written
+                        && spec.quirks.writer_partition_spellings
+                    {
+                        text = means.to_string();
+                    }
                     match column.kind {
                         Kind::Int8
                         | Kind::Int16

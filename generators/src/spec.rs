@@ -193,6 +193,16 @@ pub struct Quirks {
     /// where a truncated max cuts them (pitfall 24).
     #[serde(default)]
     pub supplementary_at: Option<usize>,
+    /// Decimal partition values as real writers spell some of them (pitfall 29): `2.5` in a
+    /// decimal(10,2) column (fewer digits than the scale) and `0.-25` for -0.25 (delta-rs
+    /// 1.6), which the kernel's parser refuses.
+    #[serde(default)]
+    pub writer_partition_spellings: bool,
+    /// String values hold a backslash or a TAB after their first character, in turns (pitfall
+    /// 28): Spark reads `'a\\b'` as `a\b` and `'a\tb'` as a TAB, DuckDB and DataFusion read
+    /// both as written, and LIKE escapes with the backslash in Spark and DataFusion only.
+    #[serde(default)]
+    pub backslashes: bool,
 }
 
 impl TableSpec {

@@ -188,13 +188,21 @@ pub fn decimal_text(unscaled: i128, scale: u32) -> String {
 /// Applies the value quirks of a spec to a column's cells: the sign bit on NaN, a
 /// supplementary character inside strings.
 pub fn apply_quirks(kind: Kind, cells: &mut [Cell], quirks: &crate::spec::Quirks) {
-    for cell in cells.iter_mut() {
+    for (i, cell) in cells.iter_mut().enumerate() {
         match cell {
             Cell::Float(v) if quirks.negative_nan && v.is_nan() => *v = -f64::NAN,
             Cell::Str(s) if kind == Kind::String => {
                 if let Some(at) = quirks.supplementary_at {
                     let cut = s.char_indices().nth(at).map_or(s.len(), |(i, _)| i);
                     s.insert(cut, '\u{1F33C}');
+                }
+                if quirks.backslashes && !s.is_empty() {
+                    let cut = s.char_indices().nth(1).map_or(s.len(), |(i, _)| i);
+                    match i % 3 {
+                        0 => s.insert(cut, '\\'),
+                        1 => s.insert(cut, '\t'),
+                        _ => {}
+                    }
                 }
             }
             _ => {}
@@ -213,7 +221,34 @@ pub fn signed_zero_partition_text(slot: usize) -> Option<&'static str> {
 pub fn partition_value_text(spec: &crate::spec::TableSpec, kind: Kind, slot: usize) -> String {
     match signed_zero_partition_text(slot) {
         Some(zero) if spec.quirks.signed_zero_partitions && kind.is_float() => zero.to_string(),
-        _ => partition_text(kind, slot),
+        _ if spec.quirks.backslashes && kind == Kind::String => {
+            let mut cells = [Cell::Str(partition_text(kind, slot))];
+            let mut turn = [Cell::Null, Cell::Null, Cell::Null];
+            // The slot takes the turn its index would take among cells.
+            turn[slot % 3] = cells[0].clone();
+            apply_quirks(kind, &mut turn, &spec.quirks);
+            cells[0] = turn[slot % 3].clone();
+            match &cells[0] {
+                Cell::Str(s) => s.clone(),
+                _ => partition_text(kind, slot),
+            }
+        }
+        _ => match writer_decimal_spelling(slot) {
+            Some((text, _)) if spec.quirks.writer_partition_spellings && kind == Kind::Decimal => {
+                text.to_string()
+            }
+            _ => partition_text(kind, slot),
+        },
+    }
+}
+
+/// A decimal partition value of the writer-spellings quirk, with the number it means: slot 1
+/// is 2.50 written `2.5`, slot 2 is -0.25 written `0.-25`; later slots as usual.
+pub fn writer_decimal_spelling(slot: usize) -> Option<(&'static str, &'static str)> {
+    match slot {
+        1 => Some(("2.5", "2.50")),
+        2 => Some(("0.-25", "-0.25")),
+        _ => None,
     }
 }
 

@@ -238,6 +238,15 @@ pub fn degraded(p: &Predicate, column: &ColumnRef) -> (Predicate, Predicate) {
     (Predicate::And(vec![p.clone(), unsupported]), p.clone())
 }
 
+/// Whether an IN list holds a number with an exponent (a DOUBLE) beside a plain number.
+fn mixes_doubles(list: &[Literal]) -> bool {
+    let double = |l: &Literal| matches!(l, Literal::Number(n) if n.contains(['e', 'E']));
+    list.iter().any(double)
+        && list
+            .iter()
+            .any(|l| matches!(l, Literal::Number(_) | Literal::String(_)) && !double(l))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,13 +312,4 @@ mod tests {
         assert_eq!(successor("a\u{10FFFF}"), Some("b".into()));
         assert_eq!(successor("\u{10FFFF}"), None);
     }
-}
-
-/// Whether an IN list holds a number with an exponent (a DOUBLE) beside a plain number.
-fn mixes_doubles(list: &[Literal]) -> bool {
-    let double = |l: &Literal| matches!(l, Literal::Number(n) if n.contains(['e', 'E']));
-    list.iter().any(double)
-        && list
-            .iter()
-            .any(|l| matches!(l, Literal::Number(_) | Literal::String(_)) && !double(l))
 }

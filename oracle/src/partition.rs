@@ -1,7 +1,9 @@
 //! Partition values typed by the schema, decoded independently of any Delta library: arrow's
 //! string cast parses each value as its column's Arrow type. Policy (docs/semantics.md): a JSON
 //! null is NULL; the empty string is `''` on a string column and NULL on every other type;
-//! timestamp values without an offset are UTC.
+//! timestamp values without an offset are UTC. A value that does not parse as its type (delta-rs
+//! 1.6 writes some negative decimals as `0.-25`) is NULL, as Spark's cast of a partition value
+//! reads it with ANSI mode off: the table is read, never refused for it.
 
 use std::sync::Arc;
 
@@ -30,7 +32,8 @@ pub fn typed_value(raw: Option<&str>, data_type: &DataType) -> Result<ScalarValu
     ScalarValue::try_from_array(&cast, 0).map_err(|e| e.to_string())
 }
 
-/// [`typed_value`] with the file named in the error.
+/// [`typed_value`], NULL where the value does not parse as its type (the module's policy);
+/// an error only where the type has no NULL to give, with the file named.
 pub fn typed_value_of(
     path: &str,
     column: &str,
@@ -38,6 +41,7 @@ pub fn typed_value_of(
     data_type: &DataType,
 ) -> Result<ScalarValue, OracleError> {
     typed_value(raw, data_type)
+        .or_else(|_| typed_value(None, data_type))
         .map_err(|e| OracleError::file(path, format!("partition column `{column}`: {e}")))
 }
 

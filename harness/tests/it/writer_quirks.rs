@@ -40,18 +40,23 @@ fn matching(subject: &Subject, predicate: &str) -> Vec<bool> {
 
 /// What the kernel keeps when asked the predicate as written: no guard, the partition
 /// evaluator left out (nothing here needs it).
-fn unguarded_kept(subject: &Subject, predicate: &str) -> Vec<bool> {
+/// `Err`: the kernel's scan fails (a partition value its parser refuses).
+fn unguarded_kept(
+    subject: &Subject,
+    predicate: &str,
+) -> Result<Vec<bool>, explain_core::error::ExplainError> {
     let compiled = CompiledPredicate::compile(predicate, &subject.kernel).unwrap();
     let (evaluable, _) = compiled.normalized.weaken(&kernel_can_evaluate);
     subject
         .kernel
         .survivors(to_kernel(&evaluable, subject.kernel.columns()).unwrap())
-        .unwrap()
 }
 
 struct Tally {
     predicates: usize,
     unguarded_drops: usize,
+    /// Predicates the kernel asked as written fails on (its scan stops).
+    unguarded_failures: usize,
     announced: usize,
 }
 
@@ -78,14 +83,19 @@ fn check_table(name: &str, columns: &[&str], extra: &[&str]) -> Tally {
     let mut tally = Tally {
         predicates: 0,
         unguarded_drops: 0,
+        unguarded_failures: 0,
         announced: 0,
     };
     for predicate in &predicates {
         let matches = matching(&subject, predicate);
         let dropped = |kept: &FileSet| (0..kept.len()).find(|&i| matches[i] && !kept[i]);
         tally.predicates += 1;
-        if dropped(&FileSet::from(unguarded_kept(&subject, predicate))).is_some() {
-            tally.unguarded_drops += 1;
+        match unguarded_kept(&subject, predicate) {
+            Ok(kept) if dropped(&FileSet::from(kept.clone())).is_some() => {
+                tally.unguarded_drops += 1
+            }
+            Ok(_) => {}
+            Err(_) => tally.unguarded_failures += 1,
         }
         let strict = explain_with(
             &subject.kernel,
@@ -262,5 +272,63 @@ fn struct_only_checkpoint_statistics_prune_as_json_ones() {
     assert!(
         predicates > 50 && pruning > 10,
         "{predicates} predicates, {pruning} pruning"
+    );
+}
+
+/// Decimal partition values as writers spell them (pitfall 29: `2.5` in decimal(10,2),
+/// delta-rs 1.6's `0.-25`) make the kernel's scan fail on any predicate over the column. The
+/// explanation never stops on them (exit 3 was the old answer): the kernel's scans leave that
+/// column's leaves out, the partition evaluator decides every other value and keeps the files
+/// it cannot read, and a note names the values. The oracle reads `0.-25` as NULL (Spark's
+/// cast with ANSI off) and `2.5` as 2.50.
+#[test]
+fn misspelt_decimal_partitions_are_distrusted_not_fatal() {
+    use explain_core::classify::PARTITION_VALUE_DISTRUSTED;
+    let extra = [
+        "pdec = 2.5",
+        "pdec = 2.50",
+        "pdec = -0.25",
+        "pdec IS NULL",
+        "pdec IS NOT NULL AND v > 0",
+        "pdec > 1 OR pl = 1",
+        "pdec IN (1.13, 2.5)",
+    ];
+    let t = check_table("partition-spellings", &["pdec", "pl"], &extra);
+    assert!(
+        t.predicates > extra.len(),
+        "the pools' literals were tried too"
+    );
+    assert!(
+        t.unguarded_failures > 0,
+        "the knob reproduces the class: the kernel's scan fails on the column"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    write_table(&named("partition-spellings").unwrap(), dir.path()).unwrap();
+    let subject = Subject::load("gen/partition-spellings", &dir.path().to_string_lossy()).unwrap();
+    let ex = explain_with(
+        &subject.kernel,
+        Some("pdec = 3.39"),
+        ExplainOptions::default(),
+    )
+    .unwrap();
+    let note = ex
+        .notes
+        .iter()
+        .find(|n| n.code == PARTITION_VALUE_DISTRUSTED)
+        .expect("a note names the values the kernel cannot read");
+    assert!(
+        note.message.contains("0.-25") && note.message.contains("2.5"),
+        "{}",
+        note.message
+    );
+    // Pay narrowly: the readable values are still decided, so the other partitions go.
+    let matching = matching(&subject, "pdec = 3.39")
+        .iter()
+        .filter(|m| **m)
+        .count();
+    assert!(matching > 0);
+    assert!(
+        ex.final_files() < subject.kernel.files().len(),
+        "partitions the evaluator can read are pruned"
     );
 }

@@ -32,6 +32,13 @@ fn ids_matched(
     Some(out)
 }
 
+/// A predicate, the engines it is asked of, and the ids they match (`None`: they refuse it).
+type Case = (
+    &'static str,
+    &'static [EngineSemantics],
+    Option<&'static [i64]>,
+);
+
 #[test]
 fn the_engines_read_literals_as_measured() {
     use EngineSemantics::{Datafusion, Duckdb, Spark, SparkAnsi};
@@ -49,7 +56,7 @@ fn the_engines_read_literals_as_measured() {
     }
     const BIG: i64 = 9_007_199_254_740_992;
     // (predicate, semantics, the ids it matches; None: the engine refuses it)
-    let cases: &[(&str, &[EngineSemantics], Option<&[i64]>)] = &[
+    let cases: &[Case] = &[
         // Class 1: a number with an exponent is a DOUBLE everywhere.
         (
             "id = 4.0000000000000001e0",
