@@ -14,6 +14,7 @@ pub const CLUSTERING: &str = "CLUSTERING";
 pub const CLUSTERING_UNREADABLE: &str = "CLUSTERING_UNREADABLE";
 pub const IN_COMMIT_TIMESTAMPS: &str = "IN_COMMIT_TIMESTAMPS";
 pub const UNKNOWN_FEATURES: &str = "UNKNOWN_FEATURES";
+pub const COLLATIONS: &str = "COLLATIONS";
 
 #[derive(Clone, Debug, Serialize)]
 pub struct TableFeatures {
@@ -163,10 +164,26 @@ impl TableFeatures {
             });
         }
 
+        // Collations change how Spark compares strings, not what is written: the statistics
+        // stay binary, so predicates on a collated column keep every file (normalize.rs).
+        let is_collations = |f: &str| f.starts_with("collations");
+        if let Some(feature) = protocol
+            .writer_features
+            .iter()
+            .find(|f| is_collations(f.as_str()))
+        {
+            notes.push(Note {
+                code: COLLATIONS,
+                message: format!(
+                    "writer feature `{feature}`: string columns with a collation other than binary are compared by it in Spark (`UTF8_LCASE`: ignoring case) while their statistics are binary; comparisons on them keep every file"
+                ),
+            });
+        }
         let unknown_all: Vec<&String> = protocol
             .unknown_reader_features
             .iter()
             .chain(&protocol.unknown_writer_features)
+            .filter(|f| !is_collations(f.as_str()))
             .collect();
         if !unknown_all.is_empty() {
             let mut names: Vec<&str> = unknown_all.iter().map(|s| s.as_str()).collect();

@@ -194,6 +194,115 @@ fn leaf_implies(a: &Leaf, b: &Leaf) -> bool {
 /// Pushes negation to the leaves: `negated` says whether an odd number of NOTs encloses
 /// `pred`. Junctions are rebuilt through [`Nnf::and`] / [`Nnf::or`], which flatten and fold.
 fn push_not(pred: &Predicate, negated: bool, columns: &TableColumns) -> Result<Nnf, ExplainError> {
+    if let Some(readings) = column_readings(pred, columns)? {
+        return Ok(match readings {
+            // Spark compares by the collation, the statistics are binary: no bound holds.
+            ColumnReadings::Collated => unsupported(pred, negated, columns)?,
+            // Spark pads the literal to the CHAR length, DuckDB and DataFusion compare it as
+            // written with the padded values: the rows of either reading.
+            ColumnReadings::Padded(padded) => Nnf::or([
+                push_not_as_written(pred, negated, columns)?,
+                push_not(&padded, negated, columns)?,
+            ]),
+        });
+    }
+    push_not_as_written(pred, negated, columns)
+}
+
+/// How a string column's own semantics change a comparison with a literal.
+enum ColumnReadings {
+    /// The column has a collation other than binary.
+    Collated,
+    /// The column is `CHAR(n)` and a literal is shorter: the predicate with it padded.
+    Padded(Predicate),
+}
+
+fn column_readings(
+    pred: &Predicate,
+    columns: &TableColumns,
+) -> Result<Option<ColumnReadings>, ExplainError> {
+    let column = match pred {
+        Predicate::Compare {
+            left: Operand::Column(c),
+            right: Operand::Literal(_),
+            ..
+        }
+        | Predicate::Compare {
+            left: Operand::Literal(_),
+            right: Operand::Column(c),
+            ..
+        }
+        | Predicate::InList { column: c, .. }
+        | Predicate::Between { column: c, .. }
+        | Predicate::Like { column: c, .. } => c,
+        Predicate::Compare { .. }
+        | Predicate::And(_)
+        | Predicate::Or(_)
+        | Predicate::Not(_)
+        | Predicate::IsNull { .. }
+        | Predicate::BoolColumn(_)
+        | Predicate::Constant(_)
+        | Predicate::Unsupported { .. } => return Ok(None),
+    };
+    let info = columns.resolve(column)?;
+    if !info.is_string() {
+        return Ok(None);
+    }
+    if info.collation.is_some() {
+        return Ok(Some(ColumnReadings::Collated));
+    }
+    let Some(n) = info.char_length else {
+        return Ok(None);
+    };
+    let pad = |l: &Literal| match l {
+        Literal::String(s) if s.chars().count() < n => {
+            Literal::String(format!("{s}{}", " ".repeat(n - s.chars().count())))
+        }
+        other => other.clone(),
+    };
+    let padded = match pred {
+        Predicate::Compare { left, op, right } => {
+            let side = |o: &Operand| match o {
+                Operand::Literal(l) => Operand::Literal(pad(l)),
+                Operand::Column(c) => Operand::Column(c.clone()),
+            };
+            Predicate::Compare {
+                left: side(left),
+                op: *op,
+                right: side(right),
+            }
+        }
+        Predicate::InList {
+            column,
+            list,
+            negated,
+        } => Predicate::InList {
+            column: column.clone(),
+            list: list.iter().map(pad).collect(),
+            negated: *negated,
+        },
+        Predicate::Between {
+            column,
+            low,
+            high,
+            negated,
+        } => Predicate::Between {
+            column: column.clone(),
+            low: pad(low),
+            high: pad(high),
+            negated: *negated,
+        },
+        // A pattern is matched against the padded value by every engine.
+        _ => return Ok(None),
+    };
+    Ok((padded != *pred).then_some(ColumnReadings::Padded(padded)))
+}
+
+fn push_not_as_written(
+    pred: &Predicate,
+    negated: bool,
+    columns: &TableColumns,
+) -> Result<Nnf, ExplainError> {
     let resolve = |c: &ColumnRef| columns.resolve(c).map(|info| info.column);
     Ok(match pred {
         Predicate::And(items) | Predicate::Or(items) => {

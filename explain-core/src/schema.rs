@@ -21,6 +21,12 @@ pub struct ColumnInfo {
     /// Type widening changed this column from `float`: files written before keep f32
     /// statistics, which may not bound the double values they hold (pitfall 7).
     pub widened_from_float: bool,
+    /// A string column's collation other than binary (`__COLLATIONS` in its field's metadata,
+    /// writer feature `collations-preview`): Spark compares by it, the statistics are binary.
+    pub collation: Option<String>,
+    /// `n` of a Spark `CHAR(n)` column (`__CHAR_VARCHAR_TYPE_STRING`): Spark pads values and
+    /// the literals compared with them to `n` characters.
+    pub char_length: Option<usize>,
 }
 
 impl ColumnInfo {
@@ -101,6 +107,8 @@ impl TableColumns {
         let mut stats_path = Vec::with_capacity(column.path.len());
         let mut data_type = None;
         let mut widened_from_float = false;
+        let mut collation = None;
+        let mut char_length = None;
         for (depth, part) in column.path.iter().enumerate() {
             let exact = current.fields().find(|f| f.name() == part);
             let field = match exact {
@@ -138,6 +146,11 @@ impl TableColumns {
                 }
             } else {
                 data_type = Some(field.data_type().clone());
+                collation = field_collation(field);
+                char_length = match field.metadata().get("__CHAR_VARCHAR_TYPE_STRING") {
+                    Some(MetadataValue::String(t)) => char_length_of(t),
+                    _ => None,
+                };
                 widened_from_float = matches!(
                     field.get_config_value(&ColumnMetadataKey::TypeChanges),
                     Some(MetadataValue::Other(serde_json::Value::Array(changes)))
@@ -153,6 +166,8 @@ impl TableColumns {
             data_type,
             is_partition,
             widened_from_float,
+            collation,
+            char_length,
             partition_key: top_physical.unwrap_or_default(),
             stats_path,
         })
@@ -219,4 +234,28 @@ pub fn unknown_column_hint(name: &str, columns: &[String]) -> String {
         Some((_, column)) => format!(" (did you mean `{column}`?)"),
         None => String::new(),
     }
+}
+
+/// The collation a string field's metadata names, unless binary: `__COLLATIONS` maps a path
+/// to a collation identifier (`spark.UTF8_LCASE.75`, `icu.de_DE.72`).
+fn field_collation(field: &delta_kernel::schema::StructField) -> Option<String> {
+    let Some(MetadataValue::Other(serde_json::Value::Object(map))) =
+        field.metadata().get("__COLLATIONS")
+    else {
+        return None;
+    };
+    map.values()
+        .filter_map(serde_json::Value::as_str)
+        .find(|c| !c.to_ascii_uppercase().contains("UTF8_BINARY"))
+        .map(str::to_string)
+}
+
+/// `n` of `char(n)` (any case), `None` for `varchar(n)` and anything else.
+fn char_length_of(text: &str) -> Option<usize> {
+    let t = text.trim().to_ascii_lowercase();
+    t.strip_prefix("char(")?
+        .strip_suffix(')')?
+        .trim()
+        .parse()
+        .ok()
 }

@@ -84,6 +84,8 @@ pub const NAMES: &[&str] = &[
     "row-groups",
     "partition-spellings",
     "strings-backslash",
+    "strings-char",
+    "strings-collated",
 ];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
@@ -228,6 +230,40 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
                 backslashes: true,
                 ..Quirks::default()
             },
+            ..base
+        },
+        // Spark CHAR(10) string columns: padded values and statistics.
+        "strings-char" => TableSpec {
+            columns: vec![
+                part("p", Kind::Int32),
+                col("c", Kind::String),
+                col("id", Kind::Int64),
+            ],
+            quirks: Quirks {
+                char_length: Some(10),
+                ..Quirks::default()
+            },
+            // A value a file: a wrong reading of one literal drops its file.
+            rows_per_file: 1,
+            files_per_partition: 4,
+            null_fraction: 0.0,
+            ..base
+        },
+        // A UTF8_LCASE collation: Spark compares ignoring case, the statistics are binary.
+        "strings-collated" => TableSpec {
+            columns: vec![
+                part("p", Kind::Int32),
+                col("s", Kind::String),
+                col("id", Kind::Int64),
+            ],
+            quirks: Quirks {
+                collation: Some("spark.UTF8_LCASE.75".into()),
+                ..Quirks::default()
+            },
+            // A value a file: a wrong reading of one literal drops its file.
+            rows_per_file: 1,
+            files_per_partition: 4,
+            null_fraction: 0.0,
             ..base
         },
         // pitfall 29: decimal partition values as writers spell them (`2.5` in decimal(10,2),

@@ -203,6 +203,15 @@ pub struct Quirks {
     /// both as written, and LIKE escapes with the backslash in Spark and DataFusion only.
     #[serde(default)]
     pub backslashes: bool,
+    /// String data columns are Spark `CHAR(n)` (`__CHAR_VARCHAR_TYPE_STRING`), their values
+    /// padded with spaces to `n` as Spark writes them (issue class 5).
+    #[serde(default)]
+    pub char_length: Option<usize>,
+    /// String data columns carry this collation (`__COLLATIONS`, writer feature
+    /// `collations-preview`; `spark.UTF8_LCASE.75`), every other value upper-cased: Spark
+    /// compares by the collation while the statistics stay binary (issue class 6).
+    #[serde(default)]
+    pub collation: Option<String>,
 }
 
 impl TableSpec {

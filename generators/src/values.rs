@@ -196,6 +196,13 @@ pub fn apply_quirks(kind: Kind, cells: &mut [Cell], quirks: &crate::spec::Quirks
                     let cut = s.char_indices().nth(at).map_or(s.len(), |(i, _)| i);
                     s.insert(cut, '\u{1F33C}');
                 }
+                if let Some(n) = quirks.char_length {
+                    let kept: String = s.chars().take(n).collect();
+                    *s = format!("{kept:<n$}");
+                }
+                if quirks.collation.is_some() && i % 2 == 0 {
+                    *s = s.to_uppercase();
+                }
                 if quirks.backslashes && !s.is_empty() {
                     let cut = s.char_indices().nth(1).map_or(s.len(), |(i, _)| i);
                     match i % 3 {

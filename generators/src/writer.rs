@@ -63,13 +63,34 @@ pub fn schema_string(spec: &TableSpec) -> String {
     let fields: Vec<Value> = spec
         .columns
         .iter()
-        .map(|c| json!({"name": c.name, "type": c.kind.delta_type(), "nullable": true, "metadata": {}}))
+        .map(|c| json!({"name": c.name, "type": c.kind.delta_type(), "nullable": true, "metadata": field_metadata(spec, c)}))
         .collect();
     json!({"type": "struct", "fields": fields}).to_string()
 }
 
+/// A field's metadata: Spark's CHAR type and a collation, on string data columns under the
+/// quirks that declare them.
+fn field_metadata(spec: &TableSpec, column: &crate::spec::ColumnSpec) -> Value {
+    let mut meta = serde_json::Map::new();
+    if column.kind == Kind::String && !column.partition {
+        if let Some(n) = spec.quirks.char_length {
+            meta.insert(
+                "__CHAR_VARCHAR_TYPE_STRING".into(),
+                json!(format!("char({n})")),
+            );
+        }
+        if let Some(c) = &spec.quirks.collation {
+            meta.insert("__COLLATIONS".into(), json!({ column.name.clone(): c }));
+        }
+    }
+    Value::Object(meta)
+}
+
 fn protocol(spec: &TableSpec) -> Value {
-    if spec.columns.iter().any(|c| c.kind == Kind::TimestampNtz) {
+    if spec.quirks.collation.is_some() {
+        json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
+            "writerFeatures": ["collations-preview"]}})
+    } else if spec.columns.iter().any(|c| c.kind == Kind::TimestampNtz) {
         json!({"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
             "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}})
     } else {

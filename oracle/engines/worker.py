@@ -8,17 +8,22 @@ written and answers the matching rows per file, or the engine's refusal.
 
 Requests, one JSON object a line:
   {"op": "hello"}                               -> {"ok": true, "engine": ..., "version": ...}
-  {"op": "load", "parquet": PATH}               -> {"ok": true, "rows": N}
+  {"op": "load", "parquet": PATH, "columns": {NAME: {"char": N} | {"collation": C}}}
+                                                -> {"ok": true, "rows": N}
   {"op": "match", "predicate": SQL, "ansi": B}  -> {"ok": true, "files": {"0": 3, ...}}
                                                    {"ok": false, "refused": MESSAGE}
   {"op": "quit"}
-`ansi` selects Spark's spark.sql.ansi.enabled (ignored by DuckDB). Anything the engine raises
+`ansi` selects Spark's spark.sql.ansi.enabled (ignored by DuckDB). `columns` names the Delta
+columns Spark declares otherwise than the Parquet file does (CHAR(n), a collation): Spark reads
+the rows as a table of those types, so it pads and collates as over the Delta table; DuckDB
+reads the Parquet file as its delta extension would, with no such types. Anything the engine raises
 while planning or running the query is its refusal; a worker fault ends the process.
 """
 
 import json
 import os
 import sys
+import tempfile
 
 FILE_COLUMN = "__oracle_file"
 
@@ -38,7 +43,7 @@ class DuckDb:
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET threads TO 1")
 
-    def load(self, path):
+    def load(self, path, columns):
         self.con.execute("DROP VIEW IF EXISTS t")
         quoted = path.replace("'", "''")
         self.con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{quoted}')")
@@ -69,14 +74,33 @@ class Spark:
             .config("spark.sql.shuffle.partitions", "1")
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="delta-oracle-spark-"))
             .getOrCreate()
         )
         self.spark.sparkContext.setLogLevel("OFF")
 
-    def load(self, path):
+    def load(self, path, columns):
+        from pyspark.sql.types import CharType, StringType, StructField, StructType
+
         frame = self.spark.read.parquet(path)
-        frame.createOrReplaceTempView("t")
-        return frame.count()
+        if not columns:
+            frame.createOrReplaceTempView("t")
+            return frame.count()
+        fields = []
+        for f in frame.schema.fields:
+            spec = columns.get(f.name) or {}
+            if "char" in spec:
+                data_type = CharType(int(spec["char"]))
+            elif "collation" in spec:
+                data_type = StringType(spec["collation"])
+            else:
+                data_type = f.dataType
+            fields.append(StructField(f.name, data_type, True))
+        self.spark.sql("DROP TABLE IF EXISTS t")
+        self.spark.catalog.createTable(
+            "t", path=os.path.dirname(path), source="parquet", schema=StructType(fields)
+        )
+        return self.spark.table("t").count()
 
     def match(self, predicate, ansi):
         self.spark.conf.set("spark.sql.ansi.enabled", "true" if ansi else "false")
@@ -120,7 +144,12 @@ def main():
         if op == "hello":
             reply({"ok": True, "engine": engine.name, "version": engine.version})
         elif op == "load":
-            reply({"ok": True, "rows": engine.load(request["parquet"])})
+            reply(
+                {
+                    "ok": True,
+                    "rows": engine.load(request["parquet"], request.get("columns") or {}),
+                }
+            )
         elif op == "match":
             try:
                 files = engine.match(request["predicate"], bool(request.get("ansi")))

@@ -42,6 +42,11 @@ pub struct DeltaField {
     pub field_id: Option<i64>,
     /// Whether type widening changed this field from `float` (its old files keep f32 stats).
     pub widened_from_float: bool,
+    /// Spark's declared type where it is narrower than the Delta type (`char(10)`, from
+    /// `__CHAR_VARCHAR_TYPE_STRING`).
+    pub spark_type: Option<String>,
+    /// The collation of a string field other than binary (`__COLLATIONS`, `spark.UTF8_LCASE.75`).
+    pub collation: Option<String>,
 }
 
 impl DeltaField {
@@ -185,6 +190,17 @@ fn parse_field(value: &Value) -> Result<DeltaField, OracleError> {
             .map(str::to_string),
         field_id: meta("delta.columnMapping.id").and_then(Value::as_i64),
         widened_from_float,
+        spark_type: meta("__CHAR_VARCHAR_TYPE_STRING")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        collation: meta("__COLLATIONS")
+            .and_then(Value::as_object)
+            .and_then(|m| {
+                m.values()
+                    .filter_map(Value::as_str)
+                    .find(|c| !c.to_ascii_uppercase().contains("UTF8_BINARY"))
+            })
+            .map(str::to_string),
     })
 }
 

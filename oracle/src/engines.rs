@@ -268,7 +268,8 @@ impl<'t> Engines<'t> {
             let worker = Worker::start(kind).and_then(|mut w| {
                 let answer = w
                     .request(
-                        &serde_json::json!({"op": "load", "parquet": path.to_string_lossy()}),
+                        &serde_json::json!({"op": "load", "parquet": path.to_string_lossy(),
+                            "columns": spark_columns(table)}),
                         REQUEST_TIMEOUT,
                     )
                     .map_err(|e| Unavailable {
@@ -357,6 +358,30 @@ impl<'t> Engines<'t> {
         }
         Ok(Ok(Answer::Rows(rows)))
     }
+}
+
+/// The top-level columns Spark declares otherwise than their Parquet type: `CHAR(n)` and
+/// collated strings, as the worker's `load` names them.
+fn spark_columns(table: &LoadedTable) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for field in &table.snapshot.fields {
+        let char_length = field.spark_type.as_deref().and_then(|t| {
+            let t = t.trim().to_ascii_lowercase();
+            t.strip_prefix("char(")?
+                .strip_suffix(')')?
+                .trim()
+                .parse::<u32>()
+                .ok()
+        });
+        if let Some(n) = char_length {
+            out.insert(field.name.clone(), serde_json::json!({"char": n}));
+        } else if let Some(c) = &field.collation {
+            // `spark.UTF8_LCASE.75`: provider, name, version.
+            let name = c.split('.').nth(1).unwrap_or(c);
+            out.insert(field.name.clone(), serde_json::json!({"collation": name}));
+        }
+    }
+    serde_json::Value::Object(out)
 }
 
 /// The loaded rows as one Parquet file: the file column as a 64-bit integer (Spark reads no

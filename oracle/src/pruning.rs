@@ -247,6 +247,8 @@ mod tests {
             physical_name: None,
             field_id: None,
             widened_from_float: widened,
+            spark_type: None,
+            collation: None,
         }
     }
 

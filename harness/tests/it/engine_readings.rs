@@ -295,3 +295,104 @@ fn every_file_an_engine_matches_is_kept_whatever_the_backslash() {
         "the engines read some of these predicates differently"
     );
 }
+
+/// Spark's `CHAR(n)` (class 5) and `UTF8_LCASE` collation (class 6) string columns: Spark reads
+/// the rows as a table of those types (it pads the literal, it compares ignoring case), DuckDB
+/// and DataFusion as the Parquet strings they are. For each value of the column's pool, spelled
+/// as stored, trimmed, upper- and lower-cased, every file any engine matches is kept.
+#[test]
+fn every_file_an_engine_matches_is_kept_on_char_and_collated_columns() {
+    for (name, column) in [("strings-char", "c"), ("strings-collated", "s")] {
+        let spec = named(name).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let written = write_table(&spec, dir.path()).unwrap();
+        let subject = Subject::load(&format!("gen/{name}"), &dir.path().to_string_lossy()).unwrap();
+        let pools = Pools::from_table(&spec, &written);
+        let pool = pools
+            .columns
+            .iter()
+            .find(|p| p.column.dotted() == column)
+            .expect("a pool for the column");
+        let mut literals: Vec<String> = Vec::new();
+        for l in pool.literals.iter().take(4) {
+            if let explain_core::ast::Literal::String(v) = l {
+                for spelled in [
+                    v.clone(),
+                    v.trim_end().to_string(),
+                    v.to_uppercase(),
+                    v.to_lowercase(),
+                ] {
+                    let q = quoted(&spelled);
+                    if !literals.contains(&q) {
+                        literals.push(q);
+                    }
+                }
+            }
+        }
+        assert!(!literals.is_empty(), "gen/{name}: string literals");
+        let mut predicates = Vec::new();
+        for l in &literals {
+            for op in ["=", "!=", "<", ">="] {
+                predicates.push(format!("{column} {op} {l}"));
+            }
+            predicates.push(format!("{column} IN ({l})"));
+        }
+        let mut engines = Engines::start(&subject.oracle, &EngineSemantics::ALL).unwrap();
+        let mut failures = Vec::new();
+        let mut engines_differ = 0;
+        for predicate in &predicates {
+            let answers: Vec<(EngineSemantics, Vec<bool>)> = EngineSemantics::ALL
+                .iter()
+                .map(|s| {
+                    let a = engines
+                        .answer(*s, predicate)
+                        .unwrap()
+                        .unwrap_or_else(|u| panic!("{u}"));
+                    let files = a.matching_files();
+                    let by_kernel = subject
+                        .oracle_index
+                        .iter()
+                        .map(|i| i.is_some_and(|i| files.get(i).copied().unwrap_or(false)))
+                        .collect();
+                    (*s, by_kernel)
+                })
+                .collect();
+            if answers.windows(2).any(|w| w[0].1 != w[1].1) {
+                engines_differ += 1;
+            }
+            for strict in [false, true] {
+                let ex = explain_with(&subject.kernel, Some(predicate), ExplainOptions { strict })
+                    .unwrap_or_else(|e| panic!("gen/{name}: `{predicate}` refused: {e}"));
+                for (s, matched) in &answers {
+                    if let Some(i) = (0..matched.len()).find(|&i| matched[i] && !ex.kept[i]) {
+                        failures.push(format!(
+                            "gen/{name} strict={strict}: drops {} which {} matches for `{predicate}`",
+                            subject.kernel.path(i),
+                            s.name()
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert!(
+            engines_differ > 0,
+            "gen/{name}: Spark reads some of these predicates otherwise than DuckDB"
+        );
+        // The features section says what a collation does, not that it changes nothing.
+        let features = explain_core::features::TableFeatures::read(&subject.kernel);
+        let codes: Vec<&str> = features.notes.iter().map(|n| n.code).collect();
+        assert_eq!(
+            codes.contains(&explain_core::features::COLLATIONS),
+            spec.quirks.collation.is_some(),
+            "gen/{name}: {codes:?}"
+        );
+        assert!(
+            !features
+                .notes
+                .iter()
+                .any(|n| n.message.contains("collations") && n.message.contains("unaffected")),
+            "gen/{name}: a collation is not called harmless"
+        );
+    }
+}
