@@ -1361,6 +1361,31 @@ fn comparisons_across_types_run_as_engines_run_them() {
 }
 
 #[test]
+fn timestamp_texts_below_the_microsecond_are_read_as_the_engines_read_them() {
+    // Spark and DuckDB cut the digits (measured); DataFusion compares in nanoseconds.
+    check_retype(
+        "ts = '2021-01-01 00:00:00.0000009'",
+        "ts = '2021-01-01 00:00:00.000000'",
+        true,
+    );
+    check_retype(
+        "ts < '2021-01-01 00:00:00.0000009'",
+        "ts <= '2021-01-01 00:00:00.000000'",
+        true,
+    );
+    check_retype(
+        "ts != '2021-01-01 00:00:00.0000009'",
+        "ts IS NOT NULL",
+        true,
+    );
+    check_retype(
+        "ts > '2021-01-01 00:00:00.000001'",
+        "ts > '2021-01-01 00:00:00.000001'",
+        false,
+    );
+}
+
+#[test]
 fn a_float_against_a_number_beyond_its_range_compares_with_infinity() {
     check_retype("ratio > 1e300", "ratio >= 'Infinity'", true);
     check_retype("ratio < -1e300", "ratio <= '-Infinity'", true);

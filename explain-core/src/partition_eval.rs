@@ -146,8 +146,9 @@ enum Node {
     Or(Vec<Node>),
     /// Not a partition column, not a column at all, or not resolvable: never decided here.
     Undecided,
+    /// Boxed: a column's description is many times the size of the other variants.
     Leaf {
-        column: ColumnInfo,
+        column: Box<ColumnInfo>,
         test: Test,
     },
 }
@@ -229,7 +230,10 @@ fn prepare_leaf(leaf: &Leaf, columns: &TableColumns) -> Node {
         // should it ever have one, it is still not decided here.
         Leaf::Unsupported { .. } => return Node::Undecided,
     };
-    Node::Leaf { column, test }
+    Node::Leaf {
+        column: Box::new(column),
+        test,
+    }
 }
 
 fn evaluate_node(node: &Node, values: &impl PartitionValues) -> Truths {

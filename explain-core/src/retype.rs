@@ -49,7 +49,7 @@ pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
         vec![Note {
             code: CROSS_TYPE_COMPARISON,
             message: format!(
-                "{}: engines read the literal differently (a float column against a number with no exact float: Spark and DataFusion widen the column, DuckDB narrows the literal; a quoted fraction against an integer or decimal column: Spark with ANSI off cuts it toward zero, DuckDB rounds it half away from zero, Spark compares a decimal column with it as doubles, Spark with ANSI on refuses it); the rows any reading matches are kept",
+                "{}: engines read the literal differently (a float column against a number with no exact float: Spark and DataFusion widen the column, DuckDB narrows the literal; a quoted fraction against an integer or decimal column: Spark with ANSI off cuts it toward zero, DuckDB rounds it half away from zero, Spark compares a decimal column with it as doubles, Spark with ANSI on refuses it; a timestamp text with digits below the microsecond: Spark and DuckDB cut them, DataFusion compares in nanoseconds); the rows any reading matches are kept",
                 disagree.join(", ")
             ),
         }]
@@ -438,8 +438,90 @@ fn unchanged(literal: &Literal, r: &Readings, grid: &Grid<'_>) -> bool {
             .is_some_and(|m| LongNumber::parse(&m).as_ref() == Some(&r.least))
 }
 
+/// A timestamp text with digits below the microsecond, cut to the microsecond (`None` when
+/// it has none): Spark and DuckDB read it so (measured: `ts = '..00.0000009'` matches
+/// `..00`); DataFusion compares in nanoseconds, where no microsecond value equals it.
+fn below_microsecond(literal: &Literal) -> Option<Literal> {
+    let (text, rebuild): (&str, Box<dyn Fn(String) -> Literal>) = match literal {
+        Literal::String(t) => (t, Box::new(Literal::String)),
+        Literal::Typed { kind, text } => {
+            let kind = *kind;
+            (text, Box::new(move |t| Literal::Typed { kind, text: t }))
+        }
+        Literal::Number(_) | Literal::Boolean(_) | Literal::Null => return None,
+    };
+    let colon = text.rfind(':')?;
+    let dot = colon + text[colon..].find('.')?;
+    let digits = text[dot + 1..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    if digits <= 6 {
+        return None;
+    }
+    let cut = dot + 1 + 6;
+    let end = dot + 1 + digits;
+    Some(rebuild(format!("{}{}", &text[..cut], &text[end..])))
+}
+
+/// A timestamp column against a text with digits below the microsecond: the union of the
+/// readings (cut to the microsecond; compared in nanoseconds).
+fn retype_timestamp(leaf: &Leaf) -> Option<(Nnf, bool)> {
+    match leaf {
+        Leaf::Cmp {
+            column,
+            op,
+            literal,
+        } => {
+            let cut = below_microsecond(literal)?;
+            Some((
+                match op {
+                    // Cut: `x = T`; in nanoseconds nothing equals it.
+                    CmpOp::Eq => cmp(column, CmpOp::Eq, cut),
+                    // Cut: every row but `T`; in nanoseconds every row.
+                    CmpOp::NotEq => not_null(column),
+                    // In nanoseconds `x < T.000000999` holds at `T` too.
+                    CmpOp::Lt | CmpOp::LtEq => cmp(column, CmpOp::LtEq, cut),
+                    // Cut: `x > T`; in nanoseconds `x > T` as well.
+                    CmpOp::Gt => cmp(column, CmpOp::Gt, cut),
+                    CmpOp::GtEq => cmp(column, CmpOp::GtEq, cut),
+                },
+                true,
+            ))
+        }
+        Leaf::In {
+            column,
+            list,
+            negated,
+        } => {
+            if list.iter().all(|l| below_microsecond(l).is_none()) {
+                return None;
+            }
+            let members: Vec<Literal> = list
+                .iter()
+                .filter_map(|l| match below_microsecond(l) {
+                    None => Some(l.clone()),
+                    // NOT IN: in nanoseconds the item excludes no row.
+                    Some(_) if *negated => None,
+                    Some(cut) => Some(cut),
+                })
+                .collect();
+            Some((listed(column, members, *negated), true))
+        }
+        Leaf::IsNull { .. } | Leaf::Bool { .. } | Leaf::Like { .. } | Leaf::Unsupported { .. } => {
+            None
+        }
+    }
+}
+
 /// The rewrite of one leaf and whether engines disagree on it; `None` when it needs none.
 fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
+    if matches!(
+        info.primitive(),
+        Some(PrimitiveType::Timestamp | PrimitiveType::TimestampNtz)
+    ) {
+        return retype_timestamp(leaf);
+    }
     match domain(info)? {
         Domain::Exact {
             scale,

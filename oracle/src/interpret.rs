@@ -160,6 +160,19 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
                 other => return unsupported(format!("{}({other:?})", f.name())),
             }
         }
+        // The first argument that is not NULL (its type is the arguments' common type, which
+        // the comparisons below read as they read any value).
+        Expr::ScalarFunction(f) if f.name() == "coalesce" => {
+            let mut out = V::Null;
+            for arg in &f.args {
+                let v = eval(arg, batch, row, s)?;
+                if v != V::Null {
+                    out = v;
+                    break;
+                }
+            }
+            out
+        }
         Expr::Negative(inner) => match exact(&eval(inner, batch, row, s)?) {
             V::Null => V::Null,
             V::Exact(m, e) => V::Exact(-m, e),
@@ -417,10 +430,10 @@ fn parse_ts(t: &str) -> Option<i128> {
     ] {
         if let Ok(dt) = chrono::NaiveDateTime::parse_from_str(t, fmt) {
             let utc = dt.and_utc();
-            return Some(
-                i128::from(utc.timestamp()) * 1_000_000_000
-                    + i128::from(utc.timestamp_subsec_nanos()),
-            );
+            // Digits below the microsecond are cut, as Spark and DuckDB read a timestamp text
+            // (measured with both: `ts = '2021-01-01 00:00:00.0000009'` matches midnight).
+            let micros = i128::from(utc.timestamp_subsec_nanos()) / 1_000;
+            return Some(i128::from(utc.timestamp()) * 1_000_000_000 + micros * 1_000);
         }
     }
     parse_date(t).map(|d| i128::from(d) * 86_400 * 1_000_000_000)

@@ -344,6 +344,7 @@ pub fn parse_predicate(
     let expr = ctx
         .parse_sql_expr(&crate::respell::respell(predicate, &fields)?, &df_schema)
         .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))?;
+    let expr = coalesce_as_case(expr)?;
     let expr = decimal_literals_as_floats_beside_floats(expr, &df_schema)?;
     let expr = crate::timestamps::far_timestamps_in_column_units(expr, &df_schema)?;
     use datafusion::logical_expr::ExprSchemable;
@@ -356,6 +357,44 @@ pub fn parse_predicate(
         )));
     }
     Ok(expr)
+}
+
+/// `coalesce(a, b, .., z)` as `CASE WHEN a IS NOT NULL THEN a WHEN b IS NOT NULL THEN b ..
+/// ELSE z END`: the session runs no optimizer (see [`session`]), and DataFusion's physical
+/// planner expects the simplifier to have rewritten `coalesce` so (it fails otherwise).
+fn coalesce_as_case(expr: Expr) -> Result<Expr, OracleError> {
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    expr.transform_up(|e| {
+        Ok(match e {
+            Expr::ScalarFunction(f) if f.name() == "coalesce" && !f.args.is_empty() => {
+                let mut args = f.args;
+                let last = args.pop().unwrap_or_else(|| {
+                    datafusion::logical_expr::lit(datafusion::scalar::ScalarValue::Null)
+                });
+                if args.is_empty() {
+                    Transformed::yes(last)
+                } else {
+                    let mut case: Option<
+                        datafusion::logical_expr::conditional_expressions::CaseBuilder,
+                    > = None;
+                    for a in args {
+                        let cond = a.clone().is_not_null();
+                        case = Some(match case {
+                            None => datafusion::logical_expr::when(cond, a),
+                            Some(mut c) => c.when(cond, a),
+                        });
+                    }
+                    match case {
+                        Some(mut c) => Transformed::yes(c.otherwise(last)?),
+                        None => Transformed::yes(last),
+                    }
+                }
+            }
+            other => Transformed::no(other),
+        })
+    })
+    .map(|t| t.data)
+    .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))
 }
 
 /// Literals with a point parse as exact decimals (see [`session`]); beside anything that is not

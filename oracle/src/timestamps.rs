@@ -1,13 +1,13 @@
-//! Timestamp literals beyond DataFusion's nanosecond range.
+//! Timestamp literals in the column's own unit.
 //!
 //! DataFusion compares a timestamp column with a string (`ts < '9999-12-31'`) or a typed
-//! literal (`TIMESTAMP '0001-01-01'`) by casting the literal to nanoseconds, which holds only
-//! 1677-09-21 to 2262-04-11, and fails beyond. Delta timestamps are microseconds, and the
-//! explainer accepts any year from 1 to 9999. Such a literal, beside a timestamp column, is
-//! written here as a literal in the column's own unit and time zone, so the comparison is
-//! made in microseconds without the detour. Literals inside the range are left alone (the
-//! engines' own cast decides them), and so is one with digits below the column's unit, which
-//! no column value could equal and which would need rounding per operator.
+//! literal (`TIMESTAMP '0001-01-01'`) by casting both to nanoseconds, which hold only
+//! 1677-09-21 to 2262-04-11: it fails on a far literal, and on a column value beyond that
+//! range (a partition at `0001-01-01`) whatever the literal. Delta timestamps are
+//! microseconds, and the explainer accepts any year from 1 to 9999. Every timestamp text
+//! beside a timestamp column is written here as a literal of the column's own unit and time
+//! zone, so the comparison is made in microseconds without the detour; digits below the unit
+//! are cut, as Spark and DuckDB read a timestamp text.
 
 use arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::DFSchema;
@@ -18,11 +18,8 @@ use datafusion::scalar::ScalarValue;
 
 use crate::error::{OracleError, one_line};
 
-/// The nanosecond range of `i64`, as nanoseconds since the epoch.
-const NANOS: std::ops::RangeInclusive<i128> = (i64::MIN as i128)..=(i64::MAX as i128);
-
-/// `expr` with every string or typed timestamp literal beside a timestamp column, outside
-/// the nanosecond range, written as a literal of the column's type.
+/// `expr` with every string or typed timestamp literal beside a timestamp column written as a
+/// literal of the column's type.
 pub fn far_timestamps_in_column_units(expr: Expr, schema: &DFSchema) -> Result<Expr, OracleError> {
     let unit_of = |e: &Expr| match e.get_type(schema) {
         Ok(DataType::Timestamp(unit, tz)) if !is_literal(e) => Some((unit, tz)),
@@ -32,8 +29,8 @@ pub fn far_timestamps_in_column_units(expr: Expr, schema: &DFSchema) -> Result<E
         Ok(match e {
             Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
                 let (l, r) = match (unit_of(&left), unit_of(&right)) {
-                    (Some(t), None) => (*left, in_unit(*right, &t, false)),
-                    (None, Some(t)) => (in_unit(*left, &t, false), *right),
+                    (Some(t), None) => (*left, in_unit(*right, &t)),
+                    (None, Some(t)) => (in_unit(*left, &t), *right),
                     _ => (*left, *right),
                 };
                 Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(
@@ -42,29 +39,21 @@ pub fn far_timestamps_in_column_units(expr: Expr, schema: &DFSchema) -> Result<E
                     Box::new(r),
                 )))
             }
-            // The bounds of a BETWEEN and the items of an IN list are cast to one common type:
-            // once one of them is far, every one goes to the column's unit.
             Expr::Between(b) => match unit_of(&b.expr) {
-                Some(t) => {
-                    let far = is_far(&b.low) || is_far(&b.high);
-                    Transformed::yes(Expr::Between(Between::new(
-                        b.expr,
-                        b.negated,
-                        Box::new(in_unit(*b.low, &t, far)),
-                        Box::new(in_unit(*b.high, &t, far)),
-                    )))
-                }
+                Some(t) => Transformed::yes(Expr::Between(Between::new(
+                    b.expr,
+                    b.negated,
+                    Box::new(in_unit(*b.low, &t)),
+                    Box::new(in_unit(*b.high, &t)),
+                ))),
                 None => Transformed::no(Expr::Between(b)),
             },
             Expr::InList(list) => match unit_of(&list.expr) {
-                Some(t) => {
-                    let far = list.list.iter().any(is_far);
-                    Transformed::yes(Expr::InList(InList::new(
-                        list.expr,
-                        list.list.into_iter().map(|i| in_unit(i, &t, far)).collect(),
-                        list.negated,
-                    )))
-                }
+                Some(t) => Transformed::yes(Expr::InList(InList::new(
+                    list.expr,
+                    list.list.into_iter().map(|i| in_unit(i, &t)).collect(),
+                    list.negated,
+                ))),
                 None => Transformed::no(Expr::InList(list)),
             },
             other => Transformed::no(other),
@@ -95,33 +84,19 @@ fn timestamp_text(e: &Expr) -> Option<&str> {
     }
 }
 
-/// Whether `e` is a timestamp text outside the nanosecond range.
-fn is_far(e: &Expr) -> bool {
-    timestamp_text(e)
-        .and_then(crate::interpret::parse_timestamp)
-        .is_some_and(|nanos| !NANOS.contains(&nanos))
-}
-
-/// `literal` as a literal of the column's `unit` and zone, if it is a timestamp text outside
-/// the nanosecond range (any timestamp text with `all`) that the unit holds exactly;
-/// otherwise unchanged.
-fn in_unit(literal: Expr, (unit, tz): &(TimeUnit, Option<std::sync::Arc<str>>), all: bool) -> Expr {
+/// `literal` as a literal of the column's `unit` and zone (digits below the unit cut), if it
+/// is a timestamp text; otherwise unchanged.
+fn in_unit(literal: Expr, (unit, tz): &(TimeUnit, Option<std::sync::Arc<str>>)) -> Expr {
     let Some(nanos) = timestamp_text(&literal).and_then(crate::interpret::parse_timestamp) else {
         return literal;
     };
-    if NANOS.contains(&nanos) && !all {
-        return literal;
-    }
     let per = match unit {
         TimeUnit::Second => 1_000_000_000,
         TimeUnit::Millisecond => 1_000_000,
         TimeUnit::Microsecond => 1_000,
         TimeUnit::Nanosecond => return literal,
     };
-    if nanos % per != 0 {
-        return literal;
-    }
-    let Ok(value) = i64::try_from(nanos / per) else {
+    let Ok(value) = i64::try_from(nanos.div_euclid(per)) else {
         return literal;
     };
     let tz = tz.clone();

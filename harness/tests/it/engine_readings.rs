@@ -396,3 +396,52 @@ fn every_file_an_engine_matches_is_kept_on_char_and_collated_columns() {
         );
     }
 }
+
+/// A timestamp text with digits below the microsecond (class 7): Spark and DuckDB cut them,
+/// DataFusion compares in nanoseconds; the explanation keeps every file any of them matches.
+#[test]
+fn timestamp_texts_below_the_microsecond_keep_every_engines_matches() {
+    let spec = named("partition-types").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write_table(&spec, dir.path()).unwrap();
+    let subject = Subject::load("gen/partition-types", &dir.path().to_string_lossy()).unwrap();
+    let value = subject
+        .oracle
+        .snapshot
+        .files
+        .iter()
+        .find_map(|f| f.partition_values.get("pts").cloned().flatten())
+        .expect("a timestamp partition value");
+    let mut engines = Engines::start(&subject.oracle, &EngineSemantics::ALL).unwrap();
+    let mut spark_cut = false;
+    for op in ["=", "!=", "<", "<=", ">", ">="] {
+        let predicate = format!("pts {op} '{value}999'");
+        let ex = explain_with(
+            &subject.kernel,
+            Some(&predicate),
+            ExplainOptions { strict: true },
+        )
+        .unwrap_or_else(|e| panic!("`{predicate}` refused: {e}"));
+        for s in EngineSemantics::ALL {
+            let answer = engines
+                .answer(s, &predicate)
+                .unwrap()
+                .unwrap_or_else(|u| panic!("{u}"));
+            let files = answer.matching_files();
+            for (k, i) in subject.oracle_index.iter().enumerate() {
+                if i.is_some_and(|i| files.get(i).copied().unwrap_or(false)) {
+                    assert!(
+                        ex.kept[k],
+                        "`{predicate}`: {} matches a dropped file",
+                        s.name()
+                    );
+                    spark_cut |= s == EngineSemantics::Spark && op == "=";
+                }
+            }
+        }
+    }
+    assert!(
+        spark_cut,
+        "Spark matches `pts = '{value}999'`: it cuts the digits"
+    );
+}
