@@ -256,21 +256,10 @@ impl LoadedTable {
         let answer = self
             .runtime
             .block_on(async { ctx.sql(&sql).await?.collect().await });
-        let batches = match answer {
-            Ok(b) => b,
-            Err(e) => return Ok(Err(one_line(&e.to_string()))),
-        };
-        let mut out = vec![0u64; self.snapshot.files.len()];
-        for batch in batches {
-            let files = batch.column(0).as_primitive::<UInt32Type>();
-            let counts = batch
-                .column(1)
-                .as_primitive::<arrow::datatypes::Int64Type>();
-            for row in 0..batch.num_rows() {
-                out[files.value(row) as usize] = u64::try_from(counts.value(row)).unwrap_or(0);
-            }
-        }
-        Ok(Ok(out))
+        Ok(match answer {
+            Ok(batches) => Ok(self.per_file(batches)),
+            Err(e) => Err(one_line(&e.to_string())),
+        })
     }
 
     /// The loaded rows' schema: the logical columns and [`FILE_COLUMN`].
@@ -298,7 +287,11 @@ impl LoadedTable {
                 .aggregate(vec![col(FILE_COLUMN)], vec![count_all().alias("n")])?;
             df.collect().await
         });
-        let batches = batches.map_err(invalid)?;
+        Ok(self.per_file(batches.map_err(invalid)?))
+    }
+
+    /// Matching rows per live file from the batches of `(file, count)` a grouped query gives.
+    fn per_file(&self, batches: Vec<RecordBatch>) -> Vec<u64> {
         let mut out = vec![0u64; self.snapshot.files.len()];
         for batch in batches {
             let files = batch.column(0).as_primitive::<UInt32Type>();
@@ -309,7 +302,7 @@ impl LoadedTable {
                 out[files.value(row) as usize] = u64::try_from(counts.value(row)).unwrap_or(0);
             }
         }
-        Ok(out)
+        out
     }
 }
 

@@ -28,6 +28,16 @@ fn exact_reading(literal: &str) -> Option<String> {
     explain_core::coerce::LongNumber::parse(text).map(|n| n.to_string())
 }
 
+/// The kernel's files an engine's answer matches (the subject's oracle index maps them).
+fn matched_by_kernel_file(subject: &Subject, answer: &Answer) -> Vec<bool> {
+    let files = answer.matching_files();
+    subject
+        .oracle_index
+        .iter()
+        .map(|i| i.is_some_and(|i| files.get(i).copied().unwrap_or(false)))
+        .collect()
+}
+
 struct Tally {
     cases: usize,
     /// Cases where an engine matches a file the exact reading of the literal would not.
@@ -92,14 +102,7 @@ fn check_table(name: &str) -> Tally {
         "gen/{name}: the generator draws the class"
     );
     let mut engines = Engines::start(&subject.oracle, &EngineSemantics::ALL).unwrap();
-    let by_kernel = |answer: &Answer| -> Vec<bool> {
-        let files = answer.matching_files();
-        subject
-            .oracle_index
-            .iter()
-            .map(|i| i.is_some_and(|i| files.get(i).copied().unwrap_or(false)))
-            .collect()
-    };
+    let by_kernel = |answer: &Answer| matched_by_kernel_file(&subject, answer);
     let mut tally = Tally {
         cases: 0,
         reading_differs: 0,
@@ -237,14 +240,7 @@ fn every_file_an_engine_matches_is_kept_whatever_the_backslash() {
         predicates.push(format!("ps LIKE {}", quoted(&format!("{head}\\"))));
     }
     let mut engines = Engines::start(&subject.oracle, &EngineSemantics::ALL).unwrap();
-    let by_kernel = |answer: &Answer| -> Vec<bool> {
-        let files = answer.matching_files();
-        subject
-            .oracle_index
-            .iter()
-            .map(|i| i.is_some_and(|i| files.get(i).copied().unwrap_or(false)))
-            .collect()
-    };
+    let by_kernel = |answer: &Answer| matched_by_kernel_file(&subject, answer);
     let mut failures = Vec::new();
     let mut engines_differ = 0;
     for predicate in &predicates {
@@ -348,13 +344,7 @@ fn every_file_an_engine_matches_is_kept_on_char_and_collated_columns() {
                         .answer(*s, predicate)
                         .unwrap()
                         .unwrap_or_else(|u| panic!("{u}"));
-                    let files = a.matching_files();
-                    let by_kernel = subject
-                        .oracle_index
-                        .iter()
-                        .map(|i| i.is_some_and(|i| files.get(i).copied().unwrap_or(false)))
-                        .collect();
-                    (*s, by_kernel)
+                    (*s, matched_by_kernel_file(&subject, &a))
                 })
                 .collect();
             if answers.windows(2).any(|w| w[0].1 != w[1].1) {
