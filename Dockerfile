@@ -4,8 +4,8 @@
 FROM rust:1-slim-bookworm AS build
 WORKDIR /src
 COPY . .
-# The release profile (Cargo.toml): thin LTO, stripped symbols.
-RUN cargo install --locked --path explain-core --root /out
+# The dist profile (Cargo.toml): thin LTO, stripped symbols.
+RUN cargo install --locked --profile dist --path explain-core --root /out
 
 FROM debian:bookworm-slim
 # CA certificates for object stores over HTTPS; nothing else is needed at run time.

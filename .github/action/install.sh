@@ -38,7 +38,7 @@ else
   if [ "${version}" != latest ]; then
     ref=(--tag "${version}")
   fi
-  cargo install --locked --git "https://github.com/${repository}" "${ref[@]}" \
+  cargo install --locked --profile dist --git "https://github.com/${repository}" "${ref[@]}" \
     --root "${bin_dir%/bin}" explain-core
 fi
 echo "${bin_dir}" >> "${GITHUB_PATH:-/dev/null}"

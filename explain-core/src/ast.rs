@@ -185,6 +185,10 @@ impl CmpOp {
 pub enum Operand {
     Column(ColumnRef),
     Literal(Literal),
+    /// A double-quoted name (`"2024-01-03"`): a column in DuckDB and DataFusion, a string in
+    /// Spark (whose double quotes delimit strings). Normalization settles it against the
+    /// table's columns.
+    QuotedName(String),
 }
 
 impl fmt::Display for Operand {
@@ -192,6 +196,7 @@ impl fmt::Display for Operand {
         match self {
             Operand::Column(c) => c.fmt(f),
             Operand::Literal(l) => l.fmt(f),
+            Operand::QuotedName(name) => write!(f, "\"{}\"", name.replace('"', "\"\"")),
         }
     }
 }
@@ -249,6 +254,40 @@ impl Predicate {
         let mut out = Vec::new();
         self.collect_columns(&mut out);
         out
+    }
+
+    /// The columns, and the double-quoted names compared with something (a column in DuckDB
+    /// and DataFusion, a string in Spark), which may name columns too.
+    pub fn columns_and_quoted_names(&self) -> Vec<ColumnRef> {
+        let mut out = self.columns();
+        self.collect_quoted_names(&mut out);
+        out
+    }
+
+    fn collect_quoted_names(&self, out: &mut Vec<ColumnRef>) {
+        match self {
+            Predicate::Compare { left, right, .. } => {
+                for side in [left, right] {
+                    if let Operand::QuotedName(name) = side {
+                        let c = ColumnRef::new([name.clone()]);
+                        if !out.contains(&c) {
+                            out.push(c);
+                        }
+                    }
+                }
+            }
+            Predicate::And(items) | Predicate::Or(items) => {
+                items.iter().for_each(|p| p.collect_quoted_names(out))
+            }
+            Predicate::Not(inner) => inner.collect_quoted_names(out),
+            Predicate::IsNull { .. }
+            | Predicate::InList { .. }
+            | Predicate::Between { .. }
+            | Predicate::Like { .. }
+            | Predicate::BoolColumn(_)
+            | Predicate::Constant(_)
+            | Predicate::Unsupported { .. } => {}
+        }
     }
 
     fn collect_columns(&self, out: &mut Vec<ColumnRef>) {

@@ -43,6 +43,7 @@ fn columns() -> TableColumns {
             DataType::try_struct_type([StructField::nullable("age", DataType::INTEGER)]).unwrap(),
         ),
         StructField::nullable("bucket", DataType::INTEGER),
+        StructField::nullable("größe", DataType::INTEGER),
     ])
     .unwrap();
     TableColumns::new(
@@ -93,7 +94,8 @@ fn conversion_round_trips() {
             "s NOT LIKE 'a!%b%' ESCAPE '!'",
         ),
         ("payload.age > 30", "payload.age > 30"),
-        ("\"weird col\" = 'it''s'", "`weird col` = 'it''s'"),
+        // Double quotes: a column in DuckDB and DataFusion, a string in Spark (normalize.rs).
+        ("\"weird col\" = 'it''s'", "\"weird col\" = 'it''s'"),
         ("`select` = 1", "`select` = 1"),
         ("active", "active"),
         ("NOT active", "NOT active"),
@@ -364,7 +366,6 @@ fn normalization_rejects_bad_input() {
         ("nosuch > 5", "unknown column `nosuch`"),
         ("payload.nosuch > 5", "unknown column `payload.nosuch`"),
         ("UPPER(nosuch) = 'x'", "unknown column `nosuch`"),
-        ("vendor", "not boolean"),
         ("name LIKE 'abc!' ESCAPE '!'", "escape character"),
         ("1 = 'a'", "cannot compare the literals"),
     ];
@@ -1383,6 +1384,77 @@ fn timestamp_texts_below_the_microsecond_are_read_as_the_engines_read_them() {
         "ts > '2021-01-01 00:00:00.000001'",
         false,
     );
+}
+
+/// Class 7 of the engines' readings (mistyped.rs, sql.rs): literals of a type the column cannot
+/// hold and Spark's spellings, read as the engines that run them (harness/tests/it/
+/// engine_readings.rs holds each against the engines).
+#[test]
+fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
+    let cases: &[(&str, &str)] = &[
+        ("vendor = TRUE", "vendor = 1"),
+        ("price > FALSE", "price > 0"),
+        ("vendor = 'abc'", "FALSE"),
+        ("vendor != 'abc'", "FALSE"),
+        (
+            "day < TIMESTAMP '2024-01-03 10:30:00'",
+            "day <= DATE '2024-01-03'",
+        ),
+        (
+            "day >= TIMESTAMP '2024-01-03 10:30:00'",
+            "day > DATE '2024-01-03'",
+        ),
+        ("day = TIMESTAMP '2024-01-03 10:30:00'", "FALSE"),
+        ("day != TIMESTAMP '2024-01-03 10:30:00'", "day IS NOT NULL"),
+        (
+            "day = TIMESTAMP '2024-01-03 00:00:00'",
+            "day = DATE '2024-01-03'",
+        ),
+    ];
+    for (sql, expected) in cases {
+        check_retype(sql, expected, true);
+    }
+    // Readings that depend on the data or the session: the leaf keeps every file.
+    for sql in [
+        "trip_distance = 'NaN!'",
+        "vendor = '0x10'",
+        "name = 5",
+        "ts > 'yesterday'",
+        "vendor IN (1, 'x')",
+        "ts_ntz > TIMESTAMP '2024-01-03 10:00:00+00:00'",
+    ] {
+        let cols = columns();
+        let (nnf, notes) = crate::retype::retype(
+            &normalize(&parse_predicate(sql).unwrap(), &cols).unwrap(),
+            &cols,
+        );
+        assert!(
+            matches!(nnf, Nnf::Leaf(Leaf::Unsupported { .. })),
+            "`{sql}` -> {nnf:?}"
+        );
+        assert_eq!(notes.len(), 1, "`{sql}`: {notes:?}");
+    }
+    // Spark's suffixed numbers, and a double-quoted text naming no column (Spark's string).
+    check_retype("vendor = 2Y", "vendor = 2", false);
+    check_retype(
+        "vendor = 2s AND vendor < 3L",
+        "vendor = 2 AND vendor < 3",
+        false,
+    );
+    check_retype("trip_distance > 1.5D", "trip_distance > 1.5E0", false);
+    check_retype("price < 1.5BD", "price < 1.5", false);
+    check_normalized("name = \"abc\"", "name = 'abc'");
+    for (sql, expected) in [
+        ("vendor = 200Y", "out of the type's range"),
+        ("vendor = 1.5Y", "digits only"),
+        ("price = 1e2BD", "exponent"),
+    ] {
+        let err = parse_predicate(sql).expect_err(sql).to_string();
+        assert!(err.contains(expected), "`{sql}`: {err}");
+    }
+    // Names ignoring case as Spark compares them: one character for one.
+    check_normalized("GRÖßE > 5", "`größe` > 5");
+    assert!(normalize(&parse_predicate("GRÖSSE > 5").unwrap(), &columns()).is_err());
 }
 
 #[test]

@@ -26,6 +26,7 @@ pub mod layers;
 pub mod like;
 pub mod log_check;
 pub mod lower;
+pub mod mistyped;
 pub mod nnf;
 pub mod normalize;
 pub mod partition_eval;

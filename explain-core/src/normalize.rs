@@ -264,7 +264,7 @@ fn column_readings(
         Predicate::Compare { left, op, right } => {
             let side = |o: &Operand| match o {
                 Operand::Literal(l) => Operand::Literal(pad(l)),
-                Operand::Column(c) => Operand::Column(c.clone()),
+                other @ (Operand::Column(_) | Operand::QuotedName(_)) => other.clone(),
             };
             Predicate::Compare {
                 left: side(left),
@@ -333,6 +333,50 @@ fn push_not_as_written(
                     // The converter never builds this (column-vs-column is unsupported); keep
                     // it unsupported rather than assume.
                     unsupported(pred, negated, columns)?
+                }
+                // A double-quoted name is a column in DuckDB and DataFusion and a string in
+                // Spark: the rows of either reading (a name no column has: Spark's alone, the
+                // others refuse the query).
+                (Operand::QuotedName(_), _) | (_, Operand::QuotedName(_)) => {
+                    let as_string = |o: &Operand| match o {
+                        Operand::QuotedName(name) => {
+                            Operand::Literal(Literal::String(name.clone()))
+                        }
+                        other @ (Operand::Column(_) | Operand::Literal(_)) => other.clone(),
+                    };
+                    let as_column = |o: &Operand| match o {
+                        Operand::QuotedName(name) => {
+                            Operand::Column(ColumnRef::new([name.clone()]))
+                        }
+                        other @ (Operand::Column(_) | Operand::Literal(_)) => other.clone(),
+                    };
+                    let names_a_column = [left, right].into_iter().any(|o| {
+                        matches!(o, Operand::QuotedName(name)
+                            if columns.resolve(&ColumnRef::new([name.clone()])).is_ok())
+                    });
+                    // `op` is already negated.
+                    let reading = |left: Operand, right: Operand| {
+                        push_not_as_written(&Predicate::Compare { left, op, right }, false, columns)
+                    };
+                    let spark = reading(as_string(left), as_string(right));
+                    if !names_a_column {
+                        spark?
+                    } else {
+                        // A name compared as a string with a number, date or boolean: Spark
+                        // casts it, to NULL unless it spells a value (matching no row).
+                        let spark = match spark {
+                            Ok(nnf) => nnf,
+                            Err(_)
+                                if [left, right].into_iter().all(
+                                    |o| !matches!(o, Operand::QuotedName(n) if crate::mistyped::spark_may_cast(n)),
+                                ) =>
+                            {
+                                Nnf::Const(false)
+                            }
+                            Err(_) => unsupported(pred, negated, columns)?,
+                        };
+                        Nnf::or(vec![reading(as_column(left), as_column(right))?, spark])
+                    }
                 }
             }
         }
@@ -418,10 +462,15 @@ fn push_not_as_written(
         }
         Predicate::BoolColumn(column) => {
             let info = columns.resolve(column)?;
-            if !matches!(
-                info.primitive(),
-                Some(delta_kernel::schema::PrimitiveType::Boolean)
-            ) {
+            if info
+                .primitive()
+                .is_some_and(|p| !matches!(p, delta_kernel::schema::PrimitiveType::Boolean))
+            {
+                // DuckDB casts a number or a string standing alone to boolean (a number: not
+                // zero); Spark and DataFusion refuse it. Its reading depends on the data.
+                return unsupported(pred, negated, columns);
+            }
+            if info.primitive().is_none() {
                 return Err(ExplainError::InvalidPredicate(format!(
                     "column `{}` ({}) is not boolean and cannot stand alone as a predicate",
                     info.column, info.data_type

@@ -1,8 +1,9 @@
 //! Comparisons across types, as engines run them: a literal that is not of its column's type
 //! becomes one that is, with the same matching rows under Spark, DuckDB and DataFusion; where
 //! they disagree, the rewrite keeps the rows any of them could match and a note says so. Only
-//! a comparison no engine would run (a number against a date, say) is refused later, by
-//! [`crate::lower::check_literals`].
+//! a comparison no engine would run (a struct against a literal) is refused later, by
+//! [`crate::lower::check_literals`]; a literal of a type the column cannot hold is read as the
+//! engines that run it read it ([`crate::mistyped`]).
 //!
 //! | column | literal | rewrite | engines |
 //! |---|---|---|---|
@@ -20,6 +21,7 @@ use delta_kernel::schema::PrimitiveType;
 use crate::ast::{CmpOp, ColumnRef, Literal};
 use crate::classify::Note;
 use crate::coerce::LongNumber;
+use crate::mistyped::mistyped;
 use crate::nnf::{Leaf, Nnf};
 use crate::schema::{ColumnInfo, TableColumns};
 
@@ -29,11 +31,12 @@ pub const CROSS_TYPE_COMPARISON: &str = "CROSS_TYPE_COMPARISON";
 /// engines disagree on.
 pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
     let mut disagree: Vec<String> = Vec::new();
+    let mut engine_only: Vec<String> = Vec::new();
     let out = pred.map_leaves(&mut |leaf: &Leaf| {
         let Some(info) = leaf.column().and_then(|c| columns.resolve(c).ok()) else {
             return Nnf::Leaf(leaf.clone());
         };
-        match retype_leaf(leaf, &info) {
+        let rewritten = match retype_leaf(leaf, &info) {
             Some((rewritten, engines_disagree)) => {
                 if engines_disagree {
                     disagree.push(format!("`{leaf}`"));
@@ -41,19 +44,35 @@ pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
                 rewritten
             }
             None => Nnf::Leaf(leaf.clone()),
-        }
+        };
+        // What is left of a type the column cannot hold: as the engines that run it read it.
+        rewritten.map_leaves(&mut |l: &Leaf| match mistyped(l, &info) {
+            Some((read, why)) => {
+                engine_only.push(format!("`{l}` ({why})"));
+                read
+            }
+            None => Nnf::Leaf(l.clone()),
+        })
     });
-    let notes = if disagree.is_empty() {
-        Vec::new()
-    } else {
-        vec![Note {
+    let mut notes = Vec::new();
+    if !engine_only.is_empty() {
+        notes.push(Note {
             code: CROSS_TYPE_COMPARISON,
             message: format!(
-                "{}: engines read the literal differently (a float column against a number with no exact float: Spark and DataFusion widen the column, DuckDB narrows the literal; a quoted fraction against an integer or decimal column: Spark with ANSI off cuts it toward zero, DuckDB rounds it half away from zero, Spark compares a decimal column with it as doubles, Spark with ANSI on refuses it; a timestamp text with digits below the microsecond: Spark and DuckDB cut them, DataFusion compares in nanoseconds); the rows any reading matches are kept",
+                "{}: a literal of a type the column cannot hold, read as the engines that run it read it",
+                engine_only.join(", ")
+            ),
+        });
+    }
+    if !disagree.is_empty() {
+        notes.push(Note {
+            code: CROSS_TYPE_COMPARISON,
+            message: format!(
+                "{}: engines read the literal differently (a float column against a number with no exact float: Spark and DataFusion widen the column, DuckDB narrows the literal; a quoted fraction against an integer or decimal column: Spark with ANSI off cuts it toward zero, DuckDB rounds it half away from zero, Spark compares a decimal column with it as doubles, Spark with ANSI on refuses it; a number with more digits than a decimal type holds: Spark rounds it; a double against a decimal column: DataFusion rounds it at the scale; a timestamp text with digits below the microsecond: Spark and DuckDB cut them, DataFusion compares in nanoseconds); the rows any reading matches are kept",
                 disagree.join(", ")
             ),
-        }]
-    };
+        });
+    }
     (out, notes)
 }
 
@@ -68,6 +87,9 @@ enum Domain {
         min: LongNumber,
         max: LongNumber,
         decimal: bool,
+        /// Digits before the point of the decimal type Spark compares the column as
+        /// (`DecimalType.forType`: 3, 5, 10, 20 for byte to long; `p - s` for decimal(p, s)).
+        int_digits: u8,
     },
     Float,
     /// Every number is compared as the nearest double by every engine.
@@ -75,19 +97,20 @@ enum Domain {
 }
 
 fn domain(info: &ColumnInfo) -> Option<Domain> {
-    let int = |min: i128, max: i128| {
+    let int = |min: i128, max: i128, int_digits: u8| {
         Some(Domain::Exact {
             scale: 0,
             min: LongNumber::parse(&min.to_string())?,
             max: LongNumber::parse(&max.to_string())?,
             decimal: false,
+            int_digits,
         })
     };
     match info.primitive()? {
-        PrimitiveType::Byte => int(i8::MIN.into(), i8::MAX.into()),
-        PrimitiveType::Short => int(i16::MIN.into(), i16::MAX.into()),
-        PrimitiveType::Integer => int(i32::MIN.into(), i32::MAX.into()),
-        PrimitiveType::Long => int(i64::MIN.into(), i64::MAX.into()),
+        PrimitiveType::Byte => int(i8::MIN.into(), i8::MAX.into(), 3),
+        PrimitiveType::Short => int(i16::MIN.into(), i16::MAX.into(), 5),
+        PrimitiveType::Integer => int(i32::MIN.into(), i32::MAX.into(), 10),
+        PrimitiveType::Long => int(i64::MIN.into(), i64::MAX.into(), 20),
         PrimitiveType::Decimal(dt) => {
             let digits = "9".repeat(usize::from(dt.precision()));
             let scale = usize::from(dt.scale());
@@ -102,6 +125,7 @@ fn domain(info: &ColumnInfo) -> Option<Domain> {
                 min: LongNumber::parse(&format!("-{text}"))?,
                 max: LongNumber::parse(&text)?,
                 decimal: true,
+                int_digits: dt.precision() - dt.scale(),
             })
         }
         PrimitiveType::Float => Some(Domain::Float),
@@ -133,6 +157,26 @@ pub fn is_double_token(literal: &Literal) -> bool {
     matches!(literal, Literal::Number(n) if n.contains(['e', 'E']))
 }
 
+/// The scale Spark rounds a plain number to against an exact column, where their common
+/// decimal type needs more than 38 digits (`DecimalType.adjustPrecisionScale`: the integer
+/// digits kept, the scale cut to `max(38 - integer digits, min(scale, 6))`); `None` where it
+/// compares them exactly.
+fn spark_wide_scale(text: &str, column_scale: u8, column_int_digits: u8) -> Option<u8> {
+    let body = text.trim().trim_start_matches(['-', '+']);
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let int_len = int.trim_start_matches('0').len().max(1);
+    let frac_len = frac.len();
+    let scale = frac_len.max(usize::from(column_scale));
+    let range = int_len.max(usize::from(column_int_digits));
+    if frac_len <= usize::from(column_scale) || range + scale <= 38 {
+        return None;
+    }
+    let adjusted = 38usize.saturating_sub(range).max(scale.min(6));
+    (adjusted < frac_len)
+        .then(|| u8::try_from(adjusted).ok())
+        .flatten()
+}
+
 /// The shortest text that reads back as `v` (finite).
 fn double_text(v: f64) -> Option<LongNumber> {
     LongNumber::parse(&format!("{v:e}"))
@@ -159,7 +203,13 @@ struct Readings {
 impl Readings {
     /// `as_double`: the literal stands in an IN list that holds a double, which makes every
     /// number in it a double in Spark, DuckDB and DataFusion.
-    fn of(literal: &Literal, scale: u8, decimal: bool, as_double: bool) -> Option<Readings> {
+    fn of(
+        literal: &Literal,
+        scale: u8,
+        decimal: bool,
+        as_double: bool,
+        int_digits: u8,
+    ) -> Option<Readings> {
         let text = numeric_text(literal)?;
         let exact = LongNumber::parse(text)?;
         let single = |v: LongNumber| Readings {
@@ -194,13 +244,49 @@ impl Readings {
                 if decimal {
                     // DataFusion casts the double to the decimal column's type (rounding it
                     // at the scale) where Spark and DuckDB compare as doubles: any value
-                    // between the double's neighbours may be the one compared.
+                    // between the double's neighbours may be the one compared, and the
+                    // double cut or rounded at the scale (measured: `w IN (1e-35)` matches
+                    // 0 on a decimal(38,18) column in DataFusion).
+                    let (truncated, rounded) = double_text(v)?.truncated_and_rounded(scale)?;
+                    let at_scale = [LongNumber::parse(&truncated)?, LongNumber::parse(&rounded)?];
+                    for n in at_scale {
+                        // Outside the double's neighbours: DataFusion reads another value.
+                        if n < r.low {
+                            r.low = n;
+                            r.disagree = true;
+                        } else if n > r.high {
+                            r.high = n;
+                            r.disagree = true;
+                        }
+                    }
                     r.least = r.low.clone();
                     r.greatest = r.high.clone();
                 }
                 Some(r)
             }
-            Literal::Number(_) => Some(single(exact)),
+            Literal::Number(_) => match spark_wide_scale(text, scale, int_digits) {
+                // Spark's common decimal type would need more than 38 digits: it keeps the
+                // integer digits and rounds the literal half away from zero at a smaller
+                // scale (measured: `w = -1.0000000000000000005` matches -1.000000000000000001
+                // on a decimal(38,18) column); the others compare exactly.
+                Some(spark_scale) => {
+                    let (_, rounded) = exact.truncated_and_rounded(spark_scale)?;
+                    let rounded = LongNumber::parse(&rounded)?;
+                    let (least, greatest) = if rounded < exact {
+                        (rounded, exact)
+                    } else {
+                        (exact, rounded)
+                    };
+                    Some(Readings {
+                        low: least.clone(),
+                        high: greatest.clone(),
+                        disagree: least != greatest,
+                        least,
+                        greatest,
+                    })
+                }
+                None => Some(single(exact)),
+            },
             Literal::String(_) => {
                 let (truncated, rounded) = exact.truncated_and_rounded(scale)?;
                 let mut centers = vec![
@@ -528,6 +614,7 @@ fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
             min,
             max,
             decimal,
+            int_digits,
         } => {
             let column = leaf.column()?;
             let grid = Grid {
@@ -536,7 +623,7 @@ fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
                 min: &min,
                 max: &max,
             };
-            retype_exact(leaf, &grid, decimal)
+            retype_exact(leaf, &grid, decimal, int_digits)
         }
         Domain::Float => retype_float(leaf),
         Domain::Double => retype_double(leaf),
@@ -585,9 +672,14 @@ fn retype_double(leaf: &Leaf) -> Option<(Nnf, bool)> {
     }
 }
 
-fn retype_exact(leaf: &Leaf, grid: &Grid<'_>, decimal: bool) -> Option<(Nnf, bool)> {
+fn retype_exact(
+    leaf: &Leaf,
+    grid: &Grid<'_>,
+    decimal: bool,
+    int_digits: u8,
+) -> Option<(Nnf, bool)> {
     let in_doubles = matches!(leaf, Leaf::In { list, .. } if list.iter().any(is_double_token));
-    let readings = |l: &Literal| Readings::of(l, grid.scale, decimal, in_doubles);
+    let readings = |l: &Literal| Readings::of(l, grid.scale, decimal, in_doubles, int_digits);
     match leaf {
         Leaf::Cmp { op, literal, .. } => {
             let r = readings(literal)?;

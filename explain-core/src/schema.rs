@@ -116,7 +116,7 @@ impl TableColumns {
                 None => {
                     let mut folded = current
                         .fields()
-                        .filter(|f| f.name().eq_ignore_ascii_case(part));
+                        .filter(|f| same_ignoring_case(f.name(), part));
                     match (folded.next(), folded.next()) {
                         (Some(f), None) => f,
                         (Some(_), Some(_)) => {
@@ -258,4 +258,21 @@ fn char_length_of(text: &str) -> Option<usize> {
         .trim()
         .parse()
         .ok()
+}
+
+/// Whether two names are equal ignoring case as Spark resolves columns (Java's
+/// `String.equalsIgnoreCase`): the same number of characters, each pair equal, or equal in
+/// upper case or in lower case by the one-character mapping (`Ö` and `ö` match; `ß` and `SS`
+/// do not). DuckDB and DataFusion fold ASCII and Unicode letters alike for such names.
+pub fn same_ignoring_case(a: &str, b: &str) -> bool {
+    fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
+        let c = it.next()?;
+        it.next().is_none().then_some(c)
+    }
+    a.chars().count() == b.chars().count()
+        && a.chars().zip(b.chars()).all(|(x, y)| {
+            x == y
+                || single(x.to_uppercase()).is_some_and(|u| Some(u) == single(y.to_uppercase()))
+                || single(x.to_lowercase()).is_some_and(|l| Some(l) == single(y.to_lowercase()))
+        })
 }

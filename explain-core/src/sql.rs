@@ -51,15 +51,23 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
             .replacen(", found: ", ", found ", 1)
     }
     let dialect = GenericDialect {};
-    let tokens = Tokenizer::new(&dialect, text)
-        .tokenize_with_location()
-        .map_err(|e| {
-            ExplainError::InvalidPredicate(format!(
-                "malformed SQL: {}",
-                parser_words(&e.to_string())
-            ))
-        })?;
+    let tokens = match Tokenizer::new(&dialect, text).tokenize_with_location() {
+        Ok(tokens) => tokens,
+        // Spark ends no string at a backslash-escaped quote (`'it\'s'`); the other engines
+        // refuse such text. Read as Spark tokenizes it, the strings kept as written (their
+        // readings, Spark's unescaped one among them, are string_readings.rs's).
+        Err(e) => Tokenizer::new(&SparkStrings, text)
+            .with_unescape(false)
+            .tokenize_with_location()
+            .map_err(|_| {
+                ExplainError::InvalidPredicate(format!(
+                    "malformed SQL: {}",
+                    parser_words(&e.to_string())
+                ))
+            })?,
+    };
     check_nesting(&tokens)?;
+    let tokens = spark_suffixes(tokens)?;
     let mut parser = Parser::new(&dialect)
         .with_recursion_limit(PARSER_RECURSION_LIMIT)
         .with_tokens_with_locations(tokens);
@@ -80,6 +88,113 @@ pub fn parse_predicate(text: &str) -> Result<Predicate, ExplainError> {
         )));
     }
     convert_predicate(&expr)
+}
+
+/// Spark's typed number literals, a number with a suffix and no space (`2Y`, `2S`, `2L`,
+/// `1.5D`, `1.5F`, `1.0BD`, any case), which the generic dialect splits into a number and a
+/// word: each becomes the one number token that means the same. Only Spark runs them; DuckDB
+/// and DataFusion refuse them, so Spark's reading is the only one.
+///
+/// | suffix | Spark's type | becomes |
+/// |---|---|---|
+/// | `Y`, `S`, `L` | TINYINT, SMALLINT, BIGINT (digits only; out of range refused) | the integer |
+/// | `D` | DOUBLE | the number with an exponent (`1.5E0`): a double token |
+/// | `F` | FLOAT, widened to double against a double column | the double the float rounds to, with an exponent |
+/// | `BD` | DECIMAL, exact | the number as written (no exponent) |
+fn spark_suffixes(tokens: Vec<TokenWithSpan>) -> Result<Vec<TokenWithSpan>, ExplainError> {
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    let mut it = tokens.into_iter().peekable();
+    while let Some(t) = it.next() {
+        // The whitespace between tokens is a token of its own: a word next is adjacent.
+        let suffix = match (&t.token, it.peek().map(|n| &n.token)) {
+            (Token::Number(_, false), Some(Token::Word(w))) if w.quote_style.is_none() => {
+                w.value.to_ascii_uppercase()
+            }
+            _ => {
+                out.push(t);
+                continue;
+            }
+        };
+        let Token::Number(text, _) = &t.token else {
+            out.push(t);
+            continue;
+        };
+        let integer = text.bytes().all(|b| b.is_ascii_digit());
+        let exponent = text.contains(['e', 'E']);
+        let invalid = |why: &str| {
+            Err(ExplainError::InvalidPredicate(format!(
+                "malformed SQL: `{text}{suffix}` at {}: {why}",
+                place(t.span.start)
+            )))
+        };
+        let respelled = match suffix.as_str() {
+            "Y" | "S" | "L" if !integer => {
+                return invalid("Spark's integer suffixes take digits only");
+            }
+            "Y" | "S" | "L" => {
+                let max: u64 = match suffix.as_str() {
+                    "Y" => i8::MAX as u64,
+                    "S" => i16::MAX as u64,
+                    _ => i64::MAX as u64,
+                };
+                if text.parse::<u64>().map_or(true, |v| v > max) {
+                    return invalid("out of the type's range (Spark refuses it)");
+                }
+                text.clone()
+            }
+            "D" if exponent => text.clone(),
+            "D" => format!("{text}E0"),
+            "F" => match text.parse::<f32>() {
+                Ok(v) if v.is_finite() => format!("{:e}", f64::from(v)),
+                _ => return invalid("out of the float range (Spark refuses it)"),
+            },
+            "BD" if exponent => {
+                return invalid("a decimal with an exponent is not read here; write its digits");
+            }
+            "BD" => text.clone(),
+            _ => {
+                out.push(t);
+                continue;
+            }
+        };
+        it.next();
+        out.push(TokenWithSpan {
+            token: Token::Number(respelled, false),
+            span: t.span,
+        });
+    }
+    Ok(out)
+}
+
+/// The generic dialect's tokens with Spark's string literals: a backslash escapes the next
+/// character, a quote included.
+#[derive(Debug)]
+struct SparkStrings;
+
+impl sqlparser::dialect::Dialect for SparkStrings {
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        GenericDialect {}.is_delimited_identifier_start(ch)
+    }
+
+    fn is_identifier_start(&self, ch: char) -> bool {
+        GenericDialect {}.is_identifier_start(ch)
+    }
+
+    fn is_identifier_part(&self, ch: char) -> bool {
+        GenericDialect {}.is_identifier_part(ch)
+    }
+
+    fn supports_unicode_string_literal(&self) -> bool {
+        GenericDialect {}.supports_unicode_string_literal()
+    }
+
+    fn supports_literal_prefix_in_qualified_name(&self) -> bool {
+        GenericDialect {}.supports_literal_prefix_in_qualified_name()
+    }
+
+    fn supports_string_literal_backslash_escape(&self) -> bool {
+        true
+    }
 }
 
 /// A place in the predicate's text, for an error message.
@@ -317,6 +432,11 @@ fn comparison_op(op: &BinaryOperator) -> Option<CmpOp> {
 }
 
 fn operand(expr: &Expr) -> Result<Option<Operand>, ExplainError> {
+    if let Expr::Identifier(ident) = expr
+        && ident.quote_style == Some('"')
+    {
+        return Ok(Some(Operand::QuotedName(ident.value.clone())));
+    }
     if let Some(c) = column(expr) {
         return Ok(Some(Operand::Column(c)));
     }

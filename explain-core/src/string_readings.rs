@@ -118,17 +118,56 @@ pub fn like_readings(pattern: &str, escape: Option<char>) -> Vec<(String, Option
     unique
 }
 
-/// The note naming the literals and patterns the engines read differently, if any.
-pub fn readings_note(pred: &Predicate) -> Option<Note> {
+/// The notes naming the literals and patterns the engines read differently, if any: backslashes,
+/// and double-quoted names (a string in Spark, a column in DuckDB and DataFusion).
+pub fn readings_note(pred: &Predicate) -> Vec<Note> {
     let mut found: Vec<String> = Vec::new();
     collect(pred, &mut found);
-    (!found.is_empty()).then(|| Note {
-        code: ENGINE_STRING_READINGS,
-        message: format!(
-            "{}: engines read a backslash differently (Spark unescapes string literals and escapes LIKE with it, DuckDB keeps it as a character and has no default LIKE escape, DataFusion keeps it in strings and escapes LIKE with it); the rows any reading matches are kept",
-            found.join(", ")
-        ),
-    })
+    let mut notes = Vec::new();
+    if !found.is_empty() {
+        notes.push(Note {
+            code: ENGINE_STRING_READINGS,
+            message: format!(
+                "{}: engines read a backslash differently (Spark unescapes string literals and escapes LIKE with it, DuckDB keeps it as a character and has no default LIKE escape, DataFusion keeps it in strings and escapes LIKE with it); the rows any reading matches are kept",
+                found.join(", ")
+            ),
+        });
+    }
+    let mut names: Vec<String> = Vec::new();
+    quoted_names(pred, &mut names);
+    if !names.is_empty() {
+        notes.push(Note {
+            code: ENGINE_STRING_READINGS,
+            message: format!(
+                "{}: Spark reads a double-quoted text as a string, DuckDB and DataFusion as a column name; naming no column it is read as Spark's string, naming one the rows of either reading are kept",
+                names.join(", ")
+            ),
+        });
+    }
+    notes
+}
+
+fn quoted_names(pred: &Predicate, found: &mut Vec<String>) {
+    match pred {
+        Predicate::Compare { left, right, .. } => {
+            for side in [left, right] {
+                if let crate::ast::Operand::QuotedName(_) = side {
+                    found.push(format!("`{side}`"));
+                }
+            }
+        }
+        Predicate::And(items) | Predicate::Or(items) => {
+            items.iter().for_each(|p| quoted_names(p, found));
+        }
+        Predicate::Not(inner) => quoted_names(inner, found),
+        Predicate::IsNull { .. }
+        | Predicate::InList { .. }
+        | Predicate::Between { .. }
+        | Predicate::Like { .. }
+        | Predicate::BoolColumn(_)
+        | Predicate::Constant(_)
+        | Predicate::Unsupported { .. } => {}
+    }
 }
 
 fn collect(pred: &Predicate, found: &mut Vec<String>) {

@@ -292,6 +292,92 @@ pub fn engine_readings(pool: &[Literal], integer: bool, quoted: bool) -> Vec<Lit
     out
 }
 
+/// Literals of a type the column cannot hold, or in a spelling only Spark reads (issue class
+/// 7), as SQL text, around values of the pool: Spark's suffixed numbers (`2Y`, `2S`, `2L`,
+/// `1.5D`, `1.5F`, `1.0BD`), booleans and words against numbers, numbers against strings and
+/// dates, double-quoted strings, timestamps against dates (at midnight and within the day),
+/// dates and `T10` or ` UTC` shapes against timestamps. Spark with ANSI off runs nearly all of them; the
+/// engine-backed checks hold the explainer's reading of each to the engines'.
+pub fn mistyped_literals(pool: &[Literal], kind: Kind) -> Vec<String> {
+    let numbers: Vec<&str> = pool
+        .iter()
+        .filter_map(|l| match l {
+            Literal::Number(t) if !t.contains(['e', 'E']) => Some(t.as_str()),
+            _ => None,
+        })
+        .take(2)
+        .collect();
+    let texts: Vec<&str> = pool
+        .iter()
+        .filter_map(|l| match l {
+            Literal::String(t) | Literal::Typed { text: t, .. } => Some(t.as_str()),
+            _ => None,
+        })
+        .take(2)
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    match kind {
+        Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => {
+            for n in &numbers {
+                let magnitude = n.trim_start_matches('-');
+                let sign = if n.starts_with('-') { "-" } else { "" };
+                for suffix in ["Y", "S", "L", "D", "F", "BD"] {
+                    out.push(format!("{sign}{magnitude}{suffix}"));
+                }
+                out.push(format!("{sign}{magnitude}.5D"));
+            }
+            out.extend(["TRUE", "FALSE", "'abc'", "DATE '2024-01-03'"].map(String::from));
+        }
+        Kind::Float32 | Kind::Float64 | Kind::Decimal | Kind::WideDecimal => {
+            for n in &numbers {
+                let magnitude = n.trim_start_matches('-');
+                let sign = if n.starts_with('-') { "-" } else { "" };
+                for suffix in ["D", "F", "BD"] {
+                    out.push(format!("{sign}{magnitude}{suffix}"));
+                }
+            }
+            out.extend(["TRUE", "FALSE", "'abc'", "'NaN'"].map(String::from));
+        }
+        Kind::String => {
+            out.extend(["5", "TRUE", "DATE '2024-01-03'"].map(String::from));
+            // Double quotes: a string in Spark, a column name in DuckDB and DataFusion.
+            out.extend(
+                texts
+                    .iter()
+                    .map(|t| format!("\"{}\"", t.replace('"', "\"\""))),
+            );
+            // A backslash-escaped quote inside a string: Spark's string, refused by the others.
+            out.extend(
+                texts
+                    .iter()
+                    .map(|t| format!("'{}\\'s'", t.replace('\'', "''"))),
+            );
+        }
+        Kind::Boolean => out.extend(["1", "'true'"].map(String::from)),
+        Kind::Date => {
+            for d in &texts {
+                let day = d.get(..10).unwrap_or(d);
+                out.push(format!("TIMESTAMP '{day} 00:00:00'"));
+                out.push(format!("TIMESTAMP '{day} 10:30:00'"));
+                out.push(format!("'{day} 10:30:00'"));
+            }
+            out.push("5".into());
+        }
+        Kind::Timestamp | Kind::TimestampNtz => {
+            for t in &texts {
+                let day = t.get(..10).unwrap_or(t);
+                out.push(format!("DATE '{day}'"));
+                out.push(format!("'{day}T10'"));
+                out.push(format!("'{day} 10:00:00 UTC'"));
+                out.push(format!("TIMESTAMP '{day} 10:00:00+00:00'"));
+            }
+            out.push("5".into());
+        }
+        Kind::Struct => {}
+    }
+    out
+}
+
 /// The same number in exponent notation: `12.5` -> `125e-1`, `40` -> `40e0`.
 fn exponent_spelling(text: &str) -> Option<String> {
     let (sign, body) = text.strip_prefix('-').map_or(("", text), |b| ("-", b));

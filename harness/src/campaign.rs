@@ -16,12 +16,14 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::checks::{
-    EVALUATORS_DISAGREE, Invariant, Outcome, accepted, degradation, equivalence, soundness,
+    EVALUATORS_DISAGREE, Invariant, Outcome, accepted, degradation, equivalence, soundness_with,
     stats_difference,
 };
 use crate::corpus::{Regression, RegressionTable};
+use crate::engine_truth::EngineTruth;
 use crate::shrink::minimize;
 use crate::subject::{OracleEngine, Subject};
+use oracle::engines::{EngineSemantics, EngineWorkers};
 
 /// Tables whose writer breaks the protocol on purpose; see `WRITER_BUGS` in the suites.
 pub const WRITER_BUGS: &[&str] = &["strings-bare-prefix"];
@@ -38,6 +40,9 @@ pub struct CampaignOptions {
     /// Where the generated tables are written (the system's temporary directory by default).
     /// On a cluster of several machines, a directory every executor sees at the same path.
     pub work_dir: Option<PathBuf>,
+    /// The engines that run every predicate themselves as the soundness check's truth, beside
+    /// the oracle's model (none: the model alone).
+    pub engines: Vec<EngineSemantics>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -60,6 +65,9 @@ pub struct SemanticsCounts {
     /// evaluate); DataFusion's own answer still held them for its semantics.
     pub unknown: u64,
     pub unknown_reasons: BTreeMap<String, u64>,
+    /// Cases the engine refused (it runs no query: no file matches under it).
+    #[serde(default)]
+    pub refused: u64,
     /// Default-mode drops of a file matching under these semantics (announced ones, or
     /// failures counted under the soundness invariant).
     pub default_dropped: u64,
@@ -145,7 +153,22 @@ pub struct CampaignReport {
     /// Default-mode violations announced by NAN_UNGUARDED_BOUNDS (pitfall 2), with one example.
     pub nan_announced: u64,
     pub nan_example: Option<String>,
+    /// Each engine that ran the predicates itself: its version, or why it was unavailable.
+    #[serde(default)]
+    pub engine_versions: BTreeMap<String, String>,
+    /// Predicates explain-core rejected (exit 2), by reason; a rejection of a predicate an
+    /// engine runs is also a soundness failure.
+    #[serde(default)]
+    pub rejections: BTreeMap<String, RejectionCount>,
     pub failures: Vec<Failure>,
+}
+
+/// Rejections of one kind: how many, how many of them an engine runs, one example.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RejectionCount {
+    pub cases: u64,
+    pub run_by_an_engine: u64,
+    pub example: String,
 }
 
 /// The constructs a predicate uses, for per-construct counts.
@@ -179,6 +202,7 @@ fn round(
     name: &str,
     seed: u64,
     options: &CampaignOptions,
+    workers: &mut EngineWorkers,
     report: &Mutex<CampaignReport>,
     regressions: &Mutex<Vec<Regression>>,
 ) -> Result<u64, String> {
@@ -192,7 +216,32 @@ fn round(
     let written = write_table(&spec, dir.path())?;
     let location = dir.path().to_string_lossy().into_owned();
     let subject = Subject::load(name, &location)?.with_engine(options.engine.clone());
-    let cases = cases_of_round(&subject, &spec, &written, seed, n, report, regressions);
+    let truth = if options.engines.is_empty() {
+        None
+    } else {
+        let truth = EngineTruth::start(&subject, &options.engines, std::mem::take(workers))?;
+        let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
+        for (engine, version) in truth.versions() {
+            r.engine_versions.insert(
+                engine.to_string(),
+                version.unwrap_or_else(|why| format!("unavailable: {why}")),
+            );
+        }
+        Some(truth)
+    };
+    let cases = cases_of_round(
+        &subject,
+        truth.as_ref(),
+        &spec,
+        &written,
+        seed,
+        n,
+        report,
+        regressions,
+    );
+    if let Some(truth) = truth {
+        *workers = truth.into_workers();
+    }
     report
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -201,8 +250,10 @@ fn round(
 }
 
 /// The cases of one round on its loaded table.
+#[allow(clippy::too_many_arguments)]
 fn cases_of_round(
     subject: &Subject,
+    truth: Option<&EngineTruth>,
     spec: &generators::spec::TableSpec,
     written: &generators::writer::WrittenTable,
     seed: u64,
@@ -221,7 +272,8 @@ fn cases_of_round(
     for p in &predicates {
         let sql = p.to_string();
         let mut outcomes: Vec<(Invariant, Option<&'static str>, Outcome)> = Vec::new();
-        let (sound, tight, verdicts) = soundness(subject, &sql);
+        let case = soundness_with(subject, &sql, truth);
+        let (sound, tight, verdicts) = (case.outcome, case.tightness, case.verdicts);
         if let Outcome::Broken { message } = &sound {
             let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
             r.per_invariant
@@ -287,8 +339,20 @@ fn cases_of_round(
                     *c.unknown_reasons.entry(reason_class(reason)).or_default() += 1;
                 }
             }
+            c.refused += u64::from(v.refused);
             c.default_dropped += u64::from(v.default_dropped);
             c.strict_dropped += u64::from(v.strict_dropped);
+        }
+        if let Some(rejection) = &case.rejection {
+            let c = r
+                .rejections
+                .entry(reason_class(&rejection.reason))
+                .or_default();
+            c.cases += 1;
+            c.run_by_an_engine += u64::from(!rejection.run_by.is_empty());
+            if c.example.is_empty() {
+                c.example = format!("{name} (seed {seed}): `{sql}`: {}", rejection.reason);
+            }
         }
         if let Outcome::Fail { message } = &sound
             && message.starts_with(EVALUATORS_DISAGREE)
@@ -322,7 +386,9 @@ fn cases_of_round(
                 continue;
             };
             let still_fails = |q: &Predicate| match invariant {
-                Invariant::Soundness => soundness(subject, &q.to_string()).0.is_failure(),
+                Invariant::Soundness => soundness_with(subject, &q.to_string(), truth)
+                    .outcome
+                    .is_failure(),
                 Invariant::Accepted => accepted(subject, &q.to_string()).is_failure(),
                 Invariant::Degradation => degradation(subject, q).is_failure(),
                 Invariant::Equivalence => ALL
@@ -391,7 +457,10 @@ pub fn run(
         .collect();
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
-            scope.spawn(|| loop {
+            scope.spawn(|| {
+                // This thread's engine workers, from one table to the next.
+                let mut workers = EngineWorkers::default();
+                loop {
                 if Instant::now() >= deadline
                     || report.lock().unwrap_or_else(|e| e.into_inner()).engine_error.is_some()
                 {
@@ -409,7 +478,7 @@ pub fn run(
                 let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 let name = names[rng.random_range(0..names.len())];
                 let seed: u64 = rng.random();
-                match round(name, seed, options, &report, &regressions) {
+                match round(name, seed, options, &mut workers, &report, &regressions) {
                     Ok(cases) => {
                         let mut done = cases_done.lock().unwrap_or_else(|e| e.into_inner());
                         *done += cases;
@@ -425,6 +494,7 @@ pub fn run(
                         message: format!("the table could not be written or loaded: {e}"),
                         reproduce: format!("cargo run -p generators --bin gen-table -- {name} /tmp/case --seed {seed}"),
                     }),
+                }
                 }
             });
         }

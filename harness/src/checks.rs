@@ -13,6 +13,9 @@ use explain_core::guards::{Effect, Guard};
 use generators::variants::{Variant, apply, degraded};
 use serde::Serialize;
 
+use oracle::engines::EngineSemantics;
+
+use crate::engine_truth::{EngineAnswer, EngineTruth};
 use crate::subject::{MatchError, Subject};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -90,11 +93,7 @@ fn matching(subject: &Subject, predicate: &str) -> Result<Vec<u64>, MatchError> 
 }
 
 fn by_kernel_file(subject: &Subject, rows: &[u64]) -> Vec<u64> {
-    subject
-        .oracle_index
-        .iter()
-        .map(|i| i.map_or(0, |i| rows[i]))
-        .collect()
+    subject.by_kernel_file(rows)
 }
 
 /// Per kernel file, the rows that match under every engine's semantics at once (the union
@@ -121,11 +120,11 @@ fn matching_every_engine(
                 } else {
                     Err(unsupported.0)
                 };
-                per_semantics.push((semantics, known));
+                per_semantics.push((semantics.name(), known));
                 continue;
             }
             Err(e) => {
-                per_semantics.push((semantics, Err(e.to_string())));
+                per_semantics.push((semantics.name(), Err(e.to_string())));
                 continue;
             }
         };
@@ -142,7 +141,7 @@ fn matching_every_engine(
         for (u, r) in union.iter_mut().zip(&rows) {
             *u = (*u).max(*r);
         }
-        per_semantics.push((semantics, Ok(rows)));
+        per_semantics.push((semantics.name(), Ok(rows)));
     }
     Ok(EngineRows {
         union,
@@ -156,21 +155,69 @@ pub const EVALUATORS_DISAGREE: &str = "the oracle's evaluators disagree";
 
 struct EngineRows {
     union: Vec<u64>,
-    /// Each semantics' matching rows, or why they are unknown.
-    per_semantics: Vec<(oracle::interpret::Semantics, Result<Vec<u64>, String>)>,
+    /// Each semantics' matching rows, or why they are unknown, by the name a verdict gives it.
+    per_semantics: Vec<(&'static str, Result<Vec<u64>, String>)>,
 }
 
 /// What one soundness case showed under one engine's semantics.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SemanticsVerdict {
+    /// The oracle's model of a semantics (`spark-duckdb`, `datafusion`), or an engine that ran
+    /// the predicate itself (`engine:spark`, `engine:spark-ansi`, `engine:duckdb`,
+    /// `engine:datafusion`).
     pub semantics: &'static str,
     /// Why the matching files under these semantics are unknown (the interpreter does not
-    /// evaluate a construct of the predicate), or `None` where they were checked.
+    /// evaluate a construct of the predicate, the engine is unavailable), or `None` where they
+    /// were checked.
     pub unknown: Option<String>,
+    /// The engine refused the predicate (it runs no query, so no file matches under it).
+    pub refused: bool,
     /// The default mode dropped a file holding a row that matches under these semantics.
     pub default_dropped: bool,
     /// `--strict` did (always a failure).
     pub strict_dropped: bool,
+}
+
+/// How a report names an engine that ran a predicate itself.
+pub fn engine_verdict_name(semantics: EngineSemantics) -> &'static str {
+    match semantics {
+        EngineSemantics::Spark => "engine:spark",
+        EngineSemantics::SparkAnsi => "engine:spark-ansi",
+        EngineSemantics::Duckdb => "engine:duckdb",
+        EngineSemantics::Datafusion => "engine:datafusion",
+    }
+}
+
+/// The opening of a skip reason where every engine asked refuses the predicate.
+pub const NO_ENGINE_RUNS_IT: &str = "no engine runs it";
+
+/// explain-core rejected a predicate (exit 2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    pub reason: String,
+    /// The engines that run it (a failure where any does).
+    pub run_by: Vec<&'static str>,
+}
+
+/// One soundness case: the outcome, the tightness of the default mode, what each semantics
+/// saw (empty where no explanation was compared), and explain-core's rejection, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SoundnessCase {
+    pub outcome: Outcome,
+    pub tightness: Tightness,
+    pub verdicts: Vec<SemanticsVerdict>,
+    pub rejection: Option<Rejection>,
+}
+
+impl SoundnessCase {
+    fn of(outcome: Outcome) -> SoundnessCase {
+        SoundnessCase {
+            outcome,
+            tightness: Tightness::default(),
+            verdicts: Vec::new(),
+            rejection: None,
+        }
+    }
 }
 
 /// Describes a file for a failure message: its path, partition values and raw statistics.
@@ -190,46 +237,115 @@ fn describe(subject: &Subject, i: usize) -> String {
     )
 }
 
-/// Invariant 1, in default and strict mode: the outcome, the tightness of the default mode,
-/// and what each engine's semantics saw (empty where no explanation was compared).
-pub fn soundness(
+/// Invariant 1, in default and strict mode, against the oracle's model of every engine.
+pub fn soundness(subject: &Subject, predicate: &str) -> SoundnessCase {
+    soundness_with(subject, predicate, None)
+}
+
+/// Invariant 1, in default and strict mode: against the oracle's model of every engine and,
+/// where `truth` is given, against the engines themselves running the predicate as written.
+/// A file matching under any of them must be kept by `--strict`, and dropped by the default
+/// mode only with an announcement. explain-core may reject a predicate (exit 2) only where no
+/// engine runs it.
+pub fn soundness_with(
     subject: &Subject,
     predicate: &str,
-) -> (Outcome, Tightness, Vec<SemanticsVerdict>) {
-    let skipped = |reason: String| {
-        (
-            Outcome::Skipped { reason },
-            Tightness::default(),
-            Vec::new(),
-        )
+    truth: Option<&EngineTruth>,
+) -> SoundnessCase {
+    let skipped = |reason: String| SoundnessCase::of(Outcome::Skipped { reason });
+    let broken = |message: String| SoundnessCase::of(Outcome::Broken { message });
+    let real = match truth.map(|t| t.ask(subject, predicate)).transpose() {
+        Ok(r) => r.unwrap_or_default(),
+        Err(e) => return broken(format!("an engine broke: {e}")),
     };
-    let datafusion = match matching(subject, predicate) {
-        Ok(r) => r,
-        Err(MatchError::Refused(e)) => return skipped(format!("the oracle refuses it: {e}")),
-        Err(MatchError::Engine(e)) => {
-            return (
-                Outcome::Broken { message: e },
-                Tightness::default(),
-                Vec::new(),
-            );
+    let run_by: Vec<&'static str> = real
+        .iter()
+        .filter(|(_, a)| matches!(a, EngineAnswer::Rows(_)))
+        .map(|(s, _)| s.name())
+        .collect();
+    let model = match matching(subject, predicate) {
+        Ok(r) => Some(r),
+        // The engines still decide where the oracle's model cannot plan the predicate.
+        Err(MatchError::Refused(_)) if !run_by.is_empty() => None,
+        Err(MatchError::Refused(e)) => {
+            let every_engine_refuses = !real.is_empty()
+                && real
+                    .iter()
+                    .all(|(_, a)| matches!(a, EngineAnswer::Refused(_)));
+            return skipped(if every_engine_refuses {
+                format!("{NO_ENGINE_RUNS_IT}, and the oracle refuses it: {e}")
+            } else {
+                format!("the oracle refuses it: {e}")
+            });
         }
+        Err(MatchError::Engine(e)) => return broken(e),
     };
-    // Matching under any engine: DataFusion's, and Spark's and DuckDB's (every NaN above all
-    // numbers), decided by the interpreter.
-    let engines = match matching_every_engine(subject, predicate, &datafusion) {
-        Ok(r) => r,
-        Err(e) => {
-            return (
-                Outcome::Fail { message: e },
-                Tightness::default(),
-                Vec::new(),
-            );
+    // Matching under any engine: the model's DataFusion answer, Spark's and DuckDB's (every
+    // NaN above all numbers) decided by the interpreter, then the engines' own answers.
+    let mut engines = match &model {
+        Some(datafusion) => match matching_every_engine(subject, predicate, datafusion) {
+            Ok(r) => r,
+            Err(e) => return SoundnessCase::of(Outcome::Fail { message: e }),
+        },
+        None => EngineRows {
+            union: vec![0; subject.oracle_index.len()],
+            per_semantics: oracle::interpret::Semantics::ALL
+                .iter()
+                .map(|s| (s.name(), Err("the oracle refuses it".to_string())))
+                .collect(),
+        },
+    };
+    let asked_engines = !real.is_empty();
+    let mut refused: Vec<&'static str> = Vec::new();
+    for (semantics, answer) in real {
+        let name = engine_verdict_name(semantics);
+        match answer {
+            EngineAnswer::Rows(rows) => {
+                for (u, r) in engines.union.iter_mut().zip(&rows) {
+                    *u = (*u).max(*r);
+                }
+                engines.per_semantics.push((name, Ok(rows)));
+            }
+            EngineAnswer::Refused(_) => {
+                refused.push(name);
+                engines
+                    .per_semantics
+                    .push((name, Ok(vec![0; subject.oracle_index.len()])));
+            }
+            EngineAnswer::Unavailable(why) => engines
+                .per_semantics
+                .push((name, Err(format!("unavailable: {why}")))),
         }
-    };
+    }
     let rows = &engines.union;
     let default = match explained(subject, predicate, false) {
         Ok(e) => e,
-        Err(e) => return skipped(format!("explain-core refuses it: {e}")),
+        Err(e) => {
+            let rejection = Some(Rejection {
+                reason: e.to_string(),
+                run_by: run_by.clone(),
+            });
+            let outcome = if run_by.is_empty() {
+                Outcome::Skipped {
+                    reason: if !asked_engines {
+                        format!("explain-core refuses it: {e}")
+                    } else {
+                        format!("{NO_ENGINE_RUNS_IT}, and explain-core refuses it: {e}")
+                    },
+                }
+            } else {
+                Outcome::Fail {
+                    message: format!(
+                        "explain-core rejects it (exit 2) though {} run(s) it: {e}",
+                        run_by.join(", ")
+                    ),
+                }
+            };
+            return SoundnessCase {
+                rejection,
+                ..SoundnessCase::of(outcome)
+            };
+        }
     };
     let tightness = Tightness {
         total: rows.len(),
@@ -245,21 +361,21 @@ pub fn soundness(
     let strict = match explained(subject, predicate, true) {
         Ok(e) => e,
         Err(e) => {
-            return (
-                Outcome::Fail {
-                    message: format!("--strict refuses what the default mode explains: {e}"),
-                },
+            return SoundnessCase {
                 tightness,
-                Vec::new(),
-            );
+                ..SoundnessCase::of(Outcome::Fail {
+                    message: format!("--strict refuses what the default mode explains: {e}"),
+                })
+            };
         }
     };
     let verdicts: Vec<SemanticsVerdict> = engines
         .per_semantics
         .iter()
         .map(|(semantics, known)| SemanticsVerdict {
-            semantics: semantics.name(),
+            semantics,
             unknown: known.as_ref().err().cloned(),
+            refused: refused.contains(semantics),
             default_dropped: known
                 .as_deref()
                 .is_ok_and(|r| !dropped_of(r, &default).is_empty()),
@@ -268,31 +384,45 @@ pub fn soundness(
                 .is_ok_and(|r| !dropped_of(r, &strict).is_empty()),
         })
         .collect();
+    // Which semantics a dropped file matches under, for the message.
+    let under = |i: usize| -> String {
+        let names: Vec<&str> = engines
+            .per_semantics
+            .iter()
+            .filter(|(_, known)| known.as_ref().is_ok_and(|r| r[i] > 0))
+            .map(|(name, _)| *name)
+            .collect();
+        names.join(", ")
+    };
+    let case = |outcome: Outcome| SoundnessCase {
+        outcome,
+        tightness,
+        verdicts: verdicts.clone(),
+        rejection: None,
+    };
     let lost = dropped(&strict);
     if let Some(&i) = lost.first() {
-        return (
-            Outcome::Fail {
-                message: format!(
-                    "--strict dropped {} file(s) holding matching rows; first: {} with {} matching row(s), pruned by {:?}",
-                    lost.len(),
-                    describe(subject, i),
-                    rows[i],
-                    strict.pruned_by(i)
-                ),
-            },
-            tightness,
-            verdicts,
-        );
+        return case(Outcome::Fail {
+            message: format!(
+                "--strict dropped {} file(s) holding matching rows; first: {} with {} matching row(s) under {}, pruned by {:?}",
+                lost.len(),
+                describe(subject, i),
+                rows[i],
+                under(i),
+                strict.pruned_by(i)
+            ),
+        });
     }
     let lost = dropped(&default);
     let Some(&i) = lost.first() else {
-        return (Outcome::Pass, tightness, verdicts);
+        return case(Outcome::Pass);
     };
     let message = format!(
-        "dropped {} file(s) holding matching rows; first: {} with {} matching row(s), pruned by {:?}",
+        "dropped {} file(s) holding matching rows; first: {} with {} matching row(s) under {}, pruned by {:?}",
         lost.len(),
         describe(subject, i),
         rows[i],
+        under(i),
         default.pruned_by(i)
     );
     // Announced: every dropped matching file is explained by a NaN comparison the report
@@ -302,15 +432,11 @@ pub fn soundness(
         .iter()
         .any(|h| h.guard == Guard::NanBounds && h.effect == Effect::Announced)
     {
-        (Outcome::Announced { message }, tightness, verdicts)
+        case(Outcome::Announced { message })
     } else {
-        (
-            Outcome::Fail {
-                message: format!("unannounced: {message}"),
-            },
-            tightness,
-            verdicts,
-        )
+        case(Outcome::Fail {
+            message: format!("unannounced: {message}"),
+        })
     }
 }
 
@@ -364,7 +490,7 @@ pub fn equivalence(
 
 /// Invariant 3.
 pub fn degradation(subject: &Subject, predicate: &explain_core::ast::Predicate) -> Outcome {
-    let Some(column) = predicate.columns().into_iter().next() else {
+    let Some(column) = predicate.columns_and_quoted_names().into_iter().next() else {
         return Outcome::Skipped {
             reason: "no column to degrade on".into(),
         };

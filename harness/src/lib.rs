@@ -5,11 +5,13 @@
 //! - [`checks`]: the invariants, one (table, predicate) at a time;
 //! - [`corpus`]: predicate corpora and minimized regressions under `corpora/`;
 //! - [`shrink`]: minimizing a failing predicate;
+//! - [`engine_truth`]: Spark, DuckDB and DataFusion themselves as the soundness check's truth;
 //! - [`campaign`], [`page`]: the fuzz campaign and its report.
 
 pub mod campaign;
 pub mod checks;
 pub mod corpus;
+pub mod engine_truth;
 pub mod one_core;
 pub mod page;
 pub mod scaling;

@@ -3,6 +3,7 @@
 //! workers) inherits that CPU, as Linux gives a new thread its creator's affinity. A figure
 //! "on one core" measured this way cannot spread over the others, as it would with only the
 //! predicate workers limited to one.
+#![allow(unsafe_code)] // libc: the CPU affinity calls that pin a measurement to one core.
 
 /// The calling thread pinned to one CPU until dropped; then it may run where it could before.
 pub struct OneCore {

@@ -198,15 +198,43 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
     }
     let _ = writeln!(
         md,
-        "\n## Soundness per engine semantics\n\nEach soundness case is checked under every engine's semantics: DataFusion's matching files come from DataFusion itself and are checked row by row against the oracle's interpreter (invariant 6); Spark's and DuckDB's come from the interpreter alone. `unknown`: the interpreter does not evaluate a construct of the predicate. A default-mode drop is announced (or a soundness failure); a `--strict` drop is always a failure.\n\n{} case(s) where the oracle's two evaluators disagree.\n\n| semantics | checked | unknown | default-mode drops | strict drops |\n|---|---|---|---|---|",
+        "\n## Soundness per engine semantics\n\nEach soundness case is checked under every engine's semantics: DataFusion's matching files come from DataFusion itself and are checked row by row against the oracle's interpreter (invariant 6); Spark's and DuckDB's come from the interpreter alone; `engine:<name>` rows come from the engine itself running the predicate as written (`--semantics`). `unknown`: the interpreter does not evaluate a construct of the predicate, or the engine is unavailable; `refused`: the engine refuses the predicate (it matches no file). A default-mode drop is announced (or a soundness failure); a `--strict` drop is always a failure.\n\n{} case(s) where the oracle's two evaluators disagree.\n\n| semantics | checked | refused | unknown | default-mode drops | strict drops |\n|---|---|---|---|---|---|",
         report.evaluator_disagreements
     );
     for (k, c) in &report.per_semantics {
         let _ = writeln!(
             md,
-            "| {k} | {} | {} | {} | {} |",
-            c.checked, c.unknown, c.default_dropped, c.strict_dropped
+            "| {k} | {} | {} | {} | {} | {} |",
+            c.checked, c.refused, c.unknown, c.default_dropped, c.strict_dropped
         );
+    }
+    if !report.engine_versions.is_empty() {
+        let _ = writeln!(md, "\nEngines:\n");
+        for (engine, version) in &report.engine_versions {
+            let _ = writeln!(md, "- {engine}: {}", version.replace('|', "\\|"));
+        }
+    }
+    let rejected: u64 = report.rejections.values().map(|r| r.cases).sum();
+    let run: u64 = report.rejections.values().map(|r| r.run_by_an_engine).sum();
+    let _ = writeln!(
+        md,
+        "\n## Rejections (exit 2)\n\n{rejected} predicate(s) explain-core rejected; {run} of them an engine runs (each a soundness failure).\n"
+    );
+    if !report.rejections.is_empty() {
+        let _ = writeln!(
+            md,
+            "| reason | cases | run by an engine | example |\n|---|---|---|---|"
+        );
+        for (reason, r) in &report.rejections {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} |",
+                reason.replace('|', "\\|"),
+                r.cases,
+                r.run_by_an_engine,
+                r.example.replace('|', "\\|")
+            );
+        }
     }
     for (k, c) in &report.per_semantics {
         for (reason, n) in &c.unknown_reasons {

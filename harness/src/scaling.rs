@@ -417,6 +417,7 @@ pub fn resident_kib() -> Option<(u64, u64)> {
 /// ended too): ms, to the microsecond where the clock allows (`CLOCK_PROCESS_CPUTIME_ID`;
 /// a table of a thousand files takes a few milliseconds, below `/proc`'s 10 ms ticks), else
 /// from `/proc/self/stat`.
+#[allow(unsafe_code)] // libc's clock_gettime
 pub fn cpu_ms() -> Option<f64> {
     let mut now = libc::timespec {
         tv_sec: 0,

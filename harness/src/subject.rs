@@ -123,6 +123,15 @@ impl Subject {
         }
     }
 
+    /// Per kernel file, the value `per_oracle_file` holds for it (0 for a file the oracle's
+    /// replay does not hold).
+    pub fn by_kernel_file(&self, per_oracle_file: &[u64]) -> Vec<u64> {
+        self.oracle_index
+            .iter()
+            .map(|i| i.and_then(|i| per_oracle_file.get(i).copied()).unwrap_or(0))
+            .collect()
+    }
+
     /// Predicates matched on a cluster so far.
     pub fn cluster_jobs(&self) -> u64 {
         self.cluster_jobs.load(Ordering::Relaxed)

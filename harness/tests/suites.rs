@@ -189,7 +189,7 @@ fn trials_for(table: &Table) -> Vec<Trial> {
             move || {
                 let s = load(&lazy, &name, &location)?;
                 verdict(
-                    soundness(s, &p).0,
+                    soundness(s, &p).outcome,
                     &format!("table {name}, predicate `{p}`, invariant soundness"),
                 )
             },
@@ -276,7 +276,7 @@ fn regression_trials(root: &std::path::Path) -> Vec<Trial> {
                 let tree = explain_core::sql::parse_predicate(&r.predicate)
                     .map_err(|e| Failed::from(format!("{context}: {e}")))?;
                 let outcome = match r.invariant.as_str() {
-                    "soundness" => soundness(s, &r.predicate).0,
+                    "soundness" => soundness(s, &r.predicate).outcome,
                     "accepted" => accepted(s, &r.predicate),
                     "degradation" => degradation(s, &tree),
                     "equivalence" => {

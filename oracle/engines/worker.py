@@ -82,6 +82,9 @@ class Spark:
     def load(self, path, columns):
         from pyspark.sql.types import CharType, StringType, StructField, StructType
 
+        # A worker holds one table at a time: the previous one (a view or a table) goes.
+        self.spark.catalog.dropTempView("t")
+        self.spark.sql("DROP TABLE IF EXISTS t")
         frame = self.spark.read.parquet(path)
         if not columns:
             frame.createOrReplaceTempView("t")
@@ -96,7 +99,6 @@ class Spark:
             else:
                 data_type = f.dataType
             fields.append(StructField(f.name, data_type, True))
-        self.spark.sql("DROP TABLE IF EXISTS t")
         self.spark.catalog.createTable(
             "t", path=os.path.dirname(path), source="parquet", schema=StructType(fields)
         )

@@ -66,6 +66,38 @@ impl EngineSemantics {
     }
 }
 
+/// The engines a command line names: one, or `all`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SemanticsArg {
+    Spark,
+    SparkAnsi,
+    Duckdb,
+    Datafusion,
+    All,
+}
+
+impl SemanticsArg {
+    /// The engines `args` name, each once, in their order.
+    pub fn resolve(args: &[SemanticsArg]) -> Vec<EngineSemantics> {
+        let mut out: Vec<EngineSemantics> = Vec::new();
+        for arg in args {
+            let named = match arg {
+                SemanticsArg::Spark => vec![EngineSemantics::Spark],
+                SemanticsArg::SparkAnsi => vec![EngineSemantics::SparkAnsi],
+                SemanticsArg::Duckdb => vec![EngineSemantics::Duckdb],
+                SemanticsArg::Datafusion => vec![EngineSemantics::Datafusion],
+                SemanticsArg::All => EngineSemantics::ALL.to_vec(),
+            };
+            for s in named {
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        out
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum WorkerKind {
     Spark,
@@ -232,6 +264,13 @@ impl Drop for Worker {
     }
 }
 
+/// Started engine workers, not yet holding a table: what [`Engines::into_workers`] hands back
+/// so that a caller asking about many tables (a campaign) starts each engine once.
+#[derive(Default)]
+pub struct EngineWorkers {
+    workers: Vec<(WorkerKind, Result<Worker, Unavailable>)>,
+}
+
 /// The engines a caller asked for, over one loaded table: each worker started once and handed
 /// the table's rows once, then asked any number of predicates.
 pub struct Engines<'t> {
@@ -247,8 +286,18 @@ impl<'t> Engines<'t> {
         table: &'t LoadedTable,
         semantics: &[EngineSemantics],
     ) -> Result<Engines<'t>, OracleError> {
+        Engines::start_with(table, semantics, EngineWorkers::default())
+    }
+
+    /// As [`Engines::start`], reusing the workers of `started` that `semantics` need (their
+    /// engines load `table` in place of the one they held) and starting the others. A worker
+    /// that was unavailable is tried again.
+    pub fn start_with(
+        table: &'t LoadedTable,
+        semantics: &[EngineSemantics],
+        mut started: EngineWorkers,
+    ) -> Result<Engines<'t>, OracleError> {
         let mut kinds: Vec<WorkerKind> = semantics.iter().filter_map(|s| s.worker()).collect();
-        kinds.dedup();
         kinds.sort_by_key(|k| k.arg());
         kinds.dedup();
         let mut engines = Engines {
@@ -265,7 +314,16 @@ impl<'t> Engines<'t> {
         let path = dir.path().join("rows.parquet");
         write_rows(table, &path)?;
         for kind in kinds {
-            let worker = Worker::start(kind).and_then(|mut w| {
+            let reused = started
+                .workers
+                .iter()
+                .position(|(k, w)| *k == kind && w.is_ok())
+                .map(|i| started.workers.swap_remove(i).1);
+            let worker = match reused {
+                Some(Ok(w)) => Ok(w),
+                Some(Err(_)) | None => Worker::start(kind),
+            }
+            .and_then(|mut w| {
                 let answer = w
                     .request(
                         &serde_json::json!({"op": "load", "parquet": path.to_string_lossy(),
@@ -288,6 +346,13 @@ impl<'t> Engines<'t> {
         }
         engines._rows = Some(dir);
         Ok(engines)
+    }
+
+    /// The workers, for [`Engines::start_with`] on the next table.
+    pub fn into_workers(self) -> EngineWorkers {
+        EngineWorkers {
+            workers: self.workers,
+        }
     }
 
     /// The engine's version, or why it is unavailable.

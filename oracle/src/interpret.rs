@@ -391,8 +391,14 @@ fn cell(array: &dyn Array, row: usize) -> R<V> {
 fn cast(v: V, to: &DataType) -> R<V> {
     Ok(match (v, to) {
         (V::Null, _) => V::Null,
-        (V::Str(t), DataType::Date32) => parse_date(&t).map_or(V::Null, V::Date),
-        (V::Str(t), DataType::Timestamp(..)) => parse_ts(&t).map_or(V::Null, V::Ts),
+        (V::Str(t), DataType::Date32) => match parse_date(&t) {
+            Some(d) => V::Date(d),
+            None => return unsupported(format!("the date text {t:?}")),
+        },
+        (V::Str(t), DataType::Timestamp(..)) => match parse_ts(&t) {
+            Some(ts) => V::Ts(ts),
+            None => return unsupported(format!("the timestamp text {t:?}")),
+        },
         (v @ V::Date(_), DataType::Date32) => v,
         (v @ V::Ts(_), DataType::Timestamp(..)) => v,
         (V::Str(t), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => V::Str(t),
@@ -494,8 +500,8 @@ fn compare(a: &V, b: &V, s: Semantics) -> R<Option<Ordering>> {
         (V::Date(x), V::Ts(y)) => (i128::from(*x) * 86_400 * 1_000_000_000).cmp(y),
         (V::Ts(x), V::Date(y)) => x.cmp(&(i128::from(*y) * 86_400 * 1_000_000_000)),
         // A string beside another type is read as that type.
-        (V::Str(t), other) => return compare(&read_as(t, other), other, s),
-        (other, V::Str(t)) => return compare(other, &read_as(t, other), s),
+        (V::Str(t), other) => return compare(&read_as(t, other)?, other, s),
+        (other, V::Str(t)) => return compare(other, &read_as(t, other)?, s),
         (x, y) => return unsupported(format!("comparison of {x:?} with {y:?}")),
     }))
 }
@@ -525,10 +531,19 @@ fn in_list_eq(a: &V, b: &V, s: Semantics) -> R<Option<bool>> {
     Ok(compare(a, b, s)?.map(|o| o.is_eq()))
 }
 
-fn read_as(t: &str, like: &V) -> V {
-    match like {
-        V::Date(_) => parse_date(t).map_or(V::Null, V::Date),
-        V::Ts(_) => parse_ts(t).map_or(V::Null, V::Ts),
+/// A string compared with a value of another type, read as that type. A date or timestamp
+/// text of another shape (a time after a date, a zone name, an offset) the engines read each
+/// their own way: the interpreter does not decide it.
+fn read_as(t: &str, like: &V) -> R<V> {
+    Ok(match like {
+        V::Date(_) => match parse_date(t) {
+            Some(d) => V::Date(d),
+            None => return unsupported(format!("the date text {t:?}")),
+        },
+        V::Ts(_) => match parse_ts(t) {
+            Some(ts) => V::Ts(ts),
+            None => return unsupported(format!("the timestamp text {t:?}")),
+        },
         V::Int(_) | V::Overflowed(_) | V::Exact(..) | V::Float(_) => {
             match t.trim().to_ascii_lowercase().as_str() {
                 "nan" => V::Float(f64::NAN),
@@ -543,7 +558,7 @@ fn read_as(t: &str, like: &V) -> V {
             _ => V::Null,
         },
         V::Null | V::Str(_) => V::Str(t.to_string()),
-    }
+    })
 }
 
 fn arithmetic(a: &V, op: Operator, b: &V) -> R<V> {

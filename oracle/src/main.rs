@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use oracle::engine::EngineArgs;
-use oracle::engines::{Answer, EngineSemantics, Engines};
+use oracle::engines::{Answer, Engines, SemanticsArg};
 use oracle::error::one_line;
 use oracle::log::Snapshot;
 use oracle::matching::LoadedTable;
@@ -19,36 +19,10 @@ enum Format {
     Json,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum SemanticsArg {
-    Spark,
-    SparkAnsi,
-    Duckdb,
-    Datafusion,
-    All,
-}
-
-impl SemanticsArg {
-    fn engines(self) -> Vec<EngineSemantics> {
-        match self {
-            SemanticsArg::Spark => vec![EngineSemantics::Spark],
-            SemanticsArg::SparkAnsi => vec![EngineSemantics::SparkAnsi],
-            SemanticsArg::Duckdb => vec![EngineSemantics::Duckdb],
-            SemanticsArg::Datafusion => vec![EngineSemantics::Datafusion],
-            SemanticsArg::All => EngineSemantics::ALL.to_vec(),
-        }
-    }
-}
-
 /// Each engine's own answer: its version, and the files it matches, its refusal, or why it
 /// is unavailable.
 fn per_engine(args: &Args, snapshot: Snapshot) -> Result<String, oracle::OracleError> {
-    let mut wanted: Vec<EngineSemantics> = Vec::new();
-    for s in args.semantics.iter().flat_map(|s| s.engines()) {
-        if !wanted.contains(&s) {
-            wanted.push(s);
-        }
-    }
+    let wanted = SemanticsArg::resolve(&args.semantics);
     let table = LoadedTable::load(snapshot, &plan(num_cpus()))?;
     let mut engines = Engines::start(&table, &wanted)?;
     let mut out = Vec::new();

@@ -108,11 +108,26 @@ fn column(ident: &mut Ident, fields: &[String]) {
     }
     let matches: Vec<&String> = fields
         .iter()
-        .filter(|f| f.eq_ignore_ascii_case(&ident.value))
+        .filter(|f| same_ignoring_case(f, &ident.value))
         .collect();
     if let [only] = matches.as_slice() {
         *ident = Ident::with_quote('"', only.as_str());
     }
+}
+
+/// Spark's column-name comparison ignoring case (Java's `equalsIgnoreCase`: per character,
+/// by the one-character case mappings), as explain-core's `schema::same_ignoring_case`.
+fn same_ignoring_case(a: &str, b: &str) -> bool {
+    fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
+        let c = it.next()?;
+        it.next().is_none().then_some(c)
+    }
+    a.chars().count() == b.chars().count()
+        && a.chars().zip(b.chars()).all(|(x, y)| {
+            x == y
+                || single(x.to_uppercase()).is_some_and(|u| Some(u) == single(y.to_uppercase()))
+                || single(x.to_lowercase()).is_some_and(|l| Some(l) == single(y.to_lowercase()))
+        })
 }
 
 fn is_timestamp_ntz(t: &SqlType) -> bool {

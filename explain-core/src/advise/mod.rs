@@ -393,7 +393,7 @@ fn referenced_columns(
             continue;
         };
         let mut seen = BTreeSet::new();
-        for c in parsed.columns() {
+        for c in parsed.columns_and_quoted_names() {
             let Some(first) = c.path.first() else {
                 continue;
             };

@@ -49,6 +49,7 @@ mod allocations {
 
     // SAFETY: every call is passed on to the system allocator unchanged; the counter is a
     // const-initialized thread local, which allocates nothing.
+    #[allow(unsafe_code)]
     unsafe impl GlobalAlloc for Counting {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
             count(layout.size() as isize);

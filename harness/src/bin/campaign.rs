@@ -14,6 +14,7 @@ use harness::page::{charts, markdown};
 use harness::subject::OracleEngine;
 use indicatif::{ProgressBar, ProgressStyle};
 use oracle::engine::EngineArgs;
+use oracle::engines::SemanticsArg;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -50,6 +51,12 @@ struct Args {
     /// against stays here).
     #[command(flatten)]
     engine: EngineArgs,
+    /// The engines that run every predicate themselves as the soundness check's truth, beside
+    /// the oracle's model: `spark`, `spark-ansi`, `duckdb`, `datafusion` or `all` (Spark and
+    /// DuckDB from the environment `oracle/engines/setup.sh` makes). Each engine's version is
+    /// in the report; an unavailable engine is counted as unknown, never as agreement.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "ENGINE")]
+    semantics: Vec<SemanticsArg>,
 }
 
 fn main() -> ExitCode {
@@ -92,11 +99,12 @@ fn main() -> ExitCode {
         predicates_per_table: args.predicates,
         engine,
         work_dir: args.work_dir.clone(),
+        engines: SemanticsArg::resolve(&args.semantics),
     };
     let (report, regressions) = run(&options, &progress);
     bar.finish_and_clear();
     let command = format!(
-        "cargo run -p harness --bin campaign -- --seconds {} --seed {} --jobs {}{}{}",
+        "cargo run --release -p harness --bin campaign -- --seconds {} --seed {} --jobs {}{}{}{}",
         args.seconds,
         args.seed,
         args.jobs,
@@ -107,7 +115,13 @@ fn main() -> ExitCode {
             .scheduler
             .as_ref()
             .map(|s| format!(" --engine ballista --scheduler {s}"))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        if options.engines.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = options.engines.iter().map(|e| e.name()).collect();
+            format!(" --semantics {}", names.join(","))
+        }
     );
     if let Err(e) = write_report(&out, &report, &command) {
         eprintln!("campaign: cannot write the report: {e}");

@@ -435,3 +435,131 @@ fn timestamp_texts_below_the_microsecond_keep_every_engines_matches() {
         "Spark matches `pts = '{value}999'`: it cuts the digits"
     );
 }
+
+/// Class 7: literals of a type the column cannot hold, and spellings only Spark reads
+/// (`generators::predicates::mistyped_literals`: suffixed numbers, booleans and words against
+/// numbers, numbers against strings and dates, timestamps against dates, `T10` and ` UTC`
+/// shapes and dates against timestamps), on every column of a generated table, partition and
+/// data. Each predicate goes through the campaign's soundness check with the engines as
+/// truth: Spark (ANSI off and on), DuckDB and DataFusion run it; the explanation, default and
+/// `--strict`, keeps every file any of them matches, and explain-core rejects (exit 2) only a
+/// predicate no engine runs.
+#[test]
+fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
+    use harness::checks::{NO_ENGINE_RUNS_IT, Outcome, soundness_with};
+    use harness::engine_truth::EngineTruth;
+    use oracle::engines::EngineWorkers;
+
+    let spec = named("all-types").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let written = write_table(&spec, dir.path()).unwrap();
+    let location = dir.path().to_string_lossy().into_owned();
+    let subject = Subject::load("gen/all-types", &location).unwrap();
+    let truth = EngineTruth::start(&subject, &EngineSemantics::ALL, EngineWorkers::default())
+        .expect("the engines start");
+    for (engine, version) in truth.versions() {
+        if let Err(why) = version {
+            panic!("{engine} is unavailable: {why} (run oracle/engines/setup.sh)");
+        }
+    }
+    let pools = Pools::from_table(&spec, &written);
+    let mut run_and_read = 0usize;
+    let mut rejected_unrun = Vec::new();
+    let mut failures = Vec::new();
+    let mut cases = 0usize;
+    for pool in &pools.columns {
+        let mut predicates: Vec<String> = Vec::new();
+        for literal in generators::predicates::mistyped_literals(&pool.literals, pool.kind) {
+            for op in ["=", "!=", ">"] {
+                predicates.push(format!("{} {op} {literal}", pool.column));
+            }
+        }
+        // The column named in double quotes: a column in DuckDB and DataFusion, a string in
+        // Spark.
+        if let (false, Some(first)) = (pool.column.dotted().contains('.'), pool.literals.first()) {
+            predicates.push(format!("\"{}\" = {first}", pool.column.dotted()));
+            predicates.push(format!("\"{}\" > {first}", pool.column.dotted()));
+        }
+        for predicate in predicates {
+            cases += 1;
+            let case = soundness_with(&subject, &predicate, Some(&truth));
+            match (&case.outcome, &case.rejection) {
+                (Outcome::Pass, _) => run_and_read += 1,
+                (Outcome::Skipped { reason }, _) if reason.starts_with(NO_ENGINE_RUNS_IT) => {
+                    rejected_unrun.push(predicate)
+                }
+                (other, _) => failures.push(format!("`{predicate}`: {other:?}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // Most of the class is run by some engine and explained; what is rejected, no engine runs.
+    assert!(
+        run_and_read * 10 >= cases * 8,
+        "{run_and_read} of {cases} explained; rejected and run by none: {rejected_unrun:?}"
+    );
+}
+
+/// Findings of the engine-backed campaign (reports/campaign-engines-20261204), each held to
+/// the engines themselves on the generated table it was found on:
+/// - Spark rounds a plain number to a smaller scale where its common decimal type with the
+///   column would need more than 38 digits (`w = -1.0000000000000000005` on decimal(38,18)
+///   matches -1.000000000000000001);
+/// - DataFusion casts a double in an IN list to the decimal column's scale (`1e-35` is 0).
+#[test]
+fn campaign_findings_keep_every_file_an_engine_matches() {
+    use harness::checks::{Outcome, soundness_with};
+    use harness::engine_truth::EngineTruth;
+    use oracle::engines::EngineWorkers;
+
+    let cases: [(&str, u64, &[&str]); 2] = [
+        (
+            "decimal-f64-bounds",
+            14989918614374188134,
+            &[
+                "NOT w NOT IN (-1.0000000000000000005)",
+                "w = -1.0000000000000000005",
+                "w < -1.0000000000000000005",
+                "w >= -1.0000000000000000005",
+            ],
+        ),
+        (
+            "decimal-f64-bounds",
+            16082444062247557438,
+            &[
+                "NOT w NOT IN (0.00000000000000000000000000000000001e0, 0.00000000000000000000000000000000001e0)",
+                "w = 1e-35",
+                "w > 1e-35",
+                "w <= -1e-35",
+            ],
+        ),
+    ];
+    let mut workers = EngineWorkers::default();
+    for (name, seed, predicates) in cases {
+        let spec = generators::catalog::named_with_seed(name, seed).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        write_table(&spec, dir.path()).unwrap();
+        let location = dir.path().to_string_lossy().into_owned();
+        let subject = Subject::load(name, &location).unwrap();
+        let truth = EngineTruth::start(&subject, &EngineSemantics::ALL, workers).unwrap();
+        for (engine, version) in truth.versions() {
+            if let Err(why) = version {
+                panic!("{engine} is unavailable: {why} (run oracle/engines/setup.sh)");
+            }
+        }
+        for predicate in predicates {
+            let case = soundness_with(&subject, predicate, Some(&truth));
+            assert_eq!(
+                case.outcome,
+                Outcome::Pass,
+                "{name} (seed {seed}): `{predicate}`"
+            );
+        }
+        workers = truth.into_workers();
+    }
+}
