@@ -260,19 +260,28 @@ impl Predicate {
     /// and DataFusion, a string in Spark), which may name columns too.
     pub fn columns_and_quoted_names(&self) -> Vec<ColumnRef> {
         let mut out = self.columns();
+        for name in self.quoted_names() {
+            let c = ColumnRef::new([name]);
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// The double-quoted names compared with something, in order of appearance.
+    pub fn quoted_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
         self.collect_quoted_names(&mut out);
         out
     }
 
-    fn collect_quoted_names(&self, out: &mut Vec<ColumnRef>) {
+    fn collect_quoted_names(&self, out: &mut Vec<String>) {
         match self {
             Predicate::Compare { left, right, .. } => {
                 for side in [left, right] {
                     if let Operand::QuotedName(name) = side {
-                        let c = ColumnRef::new([name.clone()]);
-                        if !out.contains(&c) {
-                            out.push(c);
-                        }
+                        out.push(name.clone());
                     }
                 }
             }

@@ -133,8 +133,11 @@ pub fn readings_note(pred: &Predicate) -> Vec<Note> {
             ),
         });
     }
-    let mut names: Vec<String> = Vec::new();
-    quoted_names(pred, &mut names);
+    let names: Vec<String> = pred
+        .quoted_names()
+        .into_iter()
+        .map(|n| format!("`{}`", crate::ast::Operand::QuotedName(n)))
+        .collect();
     if !names.is_empty() {
         notes.push(Note {
             code: ENGINE_STRING_READINGS,
@@ -145,29 +148,6 @@ pub fn readings_note(pred: &Predicate) -> Vec<Note> {
         });
     }
     notes
-}
-
-fn quoted_names(pred: &Predicate, found: &mut Vec<String>) {
-    match pred {
-        Predicate::Compare { left, right, .. } => {
-            for side in [left, right] {
-                if let crate::ast::Operand::QuotedName(_) = side {
-                    found.push(format!("`{side}`"));
-                }
-            }
-        }
-        Predicate::And(items) | Predicate::Or(items) => {
-            items.iter().for_each(|p| quoted_names(p, found));
-        }
-        Predicate::Not(inner) => quoted_names(inner, found),
-        Predicate::IsNull { .. }
-        | Predicate::InList { .. }
-        | Predicate::Between { .. }
-        | Predicate::Like { .. }
-        | Predicate::BoolColumn(_)
-        | Predicate::Constant(_)
-        | Predicate::Unsupported { .. } => {}
-    }
 }
 
 fn collect(pred: &Predicate, found: &mut Vec<String>) {

@@ -447,7 +447,6 @@ fn timestamp_texts_below_the_microsecond_keep_every_engines_matches() {
 #[test]
 fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
     use harness::checks::{NO_ENGINE_RUNS_IT, Outcome, soundness_with};
-    use harness::engine_truth::EngineTruth;
     use oracle::engines::EngineWorkers;
 
     let spec = named("all-types").unwrap();
@@ -455,13 +454,7 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
     let written = write_table(&spec, dir.path()).unwrap();
     let location = dir.path().to_string_lossy().into_owned();
     let subject = Subject::load("gen/all-types", &location).unwrap();
-    let truth = EngineTruth::start(&subject, &EngineSemantics::ALL, EngineWorkers::default())
-        .expect("the engines start");
-    for (engine, version) in truth.versions() {
-        if let Err(why) = version {
-            panic!("{engine} is unavailable: {why} (run oracle/engines/setup.sh)");
-        }
-    }
+    let truth = every_engine(&subject, EngineWorkers::default());
     let pools = Pools::from_table(&spec, &written);
     let mut run_and_read = 0usize;
     let mut rejected_unrun = Vec::new();
@@ -514,7 +507,6 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
 #[test]
 fn campaign_findings_keep_every_file_an_engine_matches() {
     use harness::checks::{Outcome, soundness_with};
-    use harness::engine_truth::EngineTruth;
     use oracle::engines::EngineWorkers;
 
     let cases: [(&str, u64, &[&str]); 2] = [
@@ -546,12 +538,7 @@ fn campaign_findings_keep_every_file_an_engine_matches() {
         write_table(&spec, dir.path()).unwrap();
         let location = dir.path().to_string_lossy().into_owned();
         let subject = Subject::load(name, &location).unwrap();
-        let truth = EngineTruth::start(&subject, &EngineSemantics::ALL, workers).unwrap();
-        for (engine, version) in truth.versions() {
-            if let Err(why) = version {
-                panic!("{engine} is unavailable: {why} (run oracle/engines/setup.sh)");
-            }
-        }
+        let truth = every_engine(&subject, workers);
         for predicate in predicates {
             let case = soundness_with(&subject, predicate, Some(&truth));
             assert_eq!(
@@ -562,4 +549,19 @@ fn campaign_findings_keep_every_file_an_engine_matches() {
         }
         workers = truth.into_workers();
     }
+}
+
+/// Every engine over `subject`, reusing `workers`; an unavailable engine fails the test.
+fn every_engine(
+    subject: &Subject,
+    workers: oracle::engines::EngineWorkers,
+) -> harness::engine_truth::EngineTruth<'_> {
+    let truth = harness::engine_truth::EngineTruth::start(subject, &EngineSemantics::ALL, workers)
+        .expect("the engines start");
+    for (engine, version) in truth.versions() {
+        if let Err(why) = version {
+            panic!("{engine} is unavailable: {why} (run oracle/engines/setup.sh)");
+        }
+    }
+    truth
 }
