@@ -11,6 +11,7 @@ mod features;
 mod fixtures_sweep;
 mod front_end_bounds;
 mod fuzz;
+mod golden_reports;
 mod html_page;
 mod layers;
 mod partition_memory;
