@@ -5,7 +5,7 @@ FROM rust:1-slim-bookworm AS build
 WORKDIR /src
 COPY . .
 # The dist profile (Cargo.toml): thin LTO, stripped symbols.
-RUN cargo install --locked --profile dist --path explain-core --root /out
+RUN cargo install --locked --profile dist --path delta-explain --root /out
 
 FROM debian:bookworm-slim
 # CA certificates for object stores over HTTPS; nothing else is needed at run time.

@@ -39,7 +39,7 @@ else
     ref=(--tag "${version}")
   fi
   cargo install --locked --profile dist --git "https://github.com/${repository}" "${ref[@]}" \
-    --root "${bin_dir%/bin}" explain-core
+    --root "${bin_dir%/bin}" delta-explain
 fi
 echo "${bin_dir}" >> "${GITHUB_PATH:-/dev/null}"
 "${bin_dir}/delta-explain" --version

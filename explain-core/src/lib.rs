@@ -1,50 +1,46 @@
-//! delta-explain: explains Delta Lake file pruning for a SQL WHERE predicate.
+//! The explanation engine of delta-explain: one snapshot and one log replay, the phase scans,
+//! the nested survivor sets, the report model and `--verify`.
 //!
-//! The pipeline, one module an idea:
-//! [`sql`] (the only sqlparser user) -> [`ast`] -> [`normalize`] into [`nnf`] ->
-//! [`classify`] -> [`lower`] to delta_kernel predicates ([`coerce`] types the literals) and
+//! The pipeline, one module an idea: the predicate compiled by `explain_compiler` (re-exported
+//! here: [`sql`], [`ast`], [`normalize`], [`guards`], [`classify`], [`lower`]) and
 //! [`partition_eval`] over partition values -> [`replay`] (one snapshot, one log replay, the
-//! phase scans) -> [`explain`] (the nested survivor sets) -> [`report`]; [`stream`] runs the
-//! same explanation window by window while the log is replayed.
+//! phase scans) -> [`explain`] (the nested survivor sets) -> [`report`] (the JSON document);
+//! [`stream`] runs the same explanation window by window while the log is replayed, and
+//! [`request`] holds the entry points the command and the Python package call.
 
 pub mod accepted;
-pub mod advise;
-pub mod ast;
-pub mod budget;
-pub mod classify;
-pub mod cli;
-pub mod coerce;
 pub mod diagnose;
-pub mod error;
 pub mod explain;
 pub mod features;
 pub mod file_set;
 pub mod file_stats;
 pub mod gates;
-pub mod guards;
 pub mod layers;
-pub mod like;
 pub mod log_check;
-pub mod lower;
-pub mod mistyped;
-pub mod nnf;
-pub mod normalize;
 pub mod partition_eval;
 pub mod partition_table;
-pub mod progress;
 pub mod ranges;
 pub mod replay;
 pub mod report;
 pub mod request;
-pub mod retype;
-pub mod schema;
 pub mod session;
-pub mod sql;
 pub mod stream;
-pub mod string_readings;
 pub mod verify;
 
-pub use error::ExplainError;
+// The compiler's modules, under the paths the explanation and its users have always named
+// them by (`explain_core::ast`, `explain_core::sql`, ...).
+pub use explain_compiler::{
+    ExplainError, ast, classify, coerce, error, guards, like, lower, mistyped, nnf, normalize,
+    retype, schema, sql, string_readings,
+};
+
+/// `0.1.0 (commit 1a2b3c4d5e6f)`: the release and the commit it was built from.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("DELTA_EXPLAIN_COMMIT"),
+    ")"
+);
 
 /// The stack of every thread that evaluates a predicate: the command's main worker, the
 /// `--predicates` workers and the phase-scan shards. The interpreters (ours and the kernel's)
@@ -64,7 +60,7 @@ pub fn cores() -> usize {
 }
 
 /// `run` on `workers` scoped threads with the deep stack; on this thread when none starts.
-pub(crate) fn on_workers(workers: usize, run: &(dyn Fn() + Sync)) {
+pub fn on_workers(workers: usize, run: &(dyn Fn() + Sync)) {
     std::thread::scope(|scope| {
         let spawned = (0..workers)
             .filter(|_| {

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use explain_core::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate, TypedLiteralKind};
+use explain_compiler::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate, TypedLiteralKind};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

@@ -6,7 +6,7 @@
 //! The rewrites are written here independently of explain-core's normalizer: a shared helper
 //! would let a bug agree with itself.
 
-use explain_core::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate};
+use explain_compiler::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -66,8 +66,8 @@ pub fn apply(variant: Variant, p: &Predicate) -> Option<Predicate> {
 }
 
 /// A number literal equal to zero (`0`, `-0`, `0.0`, `0e5`).
-fn is_numeric_zero(l: &explain_core::ast::Literal) -> bool {
-    matches!(l, explain_core::ast::Literal::Number(t) if t.trim_start_matches(['-', '+']).split(['e', 'E']).next().is_some_and(|m| !m.is_empty() && m.chars().all(|c| c == '0' || c == '.')))
+fn is_numeric_zero(l: &explain_compiler::ast::Literal) -> bool {
+    matches!(l, explain_compiler::ast::Literal::Number(t) if t.trim_start_matches(['-', '+']).split(['e', 'E']).next().is_some_and(|m| !m.is_empty() && m.chars().all(|c| c == '0' || c == '.')))
 }
 
 fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {

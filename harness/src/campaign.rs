@@ -266,7 +266,7 @@ fn cases_of_round(
     let mut cases = 0u64;
     let reproduce = |p: &str| {
         format!(
-            "cargo run -p generators --bin gen-table -- {name} /tmp/case --seed {seed} && cargo run -p explain-core --bin delta-explain -- /tmp/case -w {p:?} && cargo run -p oracle --bin delta-oracle -- /tmp/case -w {p:?}"
+            "cargo run -p generators --bin gen-table -- {name} /tmp/case --seed {seed} && cargo run -p delta-explain --bin delta-explain -- /tmp/case -w {p:?} && cargo run -p oracle --bin delta-oracle -- /tmp/case -w {p:?}"
         )
     };
     for p in &predicates {

@@ -163,6 +163,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DeltaExplainError", py.get_type::<DeltaExplainError>())?;
     m.add("BadInputError", py.get_type::<BadInputError>())?;
     m.add("TableError", py.get_type::<TableError>())?;
-    m.add("__version__", explain_core::cli::VERSION)?;
+    m.add("__version__", explain_core::VERSION)?;
     Ok(())
 }

@@ -17,7 +17,7 @@ MATURIN_PEP517_ARGS="--profile ${DX_PYTHON_PROFILE:-dev}" \
   "${venv}/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
 export DX_BIN="${DX_BIN:-${CARGO_TARGET_DIR}/debug/delta-explain}"
 if [ ! -x "${DX_BIN}" ]; then
-  cargo build --locked -p explain-core --bin delta-explain
+  cargo build --locked -p delta-explain --bin delta-explain
 fi
 # From outside the source tree, so `import delta_explain` is the installed package.
 cd python/tests

@@ -18,11 +18,7 @@ use crate::layers::Layers;
 use crate::nnf::Leaf;
 use crate::replay::{LiveFile, ReplayedTable};
 
-mod abbreviate;
-mod html;
-pub(crate) use html::{ERRORS, STYLE, esc};
-mod text;
-pub(crate) use text::human_bytes;
+pub mod funnel;
 
 /// The version of the JSON document's shape: this project's own series (`dx-` and semver),
 /// never a version of the peer delta-explain report it is a superset of.
@@ -78,7 +74,7 @@ pub struct Report {
     pub layers: Option<Layers>,
     /// With `--verify`: the funnel to the matching rows, checked against the data.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verify: Option<crate::verify::Funnel>,
+    pub verify: Option<funnel::Funnel>,
     /// With `--ranges COLUMN` (and on the HTML page, every referenced column): each file's
     /// `[min, max]` against the predicate's interval, and the clustering figures.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -485,50 +481,6 @@ impl Report {
     pub fn to_json(&self) -> String {
         // Serializing plain data structures cannot fail.
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-    }
-
-    /// One line for a list of predicates: the counts of each phase, the confidence, the notes.
-    pub fn to_summary_line(&self) -> String {
-        let mut counts = vec![self.total_files.to_string()];
-        counts.extend(self.phases.iter().map(|p| p.output_files.to_string()));
-        if self.phases.is_empty() {
-            counts.push(self.final_files.to_string());
-        }
-        let confidence = self
-            .analysis
-            .as_ref()
-            .map_or("exact", |a| a.confidence.label());
-        let notes: Vec<&str> = self
-            .analysis
-            .iter()
-            .flat_map(|a| a.notes.iter().map(|n| n.code))
-            .collect();
-        format!(
-            "{} files ({} pruned) [{confidence}]{}  {}",
-            counts.join(" -> "),
-            text::format_pct(self.total_pruning_pct),
-            if notes.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", notes.join(","))
-            },
-            abbreviate::abbreviate(self.predicate.as_deref().unwrap_or("-"))
-        )
-    }
-
-    /// The page for a browser: one self-contained HTML file.
-    pub fn to_html(&self) -> String {
-        html::page(self)
-    }
-
-    /// The human page.
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        let _ = text::write(self, &mut out);
-        // Long lists shortened line by line; the JSON keeps them whole.
-        out.split_inclusive('\n')
-            .map(abbreviate::abbreviate)
-            .collect()
     }
 }
 

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use datafusion::parquet::arrow::ArrowWriter;
-use explain_core::advise::layout::Layout;
-use explain_core::advise::{AdviseRequest, advise};
+use explain_advise::layout::Layout;
+use explain_advise::{AdviseRequest, advise};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -83,7 +83,7 @@ fn write_clustered_table(
         writer.write(&rows).unwrap();
         writer.close().unwrap();
         let size = std::fs::metadata(root.join(&name)).unwrap().len();
-        let stats = explain_core::advise::stats::file_stats(&rows, 1.0, &names);
+        let stats = explain_advise::stats::file_stats(&rows, 1.0, &names);
         lines.push(
             json!({"add": {"path": name, "partitionValues": {}, "size": size,
             "modificationTime": 0, "dataChange": true, "stats": stats}}),
@@ -142,7 +142,7 @@ fn table_with(
     (dir, location)
 }
 
-fn advised(location: &str, predicates: Vec<String>) -> explain_core::advise::Advice {
+fn advised(location: &str, predicates: Vec<String>) -> explain_advise::Advice {
     let request = AdviseRequest {
         location: location.to_string(),
         storage: storage::StorageOptions::default(),
@@ -157,12 +157,12 @@ fn advised(location: &str, predicates: Vec<String>) -> explain_core::advise::Adv
 }
 
 /// Asserts that `layout` is ranked first, the ranking in the failure message.
-fn assert_ranked_first(advice: &explain_core::advise::Advice, layout: Layout) {
+fn assert_ranked_first(advice: &explain_advise::Advice, layout: Layout) {
     assert_eq!(advice.layouts[0].layout, layout, "{}", ranking(advice));
 }
 
 /// The ranking, for failure messages.
-fn ranking(advice: &explain_core::advise::Advice) -> String {
+fn ranking(advice: &explain_advise::Advice) -> String {
     advice
         .layouts
         .iter()

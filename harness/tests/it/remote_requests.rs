@@ -82,9 +82,9 @@ fn an_explanation_costs_one_kernel_scan_of_requests_plus_a_constant() {
         command.extend(
             ["--verbose", "--explain-why", "--layers", "--format", "json"].map(String::from),
         );
-        let args = <explain_core::cli::Args as clap::Parser>::try_parse_from(&command).unwrap();
+        let args = <delta_explain::cli::Args as clap::Parser>::try_parse_from(&command).unwrap();
         let before = server.requests();
-        let outcome = explain_core::cli::run(&args).unwrap();
+        let outcome = delta_explain::cli::run(&args).unwrap();
         let everything = server.requests() - before;
         assert_eq!(outcome.exit_code, 0, "{name}: {}", outcome.stderr);
         assert!(

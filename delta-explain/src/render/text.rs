@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use super::{PhaseReport, Report};
-use crate::gates::{Assertion, Outcome};
-use crate::layers::{Layers, TreeNode};
+use explain_core::gates::{Assertion, Outcome};
+use explain_core::layers::{Layers, TreeNode};
+use explain_core::report::{PhaseReport, Report};
 
 /// Diagnoses of one code shown on the page before the rest are counted.
 const DIAGNOSES_SHOWN_PER_CODE: usize = 10;
@@ -200,8 +200,8 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
                 continue;
             }
             let severity = match d.severity {
-                crate::diagnose::Severity::Info => "info",
-                crate::diagnose::Severity::Warning => "warning",
+                explain_core::diagnose::Severity::Info => "info",
+                explain_core::diagnose::Severity::Warning => "warning",
             };
             writeln!(out, "  [{severity}] {}: {}", d.code, d.message)?;
             writeln!(out, "      suggestion: {}", d.suggestion)?;
@@ -357,7 +357,10 @@ fn render_phase_predicate(p: &PhaseReport) -> String {
 }
 
 /// `--verify`: the funnel, stage by stage, and what each stage keeps in vain.
-fn write_funnel(funnel: &crate::verify::Funnel, out: &mut String) -> std::fmt::Result {
+fn write_funnel(
+    funnel: &explain_core::report::funnel::Funnel,
+    out: &mut String,
+) -> std::fmt::Result {
     writeln!(out)?;
     writeln!(out, "Verified against the data (--verify):")?;
     for stage in &funnel.stages {
@@ -418,7 +421,7 @@ const RANGE_ROWS: usize = 40;
 const RANGE_WIDTH: usize = 50;
 
 /// `--ranges COLUMN`: each file's `[min, max]` as a bar under the predicate's interval.
-fn write_ranges(column: &crate::ranges::ColumnRanges, out: &mut String) -> std::fmt::Result {
+fn write_ranges(column: &explain_core::ranges::ColumnRanges, out: &mut String) -> std::fmt::Result {
     writeln!(out)?;
     let c = &column.clustering;
     writeln!(

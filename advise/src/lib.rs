@@ -14,11 +14,8 @@
 //! file with the reason (no statistics in the log, a deletion vector, a sample, bounds written
 //! differently), so a reader knows how far the simulated numbers carry over.
 
-pub mod cli;
 pub mod curve;
-pub mod html;
 pub mod layout;
-pub mod report;
 pub mod rows;
 pub mod stats;
 pub mod table;
@@ -29,9 +26,9 @@ use std::time::Instant;
 use serde::Serialize;
 use storage::StorageOptions;
 
-use crate::error::ExplainError;
-use crate::session::ReportRequest;
-use crate::stream::{StreamManyRequest, report_many_streaming};
+use explain_core::error::ExplainError;
+use explain_core::session::ReportRequest;
+use explain_core::stream::{StreamManyRequest, report_many_streaming};
 use layout::{Layout, lay_out, partitionable};
 use rows::{SampledRows, read_rows, take_rows};
 
@@ -214,8 +211,11 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         request.workers,
         &|_| {},
     )?;
-    let indexed =
-        crate::replay::indexed_columns(&request.location, &request.storage, request.version)?;
+    let indexed = explain_core::replay::indexed_columns(
+        &request.location,
+        &request.storage,
+        request.version,
+    )?;
     let fields = table::fields_of(&snapshot.metadata.schema_string, &read)?;
     let total_bytes: u64 = rows.files.iter().map(|f| f.size).sum();
     let target = request
@@ -367,7 +367,7 @@ fn explain_workload(
     predicates: &[String],
     request: &ReportRequest,
     workers: usize,
-) -> Result<Vec<Result<crate::report::Report, String>>, ExplainError> {
+) -> Result<Vec<Result<explain_core::report::Report, String>>, ExplainError> {
     let refs: Vec<&str> = predicates.iter().map(String::as_str).collect();
     let mut many = StreamManyRequest::new(location, &refs, request);
     many.storage = storage.clone();
@@ -389,7 +389,7 @@ fn referenced_columns(
 ) -> Vec<(String, usize)> {
     let mut uses: BTreeMap<String, usize> = BTreeMap::new();
     for p in predicates {
-        let Ok(parsed) = crate::sql::parse_predicate(p) else {
+        let Ok(parsed) = explain_core::sql::parse_predicate(p) else {
             continue;
         };
         let mut seen = BTreeSet::new();
@@ -483,8 +483,8 @@ fn combinations(items: &[String], size: usize) -> Vec<Vec<String>> {
 /// predicate, and says why each differing file differs.
 fn calibrate(
     predicates: &[String],
-    real: &[Result<crate::report::Report, String>],
-    simulated: &[Result<crate::report::Report, String>],
+    real: &[Result<explain_core::report::Report, String>],
+    simulated: &[Result<explain_core::report::Report, String>],
     rows: &SampledRows,
 ) -> Calibration {
     let mut compared = 0;
@@ -498,7 +498,7 @@ fn calibrate(
             continue;
         };
         compared += 1;
-        let sim_by_path: BTreeMap<&str, &crate::report::FileReport> =
+        let sim_by_path: BTreeMap<&str, &explain_core::report::FileReport> =
             sim_files.iter().map(|f| (f.path.as_str(), f)).collect();
         let mut files = Vec::new();
         let mut count = 0;
@@ -538,8 +538,8 @@ fn calibrate(
 
 /// Why the table's statistics of a file and the simulated ones prune differently.
 fn why_different(
-    real: &crate::report::FileReport,
-    sim: Option<&crate::report::FileReport>,
+    real: &explain_core::report::FileReport,
+    sim: Option<&explain_core::report::FileReport>,
     rows: &SampledRows,
 ) -> String {
     if !real.has_stats {

@@ -11,10 +11,11 @@
 
 use std::fmt::Write;
 
-use super::Report;
+use explain_core::ranges::ColumnRanges;
+use explain_core::report::Report;
+use explain_core::report::funnel::{Stage, log_stages};
+
 use super::text::{human_bytes, thousands};
-use crate::ranges::ColumnRanges;
-use crate::verify::{Stage, log_stages};
 
 /// Bars drawn per column at most; beyond, files are drawn evenly spaced in sorted order.
 pub const MAX_BARS: usize = 2_000;
@@ -111,7 +112,7 @@ fn write_page(report: &Report, out: &mut String) -> std::fmt::Result {
     writeln!(
         out,
         "<h2>Report</h2>\n<pre>{}</pre>",
-        esc(&report.to_text())
+        esc(&super::report_text(report))
     )?;
     writeln!(out, "<script>{SCRIPT}</script>\n</body></html>")
 }

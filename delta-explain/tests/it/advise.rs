@@ -2,7 +2,7 @@
 //! from the table's own rows keeps the table's own files, or each differing file has a reason
 //! the simulation cannot know), the sample's scaling, and the command's bad input.
 
-use explain_core::advise::{Advice, AdviseRequest, advise};
+use explain_advise::{Advice, AdviseRequest, advise};
 use testkit::{all_tables, assert_error, taxi, workspace_root};
 
 use crate::support::{assert_valid_advice, run};

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
-use crate::support::{fixtures, run, taxi};
+use crate::support::{assert_valid_advice, assert_valid_report, fixtures, run, taxi};
 
-const GOLDEN: &str = "explain-core/tests/it/golden/reports.tsv";
+const GOLDEN: &str = "delta-explain/tests/it/golden/reports.tsv";
 
 /// The fixture a corpus file belongs to.
 fn fixture_of(corpus: &str) -> String {
@@ -79,6 +79,10 @@ fn reports() -> Vec<(String, String)> {
         let docs: Vec<serde_json::Value> =
             serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{name}: JSON ({e})"));
         for (i, doc) in docs.into_iter().enumerate() {
+            // A report (an error entry in its place has no schema version).
+            if doc.get("schema_version").is_some() {
+                assert_valid_report(&doc);
+            }
             out.push((format!("{name}\t{}", i + 1), normalized(doc, &name)));
         }
     }
@@ -93,6 +97,7 @@ fn reports() -> Vec<(String, String)> {
     ]);
     assert_eq!(advice.code, 0, "advise: {}", advice.stderr);
     let doc: serde_json::Value = serde_json::from_str(&advice.stdout).expect("advice is JSON");
+    assert_valid_advice(&doc);
     out.push(("advise:taxi-nyc\t0".into(), normalized(doc, "taxi-nyc")));
     out
 }

@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::{Advice, LayoutResult};
+use explain_advise::{Advice, LayoutResult};
 
-use crate::report::human_bytes as bytes;
+use super::text::human_bytes as bytes;
 
 const BAR: usize = 30;
 
@@ -157,7 +157,7 @@ fn current(advice: &Advice) -> Option<&LayoutResult> {
     advice
         .layouts
         .iter()
-        .find(|l| l.layout == super::layout::Layout::Current)
+        .find(|l| l.layout == explain_advise::layout::Layout::Current)
 }
 
 /// Files and bytes each predicate reads now and under `best`.

@@ -5,9 +5,11 @@
 
 use std::fmt::Write as _;
 
-use super::layout::Layout;
-use super::{Advice, LayoutResult};
-use crate::report::{ERRORS, STYLE, esc, human_bytes};
+use explain_advise::layout::Layout;
+use explain_advise::{Advice, LayoutResult};
+
+use super::html::{ERRORS, STYLE, esc};
+use super::text::human_bytes;
 
 /// Layouts drawn with a chart of their own (the best first; the current layout always).
 pub const CHARTS: usize = 12;

@@ -3,14 +3,18 @@
 
 use clap::{Parser, ValueEnum};
 
-use crate::error::ExplainError;
-use crate::explain::ExplainOptions;
-use crate::gates;
+use explain_core::error::ExplainError;
+use explain_core::explain::ExplainOptions;
+use explain_core::gates;
+use explain_core::report::Report;
+use explain_core::request::{ExplainRequest, Progress, explain_one};
+use explain_core::session::ReportRequest;
+use explain_core::stream::{
+    StreamManyRequest, StreamRequest, StreamedReports, report_many_streaming,
+};
+
 use crate::progress::FileProgress;
-use crate::report::Report;
-use crate::request::{ExplainRequest, Progress, explain_one};
-use crate::session::ReportRequest;
-use crate::stream::{StreamManyRequest, StreamRequest, StreamedReports, report_many_streaming};
+use crate::render;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -21,13 +25,7 @@ pub enum Format {
     Html,
 }
 
-/// `0.1.0 (commit 1a2b3c4d5e6f)`: the release and the commit it was built from.
-pub const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (commit ",
-    env!("DELTA_EXPLAIN_COMMIT"),
-    ")"
-);
+pub use explain_core::VERSION;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -335,9 +333,9 @@ fn run_one(args: &Args, location: &str, progress: FileProgress) -> Result<Outcom
 /// The outcome of one report: printed in the asked format, exit 1 when a gate failed.
 fn outcome(args: &Args, report: &Report, failures: Vec<String>) -> Outcome {
     let stdout = match args.format {
-        Format::Text => report.to_text(),
+        Format::Text => render::report_text(report),
         Format::Json => report.to_json() + "\n",
-        Format::Html => report.to_html(),
+        Format::Html => render::report_html(report),
     };
     Outcome {
         stdout,
@@ -483,7 +481,7 @@ fn run_many(
                         .into_iter()
                         .map(|f| format!("line {line}: {f}")),
                 );
-                summary.push(report.to_summary_line());
+                summary.push(render::summary_line(&report));
                 entries.push(serde_json::to_value(&report).unwrap_or_default());
             }
             Err(e @ (ExplainError::Table { .. } | ExplainError::Output(_))) => return Err(e),

@@ -3,8 +3,10 @@
 
 use clap::{Parser, ValueEnum};
 
-use super::{AdviseRequest, advise, report};
-use crate::error::ExplainError;
+use explain_advise::{AdviseRequest, advise};
+use explain_core::error::ExplainError;
+
+use crate::render::{advice_html, advice_text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum AdviseFormat {
@@ -19,7 +21,7 @@ pub enum AdviseFormat {
 #[derive(Clone, Debug, Parser)]
 #[command(
     name = "delta-explain advise",
-    version = crate::cli::VERSION,
+    version = explain_core::VERSION,
     about,
     after_help = "Example:\n  delta-explain advise ./taxi --predicates queries.sql --sample 1000000\n\nExit codes: 0 ok, 2 bad input, 3 table or storage error."
 )]
@@ -119,8 +121,8 @@ pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
     };
     let advice = advise(&request, &progress)?;
     Ok(match args.format {
-        AdviseFormat::Text => report::to_text(&advice),
-        AdviseFormat::Html => super::html::to_html(&advice, &report::to_text(&advice)),
+        AdviseFormat::Text => advice_text::to_text(&advice),
+        AdviseFormat::Html => advice_html::to_html(&advice, &advice_text::to_text(&advice)),
         AdviseFormat::Json => {
             serde_json::to_string_pretty(&advice)
                 .map_err(|e| ExplainError::Output(e.to_string()))?

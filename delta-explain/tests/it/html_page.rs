@@ -161,7 +161,7 @@ fn the_advice_page_renders_in_chromium_with_a_chart_per_layout() {
     assert_eq!(data("rendered"), "ok");
     assert_eq!(data("errors"), "0");
     assert_eq!(data("layout-bars"), layouts.to_string());
-    let charts = layouts.min(explain_core::advise::html::CHARTS + 1);
+    let charts = layouts.min(delta_explain::render::advice_html::CHARTS + 1);
     assert_eq!(data("layout-charts"), charts.to_string());
     // Two bars per predicate and chart (the current layout's own chart draws both too).
     assert_eq!(data("predicate-bars"), (charts * 3 * 2).to_string());

@@ -81,7 +81,7 @@ pub fn assert_golden(name: &str, actual: &str) {
         .join("\n")
         + "\n";
     let path = testkit::workspace_root()
-        .join("explain-core/tests/it/golden")
+        .join("delta-explain/tests/it/golden")
         .join(name);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &actual).expect("golden file written");

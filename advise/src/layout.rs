@@ -16,10 +16,10 @@ use arrow::compute::{SortOptions, sort_to_indices};
 use arrow::row::{RowConverter, SortField};
 use serde::Serialize;
 
-use super::curve::{Curve, key, scale_rank};
-use super::rows::SampledRows;
-use super::stats::partition_value;
-use crate::error::ExplainError;
+use crate::curve::{Curve, key, scale_rank};
+use crate::rows::{PartitionValues, SampledRows};
+use crate::stats::partition_value;
+use explain_core::error::ExplainError;
 
 /// A way to lay the table's rows out in files. In JSON: `{"kind", "columns", "keeps_partitions"}`
 /// (docs/advise.schema.json).
@@ -96,9 +96,6 @@ impl Layout {
         }
     }
 }
-
-/// A file's partition values, by logical column name.
-pub type PartitionValues = Vec<(String, Option<String>)>;
 
 /// One file of a layout: the sampled rows it holds, its partition values, its size.
 #[derive(Clone, Debug)]
@@ -282,7 +279,7 @@ mod tests {
     use arrow::datatypes::{DataType, Field, Int64Type, Schema};
 
     use super::*;
-    use crate::advise::rows::LiveFile;
+    use crate::rows::LiveFile;
 
     /// Twelve rows in two files of partitions `p=a` and `p=b`, `x` descending.
     fn rows() -> SampledRows {

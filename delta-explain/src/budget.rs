@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ExplainError;
-use crate::gates::Outcome;
-use crate::report::Report;
+use explain_core::error::ExplainError;
+use explain_core::gates::Outcome;
+use explain_core::report::Report;
 
 /// The version of the budget run's JSON document.
 pub const BUDGET_SCHEMA_VERSION: &str = "dx-budget-1.0.0";
@@ -235,7 +235,7 @@ impl BudgetRun {
                     Outcome::Fail => "FAIL",
                 },
                 e.name,
-                e.report.to_summary_line()
+                crate::render::summary_line(&e.report)
             ));
             for f in &e.failures {
                 out.push_str(&format!("    {f}\n"));

@@ -2,7 +2,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use explain_core::cli::{Args, run};
+use delta_explain::cli::{Args, run};
 
 /// The one line of a clap error: its message and tip, without its prefix, usage block or
 /// pointer to --help.
@@ -48,7 +48,7 @@ fn parsed<T>(result: Result<T, clap::Error>, prefix: &str) -> Result<T, ExitCode
 
 /// `delta-explain advise`: parsed from the arguments after `advise`.
 fn advise() -> ExitCode {
-    use explain_core::advise::cli::{AdviseArgs, run};
+    use delta_explain::advise_cli::{AdviseArgs, run};
     let args = match parsed(
         AdviseArgs::try_parse_from(std::env::args_os().skip(1)),
         "delta-explain advise",
@@ -99,7 +99,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
-    if let Some(text) = explain_core::cli::generated_docs(&args) {
+    if let Some(text) = delta_explain::cli::generated_docs(&args) {
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(&text).and_then(|_| stdout.flush());
         return ExitCode::SUCCESS;

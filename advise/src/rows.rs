@@ -13,7 +13,11 @@ use oracle::log::Snapshot;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::error::ExplainError;
+use explain_core::error::ExplainError;
+
+/// A file's partition values: `(column, value)` in the table's partition column order, `None`
+/// for NULL.
+pub type PartitionValues = Vec<(String, Option<String>)>;
 
 /// One live file of the table as it is.
 #[derive(Clone, Debug)]
@@ -23,7 +27,7 @@ pub struct LiveFile {
     pub live_rows: u64,
     pub has_deletion_vector: bool,
     /// Its partition values, by logical column name.
-    pub partition_values: super::layout::PartitionValues,
+    pub partition_values: PartitionValues,
 }
 
 /// The rows read, and what they stand for.
@@ -83,7 +87,7 @@ pub fn read_rows(
     type Read = Result<(Vec<RecordBatch>, u64), ExplainError>;
     let results: Mutex<Vec<Option<Read>>> =
         Mutex::new((0..snapshot.files.len()).map(|_| None).collect());
-    crate::on_workers(workers.max(1), &|| {
+    explain_core::on_workers(workers.max(1), &|| {
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(file) = snapshot.files.get(i) else {
@@ -178,7 +182,7 @@ pub fn take_rows(batch: &RecordBatch, indices: &[u32]) -> Result<RecordBatch, Ex
 fn logical_partition_values(
     snapshot: &Snapshot,
     file: &oracle::log::replay::LiveFile,
-) -> super::layout::PartitionValues {
+) -> PartitionValues {
     snapshot
         .partition_columns()
         .iter()

@@ -1,0 +1,9 @@
+//! The `delta-explain` command: its arguments, the runs they ask for, and the pages people read.
+//! The work is the libraries' (explain-compiler, explain-core, explain-advise); this crate
+//! parses, renders, gates and reports progress.
+
+pub mod advise_cli;
+pub mod budget;
+pub mod cli;
+pub mod progress;
+pub mod render;
