@@ -1,7 +1,7 @@
 //! `delta-explain advise TABLE --predicates FILE [--sample ROWS] [--target-file-size BYTES]`:
 //! the command's arguments and its run.
 
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 
 use explain_advise::{AdviseRequest, advise};
 use explain_core::error::ExplainError;
@@ -16,15 +16,8 @@ pub enum AdviseFormat {
     Html,
 }
 
-/// Simulates other layouts of a table (partitioning, sorting, Z-order and Hilbert order on the
-/// workload's columns) and ranks them by what a workload of predicates would read.
-#[derive(Clone, Debug, Parser)]
-#[command(
-    name = "delta-explain advise",
-    version = explain_core::VERSION,
-    about,
-    after_help = "Example:\n  delta-explain advise ./taxi --predicates queries.sql --sample 1000000\n\nExit codes: 0 ok, 2 bad input, 3 table or storage error."
-)]
+/// The arguments of `delta-explain advise` (its help is `cli::Command::Advise`'s).
+#[derive(Clone, Debug, clap::Args)]
 pub struct AdviseArgs {
     /// The Delta table: a directory path or a URL (file://, s3://, s3a://, az://, abfs[s]://,
     /// gs://).

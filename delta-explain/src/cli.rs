@@ -55,7 +55,15 @@ storage error.";
 #[command(name = "delta-explain", version = VERSION, about, after_help = EXAMPLES)]
 #[command(group = clap::ArgGroup::new("file_lists").args(["verbose", "layers"]).multiple(true))]
 #[command(group = clap::ArgGroup::new("some_predicate").args(["predicate", "predicates"]))]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    disable_help_subcommand = true
+)]
 pub struct Args {
+    /// A command other than the explanation (the default).
+    #[command(subcommand)]
+    pub command: Option<Command>,
     /// The Delta table: a directory path or a URL (file://, s3://, s3a://, az://, abfs[s]://,
     /// gs://). Credentials come from each cloud's environment variables and files.
     #[arg(required_unless_present_any = ["completions", "man"])]
@@ -135,6 +143,17 @@ pub struct Args {
     /// Print the man page (roff) and exit.
     #[arg(long, exclusive = true)]
     pub man: bool,
+}
+
+/// The commands beside the explanation.
+#[derive(Clone, Debug, clap::Subcommand)]
+pub enum Command {
+    /// Simulates other layouts of a table (partitioning, sorting, Z-order and Hilbert order on
+    /// the workload's columns) and ranks them by what a workload of predicates would read.
+    #[command(
+        after_help = "Example:\n  delta-explain advise ./taxi --predicates queries.sql --sample 1000000\n\nExit codes: 0 ok, 2 bad input, 3 table or storage error."
+    )]
+    Advise(crate::advise_cli::AdviseArgs),
 }
 
 /// What `--completions SHELL` or `--man` print: generated from the command definition itself,

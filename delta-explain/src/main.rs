@@ -2,7 +2,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use delta_explain::cli::{Args, run};
+use delta_explain::cli::{Args, Command, run};
 
 /// The one line of a clap error: its message and tip, without its prefix, usage block or
 /// pointer to --help.
@@ -46,16 +46,9 @@ fn parsed<T>(result: Result<T, clap::Error>, prefix: &str) -> Result<T, ExitCode
     }
 }
 
-/// `delta-explain advise`: parsed from the arguments after `advise`.
-fn advise() -> ExitCode {
-    use delta_explain::advise_cli::{AdviseArgs, run};
-    let args = match parsed(
-        AdviseArgs::try_parse_from(std::env::args_os().skip(1)),
-        "delta-explain advise",
-    ) {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
+/// `delta-explain advise`.
+fn advise(args: delta_explain::advise_cli::AdviseArgs) -> ExitCode {
+    use delta_explain::advise_cli::run;
     let worker = std::thread::Builder::new()
         .stack_size(explain_core::DEEP_STACK)
         .spawn(move || run(&args));
@@ -91,14 +84,19 @@ fn main() -> ExitCode {
             .unwrap_or_else(|| "unknown panic".into());
         eprintln!("delta-explain: internal error: {msg}");
     }));
-    // `delta-explain advise TABLE ...`: the layout advisor, a command of its own.
-    if std::env::args_os().nth(1).is_some_and(|a| a == "advise") {
-        return advise();
-    }
-    let args = match parsed(Args::try_parse(), "delta-explain") {
+    // A bad argument of `delta-explain advise` is told as that command's.
+    let prefix = if std::env::args_os().nth(1).is_some_and(|a| a == "advise") {
+        "delta-explain advise"
+    } else {
+        "delta-explain"
+    };
+    let mut args = match parsed(Args::try_parse(), prefix) {
         Ok(args) => args,
         Err(code) => return code,
     };
+    if let Some(Command::Advise(advise_args)) = args.command.take() {
+        return advise(advise_args);
+    }
     if let Some(text) = delta_explain::cli::generated_docs(&args) {
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(&text).and_then(|_| stdout.flush());

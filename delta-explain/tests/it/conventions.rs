@@ -10,6 +10,9 @@ fn help_version_completions_and_man_page() {
     assert!(help.stdout.contains("Examples:"), "{}", help.stdout);
     assert!(help.stdout.contains("--storage-option"), "{}", help.stdout);
     assert!(help.stdout.contains("Exit codes: 0 ok, 1 a gate failed"));
+    // `advise` is a command of the same definition: the help, the completions and the man
+    // page name it.
+    assert!(help.stdout.contains("advise  Simulates"), "{}", help.stdout);
 
     let version = run(&["--version"]);
     assert_eq!(version.code, 0);
@@ -33,6 +36,10 @@ fn help_version_completions_and_man_page() {
             out.stdout.contains("min-files"),
             "{shell} completes --min-files"
         );
+        assert!(
+            out.stdout.contains("target-file-size"),
+            "{shell} completes advise's --target-file-size"
+        );
     }
     let man = run(&["--man"]);
     assert_eq!(man.code, 0);
@@ -44,6 +51,10 @@ fn help_version_completions_and_man_page() {
     assert!(
         man.stdout.contains("min\\-pruning"),
         "the man page lists the gates"
+    );
+    assert!(
+        man.stdout.contains("advise"),
+        "the man page lists the advise command"
     );
 
     // Alone, or not at all; and without them a table is required.
