@@ -192,35 +192,52 @@ impl BudgetRun {
 
     /// JUnit XML: one test case per entry, a failure per failed gate or regression.
     pub fn to_junit(&self) -> String {
+        use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
         let failures = self
             .entries
             .iter()
             .filter(|e| e.result == Outcome::Fail)
             .count();
-        let mut out = format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"delta-explain budget\" tests=\"{}\" failures=\"{failures}\" errors=\"0\">\n",
-            self.entries.len()
-        );
+        let mut writer = quick_xml::Writer::new_with_indent(Vec::new(), b' ', 2);
+        let suite = BytesStart::new("testsuite").with_attributes([
+            ("name", "delta-explain budget"),
+            ("tests", &self.entries.len().to_string()),
+            ("failures", &failures.to_string()),
+            ("errors", "0"),
+        ]);
+        let table = xml_text(&self.table);
+        // Writing into a Vec cannot fail.
+        let _ = writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
+        let _ = writer.write_event(Event::Start(BytesStart::new("testsuites")));
+        let _ = writer.write_event(Event::Start(suite));
         for e in &self.entries {
-            out.push_str(&format!(
-                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">\n",
-                xml(&self.table),
-                xml(&e.name),
-                e.report.elapsed_ms as f64 / 1000.0
-            ));
+            let case = BytesStart::new("testcase").with_attributes([
+                ("classname", table.as_str()),
+                ("name", &xml_text(&e.name)),
+                (
+                    "time",
+                    &format!("{:.3}", e.report.elapsed_ms as f64 / 1000.0),
+                ),
+            ]);
+            let _ = writer.write_event(Event::Start(case));
             for f in &e.failures {
-                out.push_str(&format!(
-                    "      <failure message=\"{}\">{}</failure>\n",
-                    xml(f),
-                    xml(&e.predicate)
-                ));
+                let _ = writer
+                    .create_element("failure")
+                    .with_attribute(("message", xml_text(f).as_str()))
+                    .write_text_content(BytesText::new(&xml_text(&e.predicate)));
             }
-            out.push_str(&format!(
-                "      <system-out>{} of {} files kept ({}% pruned)</system-out>\n    </testcase>\n",
-                e.report.final_files, e.report.total_files, e.report.total_pruning_pct
-            ));
+            let _ = writer
+                .create_element("system-out")
+                .write_text_content(BytesText::new(&format!(
+                    "{} of {} files kept ({}% pruned)",
+                    e.report.final_files, e.report.total_files, e.report.total_pruning_pct
+                )));
+            let _ = writer.write_event(Event::End(BytesEnd::new("testcase")));
         }
-        out.push_str("  </testsuite>\n</testsuites>\n");
+        let _ = writer.write_event(Event::End(BytesEnd::new("testsuite")));
+        let _ = writer.write_event(Event::End(BytesEnd::new("testsuites")));
+        let mut out = String::from_utf8(writer.into_inner()).unwrap_or_default();
+        out.push('\n');
         out
     }
 
@@ -249,16 +266,16 @@ fn markdown_cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-fn xml(text: &str) -> String {
+/// `text` as XML 1.0 may hold it: the control characters it cannot hold at all (even as
+/// references) written as Rust escapes (`\u{1}`); quick-xml escapes the rest.
+fn xml_text(text: &str) -> String {
     text.chars()
-        .map(|c| match c {
-            '&' => "&amp;".to_string(),
-            '<' => "&lt;".to_string(),
-            '>' => "&gt;".to_string(),
-            '"' => "&quot;".to_string(),
-            '\'' => "&apos;".to_string(),
-            c if c.is_control() && c != '\n' && c != '\t' => format!("&#{};", c as u32),
-            c => c.to_string(),
+        .map(|c| {
+            if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
         })
         .collect()
 }
@@ -299,7 +316,8 @@ mod tests {
 
     #[test]
     fn xml_and_markdown_escape_what_they_must() {
-        assert_eq!(xml("a < b & \"c\""), "a &lt; b &amp; &quot;c&quot;");
+        // quick-xml escapes markup; what XML 1.0 cannot hold at all is written out.
+        assert_eq!(xml_text("a\u{1}b\tc"), "a\\u{1}b\tc");
         assert_eq!(markdown_cell("a | b"), "a \\| b");
     }
 }

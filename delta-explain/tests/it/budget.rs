@@ -82,6 +82,10 @@ fn a_budget_gates_each_predicate_and_writes_ci_outputs() {
     );
     assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
     assert!(xml.contains("gate min_files failed"), "{xml}");
+    assert!(
+        xml.contains("pickup_date = &apos;2024-1-3&apos;</failure>"),
+        "the predicate, escaped: {xml}"
+    );
     // The summary is appended, as GitHub's step summary file expects.
     run(&[&taxi(), "--budget", &budget, "--summary-md", &summary_s]);
     assert_eq!(
