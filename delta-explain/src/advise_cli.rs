@@ -43,7 +43,7 @@ pub struct AdviseArgs {
     #[arg(long, value_enum, default_value_t = AdviseFormat::Text)]
     pub format: AdviseFormat,
     #[command(flatten)]
-    pub store: crate::cli::StoreArgs,
+    pub store: crate::inputs::StoreArgs,
 }
 
 /// `128MiB`, `1GB`, `4096`: bytes (binary units with `i`, decimal without).
@@ -79,7 +79,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
 
 /// Runs `advise`: the page on success.
 pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
-    let (shown, text) = crate::cli::read_input(&args.predicates, true)?;
+    let (shown, text) = crate::inputs::read_input(&args.predicates, true)?;
     let predicates: Vec<String> = text
         .lines()
         .map(str::trim)

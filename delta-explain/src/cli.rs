@@ -4,15 +4,12 @@
 use clap::{Parser, ValueEnum};
 
 use explain_core::error::ExplainError;
-use explain_core::explain::ExplainOptions;
 use explain_core::gates;
 use explain_core::report::Report;
-use explain_core::request::{ExplainRequest, Progress, explain_one};
-use explain_core::session::ReportRequest;
-use explain_core::stream::{
-    StreamManyRequest, StreamRequest, StreamedReports, report_many_streaming,
-};
+use explain_core::request::{ExplainRequest, Options, Progress, explain_many, explain_one};
+use explain_core::stream::StreamedReports;
 
+use crate::inputs::{StoreArgs, read_input};
 use crate::progress::FileProgress;
 use crate::render;
 
@@ -175,53 +172,25 @@ pub fn generated_docs(args: &Args) -> Option<Vec<u8>> {
 }
 
 impl Args {
-    /// What each report of the run carries beside the counts.
-    pub fn report_request(&self) -> ReportRequest {
-        ReportRequest {
-            options: ExplainOptions {
-                strict: self.strict,
-            },
+    /// What each report of the run carries beside the counts, and its gates.
+    pub fn options(&self) -> Options {
+        Options {
+            strict: self.strict,
+            verbose: self.verbose,
+            limit: self.limit,
+            explain_why: self.explain_why,
+            layers: self.layers,
+            verify: self.verify,
+            ranges: self.ranges.iter().cloned().collect(),
             min_pruning: self.min_pruning,
             min_files: self.min_files,
             assert_stats: self.assert_stats,
-            verbose: self.verbose,
-            limit: self.limit,
-            layers: self.layers,
-            // `--verify` says what would remove the false positives: the diagnoses.
-            explain_why: self.explain_why || self.verify,
         }
     }
 
     /// How to reach the table's store.
     pub fn storage(&self) -> storage::StorageOptions {
         self.store.options()
-    }
-}
-
-/// How to reach the table's object store: the flags of every command that opens a table
-/// (`delta-explain`, `delta-explain advise`), declared once.
-#[derive(Clone, Debug, Default, clap::Args)]
-pub struct StoreArgs {
-    /// A storage option for the table's object store, KEY=VALUE (repeatable): credentials,
-    /// `endpoint`, `profile`, `allow_http`, ... (object_store's names for the store).
-    #[arg(long = "storage-option", visible_alias = "option", value_name = "KEY=VALUE", value_parser = storage::StorageOptions::parse_pair)]
-    pub storage_options: Vec<(String, String)>,
-    /// The S3 region of the table's bucket (over AWS_REGION and the profile's).
-    #[arg(long, value_name = "REGION")]
-    pub region: Option<String>,
-    /// Unsigned requests, for public buckets.
-    #[arg(long)]
-    pub anonymous: bool,
-}
-
-impl StoreArgs {
-    /// The store's options as the library takes them.
-    pub fn options(&self) -> storage::StorageOptions {
-        storage::StorageOptions {
-            options: self.storage_options.clone(),
-            region: self.region.clone(),
-            anonymous: self.anonymous,
-        }
     }
 }
 
@@ -283,54 +252,27 @@ pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
 fn stream_many(
     args: &Args,
     location: &str,
-    entries: Vec<(String, ReportRequest)>,
+    entries: &[(String, Options)],
     progress: &FileProgress,
 ) -> Result<StreamedReports, ExplainError> {
-    let request = StreamManyRequest {
-        storage: args.storage(),
-        version: args.at_version,
-        entries,
-        ..StreamManyRequest::new(location, &[], &ReportRequest::default())
-    };
-    let streamed = report_many_streaming(&request, &mut |n| progress.files_so_far(n));
+    let request = ExplainRequest::new(location)
+        .storage(args.storage())
+        .version(args.at_version);
+    let streamed = explain_many(&request, entries, &mut |n| progress.files_so_far(n));
     progress.finish();
     streamed
-}
-
-/// The text of a file of predicates or a budget (`-`: standard input, where allowed), with the
-/// name its messages give it.
-pub(crate) fn read_input(
-    path: &std::path::Path,
-    stdin: bool,
-) -> Result<(String, String), ExplainError> {
-    let (shown, read) = if stdin && path == std::path::Path::new("-") {
-        let mut text = String::new();
-        let read = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text);
-        ("standard input".to_string(), read)
-    } else {
-        (path.display().to_string(), std::fs::read_to_string(path))
-    };
-    let text = read.map_err(|e| ExplainError::Usage(format!("cannot read {shown}: {e}")))?;
-    Ok((shown, text))
 }
 
 /// One predicate (or the baseline): streamed while the log is replayed, a window of rows held
 /// at once whatever the size of the table, unless the report goes back to the files
 /// (`--verify`, `--ranges`, the HTML page).
 fn run_one(args: &Args, location: &str, progress: FileProgress) -> Result<Outcome, ExplainError> {
-    let request = ExplainRequest {
-        stream: StreamRequest {
-            storage: args.storage(),
-            version: args.at_version,
-            predicate: args.predicate.clone(),
-            report: args.report_request(),
-            ..StreamRequest::new(location)
-        },
-        verify: args.verify,
-        ranges: args.ranges.iter().cloned().collect(),
-        referenced_ranges: args.format == Format::Html,
-        ..ExplainRequest::new(location)
-    };
+    let request = ExplainRequest::new(location)
+        .storage(args.storage())
+        .version(args.at_version)
+        .predicate(args.predicate.clone())
+        .options(args.options())
+        .referenced_ranges(args.format == Format::Html);
     let reading = FileProgress::reading(location);
     let reported = explain_one(
         &request,
@@ -383,20 +325,20 @@ fn run_budget(
         }
         None => Default::default(),
     };
-    let requests = budget
+    let requests: Vec<(String, Options)> = budget
         .predicates
         .iter()
         .map(|entry| {
-            let request = ReportRequest {
+            let options = Options {
                 min_pruning: entry.min_pruning,
                 min_files: entry.min_files,
                 assert_stats: entry.assert_stats,
-                ..args.report_request()
+                ..args.options()
             };
-            (entry.predicate.clone(), request)
+            (entry.predicate.clone(), options)
         })
         .collect();
-    let streamed = stream_many(args, location, requests, progress)?;
+    let streamed = stream_many(args, location, &requests, progress)?;
     let table = &streamed.table;
     let mut entries = Vec::new();
     for (entry, reported) in budget.predicates.iter().zip(streamed.reports) {
@@ -486,12 +428,12 @@ fn run_many(
     let mut summary = Vec::new();
     let mut failures = Vec::new();
     let mut bad_lines = 0usize;
-    let request = args.report_request();
-    let requests = predicates
+    let options = args.options();
+    let requests: Vec<(String, Options)> = predicates
         .iter()
-        .map(|p| (p.to_string(), request.clone()))
+        .map(|p| (p.to_string(), options.clone()))
         .collect();
-    let outcomes = stream_many(args, location, requests, progress)?.reports;
+    let outcomes = stream_many(args, location, &requests, progress)?.reports;
     for ((line, predicate), outcome) in lines.iter().zip(outcomes) {
         match outcome {
             Ok((report, gate_failures)) => {

@@ -5,5 +5,6 @@
 pub mod advise_cli;
 pub mod budget;
 pub mod cli;
+pub mod inputs;
 pub mod progress;
 pub mod render;

@@ -1,5 +1,9 @@
-//! The library's entry points for whole reports, shared by the command and the Python package:
-//! one predicate ([`explain_one`]) and many against one replay ([`explain_many`]).
+//! The library's one request type and its entry points, shared by the command, the Python
+//! package and the harness: [`ExplainRequest`] (where the table is, which snapshot, which
+//! predicate, and the [`Options`] of the report), answered by [`explain_one`] (one predicate,
+//! `--verify` and the ranges included) or [`explain_many`] (many predicates against one
+//! replay, each with options of its own: `--predicates`, `--budget`, Python's
+//! `explain_many`). The advisor's request is `explain_advise::AdviseRequest`.
 //!
 //! Both stream (constant memory, [`crate::stream`]), unless one predicate's report goes back to
 //! the files after the explanation: `--verify` (the data), the ranges (each file's bounds, for
@@ -7,21 +11,114 @@
 
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+use storage::StorageOptions;
+
 use crate::error::ExplainError;
-use crate::explain::CompiledPredicate;
+use crate::explain::{CompiledPredicate, ExplainOptions};
 use crate::replay::ReplayedTable;
 use crate::session::{ReportRequest, Reported, Session};
-use crate::stream::{StreamManyRequest, StreamRequest, explain_streaming, report_many_streaming};
+use crate::stream::{
+    StreamManyRequest, StreamRequest, StreamedReports, explain_streaming, report_many_streaming,
+};
 
-/// One predicate's report: the table, the predicate and sections of a stream, and what goes
-/// back to the files.
+/// What one explanation's report carries beside the counts, and the gates it answers: the
+/// options of the command (its flags), of the Python package (its keyword arguments, read
+/// from this type's JSON form) and of a budget entry, spelled once. Unknown names are refused.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// `--strict`: the survivor set sound under Spark, DuckDB and DataFusion at once.
+    pub strict: bool,
+    /// `--verbose`: the per-file view.
+    pub verbose: bool,
+    /// `--limit`: at most this many files in the per-file view and each `--layers` set.
+    pub limit: Option<usize>,
+    /// `--explain-why`: the diagnoses.
+    pub explain_why: bool,
+    /// `--layers`: the five forms of the predicate.
+    pub layers: bool,
+    /// `--verify`: the funnel checked against the data (one predicate only).
+    pub verify: bool,
+    /// `--ranges`: the columns whose per-file `[min, max]` the report carries (one predicate
+    /// only).
+    pub ranges: Vec<String>,
+    /// `--min-pruning`: a percentage from 0 to 100.
+    pub min_pruning: Option<f64>,
+    /// `--min-files`.
+    pub min_files: Option<usize>,
+    /// `--assert-stats`.
+    pub assert_stats: bool,
+}
+
+impl Options {
+    /// The options' names, sorted (the Python package's keyword arguments).
+    pub fn names() -> Vec<String> {
+        match serde_json::to_value(Options::default()) {
+            Ok(serde_json::Value::Object(fields)) => fields.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The options read from their JSON form (`{"strict": true, "min_files": 1}`); a name this
+    /// type does not have, or a value of the wrong type, is bad input.
+    pub fn from_json(text: &str) -> Result<Options, ExplainError> {
+        serde_json::from_str(text).map_err(|e| ExplainError::Usage(format!("options: {e}")))
+    }
+
+    /// Refuses what no report can mean: a percentage outside 0..=100, `verify` or `ranges`
+    /// without a predicate.
+    pub fn check(&self, predicate: Option<&str>) -> Result<(), ExplainError> {
+        if let Some(pct) = self.min_pruning
+            && !(0.0..=100.0).contains(&pct)
+        {
+            return Err(ExplainError::Usage(format!(
+                "min_pruning {pct} is not a percentage from 0 to 100"
+            )));
+        }
+        if self.verify && predicate.is_none() {
+            return Err(ExplainError::Usage(
+                "verify needs a predicate (`where`)".to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What the report carries, as the explanation takes it.
+    pub fn report_request(&self) -> ReportRequest {
+        ReportRequest {
+            options: ExplainOptions {
+                strict: self.strict,
+            },
+            min_pruning: self.min_pruning,
+            min_files: self.min_files,
+            assert_stats: self.assert_stats,
+            verbose: self.verbose,
+            limit: self.limit,
+            layers: self.layers,
+            // `verify` says what would remove the false positives: the diagnoses.
+            explain_why: self.explain_why || self.verify,
+        }
+    }
+
+    /// Whether the report goes back to the files, so the table is replayed whole.
+    fn whole(&self) -> bool {
+        self.verify || !self.ranges.is_empty()
+    }
+}
+
+/// One request of the library: a table, a snapshot, a predicate and its options. Built with
+/// [`ExplainRequest::new`] and the methods that follow it.
 #[derive(Clone, Debug)]
 pub struct ExplainRequest {
-    pub stream: StreamRequest,
-    /// `--verify`: the funnel checked against the data.
-    pub verify: bool,
-    /// `--ranges`: the columns whose per-file ranges the report carries.
-    pub ranges: Vec<String>,
+    pub location: String,
+    pub storage: StorageOptions,
+    /// The snapshot version; the latest when `None`.
+    pub version: Option<u64>,
+    /// The predicate; the baseline alone when `None` (with [`explain_many`], the predicates
+    /// are its own).
+    pub predicate: Option<String>,
+    pub options: Options,
     /// The ranges of every column the predicate references too (the HTML page).
     pub referenced_ranges: bool,
     /// Files the oracle reads at once for `verify`.
@@ -29,20 +126,62 @@ pub struct ExplainRequest {
 }
 
 impl ExplainRequest {
-    /// The baseline of the latest snapshot at `location`, streamed.
+    /// The baseline of the latest snapshot at `location`, with no option set.
     pub fn new(location: &str) -> Self {
         Self {
-            stream: StreamRequest::new(location),
-            verify: false,
-            ranges: Vec::new(),
+            location: location.to_string(),
+            storage: StorageOptions::default(),
+            version: None,
+            predicate: None,
+            options: Options::default(),
             referenced_ranges: false,
             parallelism: crate::cores(),
         }
     }
 
+    /// How to reach the table's store.
+    pub fn storage(mut self, storage: StorageOptions) -> Self {
+        self.storage = storage;
+        self
+    }
+
+    /// The snapshot version (time travel); the latest when `None`.
+    pub fn version(mut self, version: Option<u64>) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The predicate; the baseline when `None`.
+    pub fn predicate(mut self, predicate: Option<String>) -> Self {
+        self.predicate = predicate;
+        self
+    }
+
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The ranges of every column the predicate references (the HTML page).
+    pub fn referenced_ranges(mut self, referenced: bool) -> Self {
+        self.referenced_ranges = referenced;
+        self
+    }
+
     /// Whether the report goes back to the files, so the table is replayed whole.
     fn whole(&self) -> bool {
-        self.verify || self.referenced_ranges || !self.ranges.is_empty()
+        self.options.whole() || self.referenced_ranges
+    }
+
+    /// The streamed explanation of the predicate.
+    fn stream(&self) -> StreamRequest {
+        StreamRequest {
+            storage: self.storage.clone(),
+            version: self.version,
+            predicate: self.predicate.clone(),
+            report: self.options.report_request(),
+            ..StreamRequest::new(&self.location)
+        }
     }
 }
 
@@ -69,7 +208,8 @@ pub fn explain_one(
     progress: Progress<'_>,
 ) -> Result<Reported, ExplainError> {
     let started = Instant::now();
-    let stream = &request.stream;
+    request.options.check(request.predicate.as_deref())?;
+    let stream = &request.stream();
     if !request.whole() {
         let streamed = explain_streaming(stream, progress.replayed)?;
         return Ok(streamed.reported(elapsed_ms(started)));
@@ -88,7 +228,7 @@ pub fn explain_one(
         .transpose()?;
     let ((mut report, mut failures), explanation) =
         session.explained(compiled.as_ref(), &stream.report, started)?;
-    let mut columns = request.ranges.clone();
+    let mut columns = request.options.ranges.clone();
     if request.referenced_ranges {
         for info in compiled
             .iter()
@@ -112,7 +252,7 @@ pub fn explain_one(
                 .collect::<Result<_, _>>()?,
         );
     }
-    if request.verify {
+    if request.options.verify {
         let verify = crate::verify::VerifyRequest {
             storage: stream.storage.clone(),
             parallelism: request.parallelism,
@@ -130,22 +270,33 @@ pub fn explain_one(
     Ok((report, failures))
 }
 
-/// The reports of many predicates against one streamed replay of the table at `location`, on
-/// every core, in input order; an invalid predicate is an error in its place.
+/// The reports of many predicates, each with its options, against one streamed replay of the
+/// request's table, on every core, in input order; a predicate that is not valid is an error
+/// in its place, a table error stops the run. The request's own predicate is not one of them;
+/// `verify` and `ranges` (which go back to the files) are refused.
 pub fn explain_many(
-    location: &str,
-    storage: &storage::StorageOptions,
-    version: Option<u64>,
-    predicates: &[&str],
-    request: &ReportRequest,
+    request: &ExplainRequest,
+    predicates: &[(String, Options)],
     progress: &mut dyn FnMut(usize),
-) -> Result<Vec<Result<Reported, ExplainError>>, ExplainError> {
-    let request = StreamManyRequest {
-        storage: storage.clone(),
-        version,
-        ..StreamManyRequest::new(location, predicates, request)
+) -> Result<StreamedReports, ExplainError> {
+    for (predicate, options) in predicates {
+        options.check(Some(predicate))?;
+        if options.whole() {
+            return Err(ExplainError::Usage(
+                "verify and ranges go back to the files: one predicate at a time".to_string(),
+            ));
+        }
+    }
+    let many = StreamManyRequest {
+        storage: request.storage.clone(),
+        version: request.version,
+        entries: predicates
+            .iter()
+            .map(|(p, options)| (p.clone(), options.report_request()))
+            .collect(),
+        ..StreamManyRequest::new(&request.location, &[], &ReportRequest::default())
     };
-    Ok(report_many_streaming(&request, progress)?.reports)
+    report_many_streaming(&many, progress)
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

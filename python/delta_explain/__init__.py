@@ -49,6 +49,17 @@ def _storage(storage_options: Optional[Mapping[str, str]]) -> Optional[Dict[str,
     return {str(k): str(v) for k, v in storage_options.items()}
 
 
+def _options(arguments: Mapping[str, Any]) -> str:
+    # The keyword arguments that are the library's options (``_native.OPTIONS``), as JSON.
+    return json.dumps(
+        {
+            name: list(value) if name == "ranges" else value
+            for name, value in arguments.items()
+            if name in _native.OPTIONS
+        }
+    )
+
+
 def explain(
     table: Any,
     where: Optional[str] = None,
@@ -85,16 +96,7 @@ def explain(
         where,
         storage_options=_storage(storage_options),
         version=version,
-        strict=strict,
-        verbose=verbose,
-        limit=limit,
-        explain_why=explain_why,
-        layers=layers,
-        verify=verify,
-        ranges=list(ranges),
-        min_pruning=min_pruning,
-        min_files=min_files,
-        assert_stats=assert_stats,
+        options=_options(locals()),
     )
     return json.loads(text)
 
@@ -106,11 +108,20 @@ def explain_many(
     storage_options: Optional[Mapping[str, str]] = None,
     version: Optional[int] = None,
     strict: bool = False,
+    verbose: bool = False,
+    limit: Optional[int] = None,
+    explain_why: bool = False,
+    layers: bool = False,
+    min_pruning: Optional[float] = None,
+    min_files: Optional[int] = None,
+    assert_stats: bool = False,
     errors: str = "raise",
 ) -> List[Dict[str, Any]]:
     """Explains every predicate against one replay of ``table``'s log, on every core.
 
-    Returns one report per predicate, in order. An invalid predicate raises ``BadInputError``
+    Returns one report per predicate, in order. The options are ``explain``'s, each applied to
+    every predicate (``verify`` and ``ranges``, which read the files again, are
+    ``explain``'s alone). An invalid predicate raises ``BadInputError``
     naming its position (``errors="raise"``), or with ``errors="entry"`` becomes
     ``{"predicate", "error", "exit_code"}`` in its place, as ``--predicates`` writes it.
     A table error always raises ``TableError``.
@@ -118,12 +129,13 @@ def explain_many(
     if errors not in ("raise", "entry"):
         raise BadInputError(f"errors must be 'raise' or 'entry', not {errors!r}")
     predicates = list(predicates)
+    options = _options(locals())
     outcomes = _native.explain_many(
         _location(table),
         predicates,
         storage_options=_storage(storage_options),
         version=version,
-        strict=strict,
+        options=options,
     )
     reports: List[Dict[str, Any]] = []
     for index, (predicate, (text, message, exit_code)) in enumerate(zip(predicates, outcomes)):

@@ -41,6 +41,13 @@ def explain_many(
     storage_options: Optional[Mapping[str, str]] = None,
     version: Optional[int] = None,
     strict: bool = False,
+    verbose: bool = False,
+    limit: Optional[int] = None,
+    explain_why: bool = False,
+    layers: bool = False,
+    min_pruning: Optional[float] = None,
+    min_files: Optional[int] = None,
+    assert_stats: bool = False,
     errors: str = "raise",
 ) -> List[Dict[str, Any]]:
     """One report per predicate, against one replay of the log."""

@@ -8,26 +8,20 @@ class DeltaExplainError(Exception):
 class BadInputError(DeltaExplainError): ...
 class TableError(DeltaExplainError): ...
 
+OPTIONS: List[str]
+"""The options ``explain`` and ``explain_many`` take in their JSON ``options``."""
+
 def explain(
     table: str,
     predicate: Optional[str] = None,
     storage_options: Optional[Dict[str, str]] = None,
     version: Optional[int] = None,
-    strict: bool = False,
-    verbose: bool = False,
-    limit: Optional[int] = None,
-    explain_why: bool = False,
-    layers: bool = False,
-    verify: bool = False,
-    ranges: List[str] = ...,
-    min_pruning: Optional[float] = None,
-    min_files: Optional[int] = None,
-    assert_stats: bool = False,
+    options: str = "{}",
 ) -> Tuple[str, List[str]]: ...
 def explain_many(
     table: str,
     predicates: List[str],
     storage_options: Optional[Dict[str, str]] = None,
     version: Optional[int] = None,
-    strict: bool = False,
+    options: str = "{}",
 ) -> List[Tuple[Optional[str], Optional[str], int]]: ...

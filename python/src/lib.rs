@@ -1,5 +1,6 @@
 //! `delta_explain._native`: explain-core called in-process from Python. Each function takes the
-//! table and the options as the command does and returns the JSON document of `--format
+//! table, its store and version, and the options as the JSON form of the library's
+//! `request::Options` (their names in `OPTIONS`), and returns the JSON document of `--format
 //! json` as text; the Python package (`delta_explain/__init__.py`) parses it and builds the
 //! `pyarrow` view. Errors are raised as exceptions of the exit-code classes: `BadInputError`
 //! (exit 2), `TableError` (exit 3), both `DeltaExplainError`.
@@ -7,10 +8,7 @@
 use std::collections::HashMap;
 
 use explain_core::error::ExplainError;
-use explain_core::explain::ExplainOptions;
-use explain_core::request::{ExplainRequest, Progress, explain_many as many, explain_one};
-use explain_core::session::ReportRequest;
-use explain_core::stream::StreamRequest;
+use explain_core::request::{ExplainRequest, Options, Progress, explain_many as many, explain_one};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -56,64 +54,37 @@ fn storage(options: Option<HashMap<String, String>>) -> storage::StorageOptions 
     }
 }
 
+/// The request of `table` (a location), its store and its version.
+fn request(
+    table: &str,
+    storage_options: Option<HashMap<String, String>>,
+    version: Option<u64>,
+) -> ExplainRequest {
+    ExplainRequest::new(table)
+        .storage(storage(storage_options))
+        .version(version)
+}
+
+/// The options, from their JSON form (the package's keyword arguments, as `OPTIONS` names
+/// them).
+fn options(options: &str) -> PyResult<Options> {
+    Options::from_json(options).map_err(raised)
+}
+
 /// The report of one predicate (`None`: the baseline) as JSON text, and the gates it failed.
 #[pyfunction]
-#[pyo3(signature = (
-    table, predicate=None, storage_options=None, version=None, strict=false, verbose=false,
-    limit=None, explain_why=false, layers=false, verify=false, ranges=Vec::new(),
-    min_pruning=None, min_files=None, assert_stats=false
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (table, predicate=None, storage_options=None, version=None, options="{}"))]
 fn explain(
     py: Python<'_>,
     table: String,
     predicate: Option<String>,
     storage_options: Option<HashMap<String, String>>,
     version: Option<u64>,
-    strict: bool,
-    verbose: bool,
-    limit: Option<usize>,
-    explain_why: bool,
-    layers: bool,
-    verify: bool,
-    ranges: Vec<String>,
-    min_pruning: Option<f64>,
-    min_files: Option<usize>,
-    assert_stats: bool,
+    options: &str,
 ) -> PyResult<(String, Vec<String>)> {
-    if let Some(pct) = min_pruning
-        && !(0.0..=100.0).contains(&pct)
-    {
-        return Err(BadInputError::new_err(format!(
-            "min_pruning {pct} is not a percentage from 0 to 100"
-        )));
-    }
-    let request = ExplainRequest {
-        stream: StreamRequest {
-            storage: storage(storage_options),
-            version,
-            predicate,
-            report: ReportRequest {
-                options: ExplainOptions { strict },
-                min_pruning,
-                min_files,
-                assert_stats,
-                verbose,
-                limit,
-                layers,
-                explain_why: explain_why || verify,
-            },
-            ..StreamRequest::new(&table)
-        },
-        verify,
-        ranges,
-        ..ExplainRequest::new(&table)
-    };
-    if request.verify && request.stream.predicate.is_none() {
-        return Err(BadInputError::new_err(
-            "verify needs a predicate (`where`)".to_string(),
-        ));
-    }
+    let request = request(&table, storage_options, version)
+        .predicate(predicate)
+        .options(self::options(options)?);
     let (report, failures) = py
         .detach(|| Progress::silent(|progress| explain_one(&request, progress)))
         .map_err(raised)?;
@@ -126,25 +97,26 @@ type ManyOutcome = (Option<String>, Option<String>, i32);
 /// The reports of many predicates against one replay of the table: per predicate
 /// `(report JSON, None, 0)`, or `(None, message, exit code)` for an invalid one.
 #[pyfunction]
-#[pyo3(signature = (table, predicates, storage_options=None, version=None, strict=false))]
+#[pyo3(signature = (table, predicates, storage_options=None, version=None, options="{}"))]
 fn explain_many(
     py: Python<'_>,
     table: String,
     predicates: Vec<String>,
     storage_options: Option<HashMap<String, String>>,
     version: Option<u64>,
-    strict: bool,
+    options: &str,
 ) -> PyResult<Vec<ManyOutcome>> {
-    let request = ReportRequest {
-        options: ExplainOptions { strict },
-        ..ReportRequest::default()
-    };
-    let storage = storage(storage_options);
-    let texts: Vec<&str> = predicates.iter().map(String::as_str).collect();
-    let outcomes = py
-        .detach(|| many(&table, &storage, version, &texts, &request, &mut |_| {}))
+    let request = request(&table, storage_options, version);
+    let options = self::options(options)?;
+    let entries: Vec<(String, Options)> = predicates
+        .into_iter()
+        .map(|p| (p, options.clone()))
+        .collect();
+    let streamed = py
+        .detach(|| many(&request, &entries, &mut |_| {}))
         .map_err(raised)?;
-    outcomes
+    streamed
+        .reports
         .into_iter()
         .map(|outcome| match outcome {
             Ok((report, _)) => Ok((Some(report.to_json()), None, 0)),
@@ -164,5 +136,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BadInputError", py.get_type::<BadInputError>())?;
     m.add("TableError", py.get_type::<TableError>())?;
     m.add("__version__", explain_core::VERSION)?;
+    // The options `explain` and `explain_many` take, as the library spells them.
+    m.add("OPTIONS", Options::names())?;
     Ok(())
 }

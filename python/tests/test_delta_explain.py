@@ -6,6 +6,8 @@ binary (`DX_BIN`) is the reference: the package must print the same document it 
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 import os
 import pathlib
@@ -246,3 +248,65 @@ def test_the_package_is_typed():
     assert (package / "__init__.pyi").is_file()
     for name in ("explain", "explain_many", "files"):
         assert getattr(delta_explain, name).__doc__
+
+
+def _stub_parameters(stub: pathlib.Path, name: str) -> list:
+    """``name``'s parameters in the stub file: (name, kind, default as written)."""
+    tree = ast.parse(stub.read_text())
+    (function,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    args = function.args
+    positional = args.args
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    out = [(a.arg, "positional", d) for a, d in zip(positional, defaults)]
+    out += [(a.arg, "keyword", d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    return [(n, k, None if d is None else ast.unparse(d)) for n, k, d in out]
+
+
+def _runtime_parameters(function) -> list:
+    kinds = {
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional",
+        inspect.Parameter.KEYWORD_ONLY: "keyword",
+    }
+    out = []
+    for p in inspect.signature(function).parameters.values():
+        default = None if p.default is inspect.Parameter.empty else repr(p.default)
+        out.append((p.name, kinds[p.kind], default))
+    return out
+
+
+def test_the_signatures_are_the_librarys_options_and_the_stubs_hold_them():
+    # The library spells the options once (`request::Options`); the package's keyword
+    # arguments are exactly those, `verify` and `ranges` aside for `explain_many`.
+    options = list(delta_explain._native.OPTIONS)
+    assert "strict" in options and "min_pruning" in options, options
+    store = {"storage_options", "version"}
+    keywords = lambda f: [  # noqa: E731
+        name for name, kind, _ in _runtime_parameters(f) if kind == "keyword" and name not in store
+    ]
+    assert sorted(keywords(delta_explain.explain)) == sorted(options)
+    assert sorted(k for k in keywords(delta_explain.explain_many) if k != "errors") == sorted(
+        o for o in options if o not in ("verify", "ranges")
+    )
+    # An option the library does not have is refused, not ignored.
+    with pytest.raises(delta_explain.BadInputError, match="unknown field"):
+        delta_explain._native.explain(str(TAXI), None, options='{"strikt": true}')
+    # The stubs say what the functions take: names, kinds and defaults.
+    package = pathlib.Path(delta_explain.__file__).parent
+    for name in ("explain", "explain_many", "files"):
+        assert _stub_parameters(package / "__init__.pyi", name) == [
+            (n, k, "()" if d == "()" else d) for n, k, d in _runtime_parameters(getattr(delta_explain, name))
+        ], name
+    for name in ("explain", "explain_many"):
+        assert _stub_parameters(package / "_native.pyi", name) == _runtime_parameters(
+            getattr(delta_explain._native, name)
+        ), name
+
+
+def test_explain_many_takes_explains_options():
+    reports = delta_explain.explain_many(
+        TAXI, [MIXED, "trip_distance > 5"], verbose=True, limit=2, explain_why=True, min_files=3
+    )
+    for report in reports:
+        assert len(report["files"]) <= 2
+        assert "diagnoses" in report
+    assert [r["result"] for r in reports] == ["fail", "pass"]
