@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use pictures::{Shape, Svg, circle, line, polyline, rect, text};
+
 use crate::campaign::CampaignReport;
 
 /// A horizontal bar chart: one row per label, segments of (value, colour, legend).
@@ -21,54 +23,35 @@ pub fn bar_chart(
         .map(|(_, segs)| segs.iter().map(|s| s.0).sum::<f64>())
         .fold(0.0, f64::max)
         .max(1.0);
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{title}</text>\n"
-    );
+    let mut svg = Svg::file(width, height);
+    svg.push(heading(title));
     for (i, (label, segs)) in rows.iter().enumerate() {
         let y = 35.0 + row_h * i as f64;
-        let _ = writeln!(
-            svg,
-            "<text x=\"10\" y=\"{}\">{}</text>",
-            y + 14.0,
-            escape(label)
-        );
+        svg.push(text(10.0, y + 14.0, label));
         let mut x = label_w;
         for (value, colour) in segs {
             let w = bar_w * value / max;
-            let _ = writeln!(
-                svg,
-                "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{w:.1}\" height=\"16\" fill=\"{colour}\"/>"
-            );
+            svg.push(rect(x, y, w, 16.0).fill(colour));
             x += w;
         }
         let total: f64 = segs.iter().map(|s| s.0).sum();
-        let _ = writeln!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{}\">{}</text>",
-            x + 4.0,
-            y + 13.0,
-            total
-        );
+        svg.push(text(x + 4.0, y + 13.0, &total.to_string()));
     }
     let mut x = 10.0;
     let y = height - 12.0;
     for (name, colour) in legend {
-        let _ = writeln!(
-            svg,
-            "<rect x=\"{x}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{colour}\"/><text x=\"{}\" y=\"{y}\">{name}</text>",
-            y - 9.0,
-            x + 14.0
-        );
+        svg.push(rect(x, y - 9.0, 10.0, 10.0).fill(colour));
+        svg.push(text(x + 14.0, y, name));
         x += 24.0 + 7.0 * name.len() as f64;
     }
-    svg.push_str("</svg>\n");
-    svg
+    svg.finish()
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// A chart's title, top left.
+fn heading(title: &str) -> Shape {
+    text(10.0, 20.0, title)
+        .attr("font-size", 14)
+        .attr("font-weight", "bold")
 }
 
 const PASS: &str = "#4caf50";
@@ -333,11 +316,12 @@ pub enum Stroke {
 }
 
 impl Stroke {
-    fn attribute(self) -> &'static str {
+    /// `shape` drawn with this stroke.
+    fn on(self, shape: Shape) -> Shape {
         match self {
-            Stroke::Solid => "",
-            Stroke::Dashed => " stroke-dasharray=\"6 4\"",
-            Stroke::Dotted => " stroke-dasharray=\"2 3\"",
+            Stroke::Solid => shape,
+            Stroke::Dashed => shape.attr("stroke-dasharray", "6 4"),
+            Stroke::Dotted => shape.attr("stroke-dasharray", "2 3"),
         }
     }
 }
@@ -364,13 +348,11 @@ pub fn log_log_chart(title: &str, x_label: &str, y_label: &str, series: &[Series
     let x_hi = points().map(|p| p.0).fold(0.0, f64::max);
     let y_lo = points().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let y_hi = points().map(|p| p.1).fold(0.0, f64::max);
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n",
-        escape(title)
-    );
+    let mut svg = Svg::file(width, height);
+    svg.push(heading(title));
     if !x_lo.is_finite() || !y_lo.is_finite() {
-        svg.push_str("<text x=\"10\" y=\"60\">no data</text>\n</svg>\n");
-        return svg;
+        svg.push(text(10.0, 60.0, "no data"));
+        return svg.finish();
     }
     let (x0, x1) = (
         decade(x_lo, false),
@@ -386,75 +368,49 @@ pub fn log_log_chart(title: &str, x_label: &str, y_label: &str, series: &[Series
     let sy = |y: f64| top + plot_h - (y.log10() - y0) / (y1 - y0) * plot_h;
     for d in (x0 as i32)..=(x1 as i32) {
         let x = sx(10f64.powi(d));
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"#ddd\"/><text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            top + plot_h,
-            top + plot_h + 16.0,
-            decade_label(d)
-        );
+        svg.push(line(x, top, x, top + plot_h).attr("stroke", "#ddd"));
+        svg.push(text(x, top + plot_h + 16.0, &decade_label(d)).attr("text-anchor", "middle"));
     }
     for d in (y0 as i32)..=(y1 as i32) {
         let y = sy(10f64.powi(d));
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            left + plot_w,
-            left - 6.0,
-            y + 4.0,
-            decade_label(d)
-        );
+        svg.push(line(left, y, left + plot_w, y).attr("stroke", "#ddd"));
+        svg.push(text(left - 6.0, y + 4.0, &decade_label(d)).attr("text-anchor", "end"));
     }
-    let _ = writeln!(
-        svg,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-        left + plot_w / 2.0,
-        height - 12.0,
-        escape(x_label)
-    );
-    let _ = writeln!(
-        svg,
-        "<text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">{}</text>",
-        top + plot_h / 2.0,
-        top + plot_h / 2.0,
-        escape(y_label)
+    svg.push(text(left + plot_w / 2.0, height - 12.0, x_label).attr("text-anchor", "middle"));
+    let mid = top + plot_h / 2.0;
+    svg.push(
+        text(14.0, mid, y_label)
+            .attr(
+                "transform",
+                format!("rotate(-90 14 {})", pictures::number(mid)),
+            )
+            .attr("text-anchor", "middle"),
     );
     for (i, s) in series.iter().enumerate() {
-        let path: Vec<String> = s
+        let points: Vec<(f64, f64)> = s
             .points
             .iter()
             .filter(|(x, y)| *x > 0.0 && *y > 0.0)
-            .map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y)))
+            .map(|(x, y)| (sx(*x), sy(*y)))
             .collect();
-        let dash = s.stroke.attribute();
-        let _ = writeln!(
-            svg,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{dash}/>",
-            path.join(" "),
-            s.colour
+        svg.push(
+            s.stroke.on(polyline(&points)
+                .attr("stroke", s.colour)
+                .attr("stroke-width", 2)),
         );
-        for p in &path {
-            let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
-            let _ = writeln!(
-                svg,
-                "<circle cx=\"{x}\" cy=\"{y}\" r=\"3\" fill=\"{}\"/>",
-                s.colour
-            );
+        for (x, y) in &points {
+            svg.push(circle(*x, *y, 3.0).fill(s.colour));
         }
         let ly = top + 10.0 + 18.0 * i as f64;
         let lx = left + plot_w + 12.0;
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{lx}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{}\" stroke-width=\"2\"{dash}/><text x=\"{}\" y=\"{}\">{}</text>",
-            lx + 24.0,
-            s.colour,
-            lx + 30.0,
-            ly + 4.0,
-            escape(&s.name)
+        svg.push(
+            s.stroke.on(line(lx, ly, lx + 24.0, ly)
+                .attr("stroke", s.colour)
+                .attr("stroke-width", 2)),
         );
+        svg.push(text(lx + 30.0, ly + 4.0, &s.name));
     }
-    svg.push_str("</svg>\n");
-    svg
+    svg.finish()
 }
 
 /// `10^d` as people write it: 1, 10, 100, 1k, 10k, 100k, 1M, ...

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use explain_advise::layout::Layout;
 use explain_advise::{Advice, LayoutResult};
+use pictures::{Svg, rect, text};
 
 use super::html::{ERRORS, STYLE, esc};
 use super::text::human_bytes;
@@ -77,11 +78,12 @@ fn ranking_chart(layouts: &[LayoutResult], out: &mut String) -> std::fmt::Result
         .max(1);
     let (label, bar, row) = (440.0, 400.0, 18.0);
     let height = row * layouts.len() as f64 + 10.0;
-    write!(
-        out,
-        "<svg class=\"ranking\" width=\"{}\" height=\"{height}\" role=\"img\" aria-label=\"bytes read per layout\">",
-        label + bar + 120.0
-    )?;
+    let mut svg = Svg::in_page(
+        "ranking",
+        "bytes read per layout",
+        label + bar + 120.0,
+        height,
+    );
     for (i, l) in layouts.iter().enumerate() {
         let y = i as f64 * row + 4.0;
         let w = (l.bytes_read as f64 / most as f64 * bar).max(1.0);
@@ -90,23 +92,30 @@ fn ranking_chart(layouts: &[LayoutResult], out: &mut String) -> std::fmt::Result
         } else {
             THEN
         };
-        write!(
-            out,
-            "<text x=\"0\" y=\"{}\">{}. {}</text><rect class=\"layout-bar\" x=\"{label}\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"{color}\"><title>{}: {} in {} files</title></rect><text x=\"{}\" y=\"{}\">{} ({:+.1}%)</text>",
-            y + 12.0,
-            i + 1,
-            esc(&l.name),
-            row - 4.0,
-            esc(&l.name),
-            human_bytes(l.bytes_read),
-            l.files_read,
+        svg.push(text(0.0, y + 12.0, &format!("{}. {}", i + 1, l.name)));
+        svg.push(
+            rect(label, y, w, row - 4.0)
+                .class("layout-bar")
+                .fill(color)
+                .title(&format!(
+                    "{}: {} in {} files",
+                    l.name,
+                    human_bytes(l.bytes_read),
+                    l.files_read
+                )),
+        );
+        svg.push(text(
             label + w + 6.0,
             y + 12.0,
-            human_bytes(l.bytes_read),
-            l.bytes_read_vs_current_pct
-        )?;
+            &format!(
+                "{} ({:+.1}%)",
+                human_bytes(l.bytes_read),
+                l.bytes_read_vs_current_pct
+            ),
+        ));
     }
-    write!(out, "</svg>")
+    out.push_str(&svg.finish());
+    Ok(())
 }
 
 /// Per predicate, the files `layout` reads beside those the current layout reads.
@@ -119,23 +128,17 @@ fn layout_chart(
     let (label, bar, row) = (400.0, 360.0, 14.0);
     let n = advice.predicates.len();
     let height = row * 2.0 * n as f64 + 30.0;
-    write!(
-        out,
-        "<h3>{}</h3><svg class=\"layout\" width=\"{}\" height=\"{height}\" role=\"img\" aria-label=\"files read per predicate under {}\">",
-        esc(&layout.name),
+    write!(out, "<h3>{}</h3>", esc(&layout.name))?;
+    let mut svg = Svg::in_page(
+        "layout",
+        &format!("files read per predicate under {}", layout.name),
         label + bar + 120.0,
-        esc(&layout.name)
-    )?;
+        height,
+    );
     for (i, predicate) in advice.predicates.iter().enumerate() {
         let y = i as f64 * row * 2.0 + 4.0;
         let shown: String = predicate.chars().take(48).collect();
-        write!(
-            out,
-            "<text x=\"0\" y=\"{}\"><title>{}</title>{}</text>",
-            y + 11.0,
-            esc(predicate),
-            esc(&shown)
-        )?;
+        svg.push(text(0.0, y + 11.0, &shown).title(predicate));
         let bars = [
             (current.and_then(|c| c.per_predicate[i].as_ref()), NOW, 0.0),
             (layout.per_predicate[i].as_ref(), THEN, row - 2.0),
@@ -143,17 +146,19 @@ fn layout_chart(
         for (cost, color, dy) in bars {
             let Some(cost) = cost else { continue };
             let w = cost.files_read as f64 / cost.total_files.max(1) as f64 * bar;
-            write!(
-                out,
-                "<rect class=\"predicate-bar\" x=\"{label}\" y=\"{}\" width=\"{:.1}\" height=\"{}\" fill=\"{color}\"><title>{} of {} files, {}</title></rect>",
-                y + dy,
-                w.max(1.0),
-                row - 3.0,
-                cost.files_read,
-                cost.total_files,
-                human_bytes(cost.bytes_read)
-            )?;
+            svg.push(
+                rect(label, y + dy, w.max(1.0), row - 3.0)
+                    .class("predicate-bar")
+                    .fill(color)
+                    .title(&format!(
+                        "{} of {} files, {}",
+                        cost.files_read,
+                        cost.total_files,
+                        human_bytes(cost.bytes_read)
+                    )),
+            );
         }
     }
-    write!(out, "</svg>")
+    out.push_str(&svg.finish());
+    Ok(())
 }

@@ -14,6 +14,7 @@ use std::fmt::Write;
 use explain_core::ranges::ColumnRanges;
 use explain_core::report::Report;
 use explain_core::report::funnel::{Stage, log_stages};
+use pictures::{Svg, rect, text};
 
 use super::text::{human_bytes, thousands};
 
@@ -140,10 +141,7 @@ fn funnel_chart(stages: &[Stage], out: &mut String) -> std::fmt::Result {
     const ROW: f64 = 30.0;
     let height = ROW * stages.len() as f64 + 30.0;
     let width = LABEL + 3.0 * (BAR + GAP);
-    writeln!(
-        out,
-        "<svg class=\"funnel\" role=\"img\" aria-label=\"funnel\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\">"
-    )?;
+    let mut svg = Svg::in_page("funnel", "funnel", width, height);
     let first = stages.first();
     let metrics: [Metric; 3] = [
         ("files", |s| s.files as u64, thousands),
@@ -152,26 +150,20 @@ fn funnel_chart(stages: &[Stage], out: &mut String) -> std::fmt::Result {
     ];
     for (m, (name, value, shown)) in metrics.iter().enumerate() {
         let x0 = LABEL + m as f64 * (BAR + GAP);
-        writeln!(
-            out,
-            "<text x=\"{x0}\" y=\"16\" class=\"head\">{name}</text>"
-        )?;
+        svg.push(text(x0, 16.0, name).class("head"));
         let full = first.map_or(0, value).max(1) as f64;
         for (i, stage) in stages.iter().enumerate() {
             let y = 24.0 + ROW * i as f64;
             let v = value(stage);
             // A stage may exceed the snapshot's scale (row-group bytes are not file bytes).
             let w = (v as f64 / full * BAR).clamp(0.0, BAR);
-            writeln!(
-                out,
-                "<rect class=\"funnel-bar\" data-stage=\"{}\" x=\"{x0}\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"{KEPT}\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-                stage.name,
-                ROW - 8.0,
-                x0 + w + 4.0,
-                y + ROW / 2.0,
-                shown(v)
-            )?;
+            svg.push(
+                rect(x0, y, w, ROW - 8.0)
+                    .class("funnel-bar")
+                    .attr("data-stage", stage.name)
+                    .fill(KEPT),
+            );
+            svg.push(text(x0 + w + 4.0, y + ROW / 2.0, &shown(v)));
         }
     }
     for (i, stage) in stages.iter().enumerate() {
@@ -180,13 +172,14 @@ fn funnel_chart(stages: &[Stage], out: &mut String) -> std::fmt::Result {
             .row_groups
             .map(|g| format!(" ({} rg)", thousands(g as u64)))
             .unwrap_or_default();
-        writeln!(
-            out,
-            "<text x=\"4\" y=\"{y:.1}\">{}{groups}</text>",
-            stage.name.replace('_', " ")
-        )?;
+        svg.push(text(
+            4.0,
+            y,
+            &format!("{}{groups}", stage.name.replace('_', " ")),
+        ));
     }
-    writeln!(out, "</svg>")
+    out.push_str(&svg.finish());
+    Ok(())
 }
 
 /// One column: the files' ranges against the predicate's band, then the depth histogram.
@@ -224,40 +217,35 @@ fn ranges_chart(column: &ColumnRanges, out: &mut String) -> std::fmt::Result {
     // Rows of 12 px for a few files, down to 2 px for many: the figure stays on a screen or two.
     let bar = (1_200.0 / drawn.len().max(1) as f64).clamp(2.0, 12.0);
     let height = (drawn.len() as f64 * bar).max(bar) + 40.0;
-    writeln!(
-        out,
-        "<svg class=\"ranges\" role=\"img\" aria-label=\"ranges of {}\" viewBox=\"0 0 {} {height}\" width=\"{}\" height=\"{height}\">",
-        esc(&column.column),
+    let mut svg = Svg::in_page(
+        "ranges",
+        &format!("ranges of {}", column.column),
         WIDTH + 2.0 * LEFT,
-        WIDTH + 2.0 * LEFT
-    )?;
+        height,
+    );
     if let Some(interval) = band {
         let from = interval.low.as_ref().map_or(LEFT, |(_, at)| x(*at));
         let to = interval
             .high
             .as_ref()
             .map_or(LEFT + WIDTH, |(_, at)| x(*at));
-        writeln!(
-            out,
-            "<rect class=\"interval\" x=\"{from:.1}\" y=\"0\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{BAND}\" stroke=\"#b7791f\" opacity=\"0.6\"/>",
-            (to - from).max(3.0),
-            height - 30.0
-        )?;
+        svg.push(
+            rect(from, 0.0, (to - from).max(3.0), height - 30.0)
+                .class("interval")
+                .fill(BAND)
+                .attr("stroke", "#b7791f")
+                .attr("opacity", "0.6"),
+        );
     }
     for (i, file) in drawn.iter().enumerate() {
         let (a, b) = (x(file.low), x(file.high));
-        writeln!(
-            out,
-            "<rect class=\"range-bar\" data-kept=\"{}\" x=\"{a:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{}: {} .. {}</title></rect>",
-            file.kept,
-            i as f64 * bar,
-            (b - a).max(3.0),
-            (bar * 0.8).max(1.5),
-            if file.kept { KEPT } else { PRUNED },
-            esc(&file.path),
-            esc(&file.min),
-            esc(&file.max)
-        )?;
+        svg.push(
+            rect(a, i as f64 * bar, (b - a).max(3.0), (bar * 0.8).max(1.5))
+                .class("range-bar")
+                .attr("data-kept", file.kept)
+                .fill(if file.kept { KEPT } else { PRUNED })
+                .title(&format!("{}: {} .. {}", file.path, file.min, file.max)),
+        );
     }
     let axis_y = height - 18.0;
     let label = |v: f64| {
@@ -275,19 +263,16 @@ fn ranges_chart(column: &ColumnRanges, out: &mut String) -> std::fmt::Result {
             })
             .unwrap_or_else(|| format!("{v}"))
     };
-    writeln!(
-        out,
-        "<text x=\"{LEFT}\" y=\"{axis_y}\">{}</text><text x=\"{}\" y=\"{axis_y}\" text-anchor=\"end\">{}</text>",
-        esc(&label(lo)),
-        LEFT + WIDTH,
-        esc(&label(hi))
-    )?;
-    writeln!(
-        out,
-        "<text x=\"{LEFT}\" y=\"{}\" class=\"legend\"><tspan fill=\"{KEPT}\">&#9632; kept</tspan> <tspan fill=\"{PRUNED}\">&#9632; pruned</tspan> <tspan fill=\"#b7791f\">&#9632; predicate</tspan></text>",
-        height - 2.0
-    )?;
-    writeln!(out, "</svg>")?;
+    svg.push(text(LEFT, axis_y, &label(lo)));
+    svg.push(text(LEFT + WIDTH, axis_y, &label(hi)).attr("text-anchor", "end"));
+    svg.push(
+        text(LEFT, height - 2.0, "")
+            .class("legend")
+            .span(KEPT, "\u{25a0} kept ")
+            .span(PRUNED, "\u{25a0} pruned ")
+            .span("#b7791f", "\u{25a0} predicate"),
+    );
+    out.push_str(&svg.finish());
     histogram(&c.depth_histogram, out)
 }
 
@@ -297,47 +282,28 @@ fn histogram(buckets: &[(usize, usize)], out: &mut String) -> std::fmt::Result {
     const HEIGHT: f64 = 120.0;
     let most = buckets.iter().map(|b| b.1).max().unwrap_or(0).max(1) as f64;
     let width = (BAR * buckets.len().max(1) as f64 + 20.0).max(220.0);
-    writeln!(
-        out,
-        "<svg class=\"histogram\" role=\"img\" aria-label=\"overlap depth histogram\" viewBox=\"0 0 {width} {}\" width=\"{width}\" height=\"{}\">",
-        HEIGHT + 30.0,
-        HEIGHT + 30.0
-    )?;
+    let mut svg = Svg::in_page("histogram", "overlap depth histogram", width, HEIGHT + 30.0);
     for (i, (depth, files)) in buckets.iter().enumerate() {
         let h = *files as f64 / most * HEIGHT;
         let x = 10.0 + BAR * i as f64;
-        writeln!(
-            out,
-            "<rect class=\"depth-bar\" x=\"{x}\" y=\"{:.1}\" width=\"{}\" height=\"{h:.1}\" fill=\"{KEPT}\"><title>depth {depth}: {files} files</title></rect>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{depth}</text>",
-            HEIGHT - h,
-            BAR - 4.0,
-            x + (BAR - 4.0) / 2.0,
-            HEIGHT + 14.0
-        )?;
+        svg.push(
+            rect(x, HEIGHT - h, BAR - 4.0, h)
+                .class("depth-bar")
+                .fill(KEPT)
+                .title(&format!("depth {depth}: {files} files")),
+        );
+        svg.push(
+            text(x + (BAR - 4.0) / 2.0, HEIGHT + 14.0, &depth.to_string())
+                .attr("text-anchor", "middle"),
+        );
     }
-    writeln!(
-        out,
-        "<text x=\"10\" y=\"{}\" class=\"legend\">files by overlap depth</text></svg>",
-        HEIGHT + 28.0
-    )
+    svg.push(text(10.0, HEIGHT + 28.0, "files by overlap depth").class("legend"));
+    out.push_str(&svg.finish());
+    Ok(())
 }
 
-/// Text for HTML content and attribute values.
-pub(crate) fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Text for HTML content and attribute values: the one escaping function of every page.
+pub(crate) use pictures::esc;
 
 pub(crate) const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#1a202c;max-width:1000px}\
 code,pre{font-family:ui-monospace,monospace}pre{background:#f7fafc;padding:12px;overflow-x:auto;font-size:12px}\
