@@ -20,45 +20,29 @@ pub fn write_table(
     files: &[SimFile],
     stats: &[String],
 ) -> Result<(), ExplainError> {
-    let failed = |e: std::io::Error| ExplainError::Output(format!("a simulated table: {e}"));
-    let log = root.join("_delta_log");
-    std::fs::create_dir_all(&log).map_err(failed)?;
-    let schema = json!({"type": "struct", "fields": fields}).to_string();
-    // A `timestamp_ntz` column needs its table feature.
-    let protocol = if schema.contains("\"timestamp_ntz\"") {
-        json!({"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
-            "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}})
-    } else {
-        json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}})
-    };
-    let mut lines = vec![
-        protocol,
-        json!({"metaData": {
-            "id": "delta-explain-advise",
-            "format": {"provider": "parquet", "options": {}},
-            "schemaString": schema,
-            "partitionColumns": partition_columns,
-            "configuration": {},
-            "createdTime": 0,
-        }}),
+    let schema = delta_commit::schema_string(fields);
+    let partition_columns: Vec<&str> = partition_columns.iter().map(String::as_str).collect();
+    let mut actions = vec![
+        delta_commit::protocol_for_schema(&schema),
+        delta_commit::metadata(
+            "delta-explain-advise",
+            &schema,
+            &partition_columns,
+            Default::default(),
+        ),
     ];
-    for (file, stats) in files.iter().zip(stats) {
-        let partition: serde_json::Map<String, Value> = file
-            .partition
-            .iter()
-            .map(|(c, v)| (c.clone(), json!(v)))
-            .collect();
-        lines.push(json!({"add": {
-            "path": file.path,
-            "partitionValues": partition,
-            "size": file.size,
-            "modificationTime": 0,
-            "dataChange": true,
-            "stats": stats,
-        }}));
-    }
-    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    std::fs::write(log.join(format!("{:020}.json", 0)), text).map_err(failed)
+    actions.extend(files.iter().zip(stats).map(|(file, stats)| {
+        delta_commit::add(
+            &file.path,
+            &file.partition,
+            file.size,
+            Some(stats),
+            Default::default(),
+        )
+    }));
+    delta_commit::write_commit(&root.join("_delta_log"), 0, &actions)
+        .map(|_| ())
+        .map_err(|e| ExplainError::Output(format!("a simulated table: {e}")))
 }
 
 /// The fields of the schema `schema_string` named in `columns`, in the schema's order, with

@@ -281,6 +281,53 @@ impl PartialOrd for ExactNumber {
     }
 }
 
+/// Compares two non-null scalars of one type. Floats compare as every engine compares them:
+/// `-0.0 = 0.0` (Spark, DuckDB, DataFusion), otherwise in total order. A partition value is
+/// typed from its text, and `NaN` text parses to a NaN above every number, where Spark, DuckDB
+/// and DataFusion agree (docs/semantics.md).
+pub fn compare(a: &Scalar, b: &Scalar) -> Option<Ordering> {
+    use Scalar::*;
+    // Two arms a variant and no catch-all, so that a new variant is a decision, not a default.
+    match (a, b) {
+        // Adding +0.0 turns -0.0 into +0.0 and leaves every other value (NaN included) as it is.
+        (Float(x), Float(y)) => Some((x + 0.0).total_cmp(&(y + 0.0))),
+        (Float(_), _) => None,
+        (Double(x), Double(y)) => Some((x + 0.0).total_cmp(&(y + 0.0))),
+        (Double(_), _) => None,
+        // One scale: the unscaled integers order the values; two scales are two types.
+        (Decimal(x), Decimal(y)) => (x.scale() == y.scale()).then(|| x.bits().cmp(&y.bits())),
+        (Decimal(_), _) => None,
+        // Exact values: their own order. Strings by code point, as UTF-8 bytes order them.
+        (Integer(x), Integer(y)) => Some(x.cmp(y)),
+        (Integer(_), _) => None,
+        (Long(x), Long(y)) => Some(x.cmp(y)),
+        (Long(_), _) => None,
+        (Short(x), Short(y)) => Some(x.cmp(y)),
+        (Short(_), _) => None,
+        (Byte(x), Byte(y)) => Some(x.cmp(y)),
+        (Byte(_), _) => None,
+        (String(x), String(y)) => Some(x.cmp(y)),
+        (String(_), _) => None,
+        (Boolean(x), Boolean(y)) => Some(x.cmp(y)),
+        (Boolean(_), _) => None,
+        (Timestamp(x), Timestamp(y)) => Some(x.cmp(y)),
+        (Timestamp(_), _) => None,
+        (TimestampNtz(x), TimestampNtz(y)) => Some(x.cmp(y)),
+        (TimestampNtz(_), _) => None,
+        (Date(x), Date(y)) => Some(x.cmp(y)),
+        (Date(_), _) => None,
+        (Binary(x), Binary(y)) => Some(x.cmp(y)),
+        (Binary(_), _) => None,
+        (IntervalYearMonth(x), IntervalYearMonth(y)) => Some(x.cmp(y)),
+        (IntervalYearMonth(_), _) => None,
+        (IntervalDayTime(x), IntervalDayTime(y)) => Some(x.cmp(y)),
+        (IntervalDayTime(_), _) => None,
+        // NULL orders against nothing (the callers decide NULL first); nested values are never
+        // a partition value nor a literal.
+        (Null(_) | Struct(_) | Array(_) | Map(_), _) => None,
+    }
+}
+
 /// `unscaled * 10^-scale` as plain decimal text (`12345` at scale 2 is `123.45`).
 pub fn decimal_text(unscaled: i128, scale: u8) -> String {
     let digits = unscaled.unsigned_abs().to_string();

@@ -15,6 +15,13 @@
 //! | string tie-breaker | string: `>`, `>=`, `=`, `IN` with a character >= U+FFFD | cut before that character | same |
 //! | signed zero | float column, partition or data: a zero literal | the zero that keeps more | same |
 //!
+//! The full scan's rewrite of a leaf the kernel cannot expand follows the NaN guard's decision
+//! and comes before the rewriting guards ([`guard_full_scan`]):
+//!
+//! | rewrite | on | scan |
+//! |---|---|---|
+//! | IN hull | `IN` of more than [`MAX_IN_LIST_EXPANSION`] values | `x >= min AND x <= max`, then widened by the guards above |
+//!
 //! Every rewrite replaces a leaf by a predicate that admits every row the leaf admits under
 //! each engine's semantics, or by one whose min/max decision cannot drop such a row; inside a
 //! negation-free tree that only keeps more files (monotonicity, see [`crate::nnf`]). The NaN
@@ -25,7 +32,8 @@ use delta_kernel::expressions::Scalar;
 use delta_kernel::schema::PrimitiveType;
 
 use crate::ast::{CmpOp, ColumnRef, Literal};
-use crate::coerce::{coerce, decimal_text};
+use crate::coerce::{coerce, compare, decimal_text};
+use crate::lower::MAX_IN_LIST_EXPANSION;
 use crate::nnf::{Leaf, Nnf};
 use crate::schema::{ColumnInfo, TableColumns};
 
@@ -138,6 +146,50 @@ impl Hazard {
     }
 }
 
+/// Hazards gathered from many leaves and scans, each (guard, effect, leaf) once: a predicate of
+/// thousands of leaves is recorded in linear time. The one place hazards are merged.
+#[derive(Default)]
+pub struct HazardSet {
+    hazards: Vec<Hazard>,
+    recorded: std::collections::HashSet<(Guard, Effect, Leaf)>,
+}
+
+impl HazardSet {
+    /// That `guard` had `effect` on `leaf` (as written).
+    pub fn record(&mut self, guard: Guard, effect: Effect, leaf: &Leaf) {
+        if !self.recorded.insert((guard, effect, leaf.clone())) {
+            return;
+        }
+        match self
+            .hazards
+            .iter_mut()
+            .find(|h| h.guard == guard && h.effect == effect)
+        {
+            Some(h) => h.leaves.push(leaf.clone()),
+            None => self.hazards.push(Hazard {
+                guard,
+                effect,
+                leaves: vec![leaf.clone()],
+            }),
+        }
+    }
+
+    /// Every leaf of `hazards`, recorded.
+    pub fn extend(&mut self, hazards: &[Hazard]) {
+        for h in hazards {
+            for leaf in &h.leaves {
+                self.record(h.guard, h.effect, leaf);
+            }
+        }
+    }
+
+    /// The hazards in report order (by guard, then effect).
+    pub fn into_sorted(mut self) -> Vec<Hazard> {
+        self.hazards.sort_by_key(|h| (h.guard, h.effect));
+        self.hazards
+    }
+}
+
 /// What one guard does to one leaf.
 enum Action {
     /// The guard does not apply.
@@ -190,32 +242,34 @@ pub struct Guarded {
 /// Applies every guard to every leaf of `pred` (a predicate the kernel can evaluate: stripped
 /// leaves are TRUE already). `strict` leaves NaN-exposed comparisons out instead of announcing.
 pub fn guard(pred: &Nnf, columns: &TableColumns, strict: bool) -> Guarded {
-    let mut hazards: Vec<Hazard> = Vec::new();
-    // The (guard, effect, leaf) triples recorded so far: a predicate of thousands of leaves is
-    // guarded in linear time.
-    let mut recorded: std::collections::HashSet<(Guard, Effect, Leaf)> = Default::default();
-    let mut record = |guard: Guard, effect: Effect, leaf: &Leaf| {
-        if !recorded.insert((guard, effect, leaf.clone())) {
-            return;
-        }
-        match hazards
-            .iter_mut()
-            .find(|h| h.guard == guard && h.effect == effect)
-        {
-            Some(h) => h.leaves.push(leaf.clone()),
-            None => hazards.push(Hazard {
-                guard,
-                effect,
-                leaves: vec![leaf.clone()],
-            }),
-        }
-    };
+    guard_with(pred, columns, strict, false)
+}
+
+/// [`guard`] for the full scan, where an `IN` list too long for the kernel to expand (over
+/// [`MAX_IN_LIST_EXPANSION`] values) is bounded by its hull ([`in_hull`]): the NaN guard
+/// decides on the list as written (a list of numbers holds no NaN, however long), then the
+/// list becomes its hull, then the rewriting guards widen the hull's bounds (a float zero, a
+/// widened float, a rounded decimal) as they widen any comparison. A list long or short is
+/// judged alike.
+pub fn guard_full_scan(pred: &Nnf, columns: &TableColumns, strict: bool) -> Guarded {
+    guard_with(pred, columns, strict, true)
+}
+
+fn guard_with(pred: &Nnf, columns: &TableColumns, strict: bool, bound_lists: bool) -> Guarded {
+    let mut hazards = HazardSet::default();
     let predicate = pred.map_leaves(&mut |original: &Leaf| {
         let Some(info) = original.column().and_then(|c| columns.resolve(c).ok()) else {
             return Nnf::Leaf(original.clone());
         };
         let mut current = Nnf::Leaf(original.clone());
-        for row in &GUARDS {
+        for (i, row) in GUARDS.iter().enumerate() {
+            // After the NaN guard's decision on the leaf as written, a long list becomes its
+            // hull, which the rewriting guards then widen.
+            if i == 1 && bound_lists {
+                current = current.map_leaves(&mut |leaf: &Leaf| {
+                    in_hull(leaf, &info).unwrap_or_else(|| Nnf::Leaf(leaf.clone()))
+                });
+            }
             let mut fired = None;
             current =
                 current.map_leaves(&mut |leaf: &Leaf| match (row.decide)(leaf, &info, strict) {
@@ -234,13 +288,60 @@ pub fn guard(pred: &Nnf, columns: &TableColumns, strict: bool) -> Guarded {
                     }
                 });
             if let Some(effect) = fired {
-                record(row.guard, effect, original);
+                hazards.record(row.guard, effect, original);
             }
         }
         current
     });
-    hazards.sort_by_key(|h| (h.guard, h.effect));
-    Guarded { predicate, hazards }
+    Guarded {
+        predicate,
+        hazards: hazards.into_sorted(),
+    }
+}
+
+/// An `IN` list too long to expand (over [`MAX_IN_LIST_EXPANSION`] values), bounded by its hull:
+/// `x IN (v1, .., vn)` -> `x >= min AND x <= max` in the engines' order ([`compare`]), which
+/// admits every row the list admits. `None` (the list stays, and weakening leaves it out of
+/// the scan) for a short list, a negated one, or a value that does not order against the
+/// others (it does not coerce).
+pub fn in_hull(leaf: &Leaf, info: &ColumnInfo) -> Option<Nnf> {
+    let Leaf::In {
+        column,
+        list,
+        negated: false,
+    } = leaf
+    else {
+        return None;
+    };
+    if list.len() <= MAX_IN_LIST_EXPANSION {
+        return None;
+    }
+    let values = list
+        .iter()
+        .map(|l| coerce(l, info).map(|v| (v, l)))
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?;
+    let (mut lo, mut hi) = (values.first()?, values.first()?);
+    for v in &values[1..] {
+        if compare(&v.0, &lo.0)?.is_lt() {
+            lo = v;
+        }
+        if compare(&v.0, &hi.0)?.is_gt() {
+            hi = v;
+        }
+    }
+    Some(Nnf::and([
+        Nnf::Leaf(Leaf::Cmp {
+            column: column.clone(),
+            op: CmpOp::GtEq,
+            literal: lo.1.clone(),
+        }),
+        Nnf::Leaf(Leaf::Cmp {
+            column: column.clone(),
+            op: CmpOp::LtEq,
+            literal: hi.1.clone(),
+        }),
+    ]))
 }
 
 /// Whether NaN rows (of either sign) can satisfy `leaf` on a float data column whatever its

@@ -893,6 +893,57 @@ fn check_guard(sql: &str, strict: bool, scanned: &str, hazards: &[&str]) {
         .unwrap_or_else(|e| panic!("`{sql}` lowers after guarding: {e}"));
 }
 
+/// A long `IN` list (over the kernel's expansion cap) is judged by the guards as written, as a
+/// short one is, and only then bounded by its hull, whose bounds the rewriting guards widen.
+#[test]
+fn a_long_in_list_is_judged_as_written_then_bounded() {
+    let cols = guard_columns();
+    let list = |values: &[&str]| format!("x IN ({})", values.join(", "));
+    let long: Vec<String> = (1..=25).map(|i| format!("{i}.5")).collect();
+    let long: Vec<&str> = long.iter().map(String::as_str).collect();
+    let full = |sql: &str, strict: bool| {
+        let nnf = normalize(&parse_predicate(sql).unwrap(), &cols).unwrap();
+        let g = crate::guards::guard_full_scan(&nnf, &cols, strict);
+        let codes: Vec<String> = g
+            .hazards
+            .iter()
+            .map(|h| format!("{}:{}", h.code(), h.effect.label()))
+            .collect();
+        (g.predicate.to_string(), codes)
+    };
+    for strict in [false, true] {
+        // No NaN is in a list of numbers, long or short: nothing to announce or leave out.
+        assert_eq!(
+            full(&list(&long), strict),
+            ("x >= 1.5 AND x <= 25.5".to_string(), Vec::<String>::new()),
+            "strict {strict}"
+        );
+        assert_eq!(full(&list(&long[..2]), strict).1, Vec::<String>::new());
+        // A zero bound is widened to the zero that keeps more, as in `x >= 0`.
+        let mut zero = long.clone();
+        zero[3] = "0";
+        let (scanned, codes) = full(&list(&zero), strict);
+        assert_eq!(scanned, "x >= -0.0 AND x <= 25.5", "strict {strict}");
+        assert_eq!(codes, ["SIGNED_ZERO_WIDENED:widened"]);
+        // A NaN in the list is judged as in a short list.
+        let mut nan = long.clone();
+        nan[0] = "'NaN'";
+        let expected = if strict {
+            (
+                "TRUE".to_string(),
+                vec!["NAN_STRICT_EXCLUDED:excluded".to_string()],
+            )
+        } else {
+            (
+                full(&list(&nan), false).0,
+                vec!["NAN_UNGUARDED_BOUNDS:announced".to_string()],
+            )
+        };
+        assert_eq!(full(&list(&nan), strict), expected);
+        assert_eq!(full(&list(&nan[..2]), strict).1, expected.1);
+    }
+}
+
 #[test]
 fn nan_guard_fires_on_every_comparison_a_nan_of_either_sign_satisfies() {
     let cases: &[(&str, bool)] = &[

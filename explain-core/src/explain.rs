@@ -4,20 +4,18 @@
 use std::sync::Arc;
 
 use crate::accepted::{AcceptedValues, accepted_partition_values};
-use crate::ast::CmpOp;
 use crate::ast::Predicate;
 use crate::classify::{
     Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP, PARTITION_VALUE_DISTRUSTED,
     classify,
 };
-use crate::coerce::coerce;
 use crate::error::ExplainError;
 use crate::file_set::FileSet;
-use crate::guards::{Effect, Guard, Hazard, guard};
+use crate::guards::{Effect, Guard, Guarded, Hazard, HazardSet, guard, guard_full_scan};
 use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
 use crate::nnf::{Leaf, Nnf};
 use crate::normalize::normalize;
-use crate::partition_eval::{PreparedPartitionPredicate, compare};
+use crate::partition_eval::PreparedPartitionPredicate;
 use crate::replay::{PerPartition, ReplayedTable};
 use crate::retype::retype;
 use crate::schema::TableColumns;
@@ -253,32 +251,29 @@ pub fn kernel_scans(
         options.strict,
     );
     // Weakening a leaf to TRUE only widens the survivor set (monotonicity, see nnf.rs), and so
-    // does every guard's rewrite, so the full scan stays sound whatever it leaves out.
-    let (evaluable, stripped) = bound_long_in_lists(
-        &classes.conjunction(&[
+    // does every guard's rewrite, so the full scan stays sound whatever it leaves out. A long
+    // IN list stays for the guards to judge as written; its hull follows (guards::in_hull), and
+    // a list with no hull is left out after them.
+    let (listed, mut stripped) = classes
+        .conjunction(&[
             Bucket::PartitionSafe,
             Bucket::StatsSafe,
             Bucket::Unsplittable,
-        ]),
-        columns,
-    )
-    .weaken(&kernel_can_evaluate);
-    let full = guard(&evaluable, columns, options.strict);
-    let mut hazards = partition.hazards.clone();
-    for h in full.hazards {
-        match hazards
-            .iter_mut()
-            .find(|x| x.guard == h.guard && x.effect == h.effect)
-        {
-            Some(x) => {
-                let known: std::collections::HashSet<Leaf> = x.leaves.iter().cloned().collect();
-                x.leaves
-                    .extend(h.leaves.into_iter().filter(|l| !known.contains(l)));
-            }
-            None => hazards.push(h),
-        }
-    }
-    hazards.sort_by_key(|h| (h.guard, h.effect));
+        ])
+        .weaken(&|leaf| {
+            kernel_can_evaluate(leaf) || matches!(leaf, Leaf::In { negated: false, .. })
+        });
+    let guarded = guard_full_scan(&listed, columns, options.strict);
+    let (evaluable, unbounded) = guarded.predicate.weaken(&kernel_can_evaluate);
+    stripped.extend(unbounded);
+    let full = Guarded {
+        predicate: evaluable,
+        hazards: guarded.hazards,
+    };
+    let mut hazards = HazardSet::default();
+    hazards.extend(&partition.hazards);
+    hazards.extend(&full.hazards);
+    let hazards = hazards.into_sorted();
     Ok(KernelScans {
         partition: to_kernel(&partition.predicate, columns)?,
         full: to_kernel(&full.predicate, columns)?,
@@ -286,63 +281,6 @@ pub fn kernel_scans(
         full_form: full.predicate,
         hazards,
         stripped,
-    })
-}
-
-/// An `IN` list too long to expand (over [`crate::lower::MAX_IN_LIST_EXPANSION`] values) on a
-/// data column is bounded by its hull: `x IN (v1, .., vn)` -> `x >= min AND x <= max`, which
-/// admits every row the list admits. A value that does not order against the others (it does
-/// not coerce) leaves the list as it is, and weakening strips it.
-fn bound_long_in_lists(pred: &Nnf, columns: &TableColumns) -> Nnf {
-    pred.map_leaves(&mut |leaf: &Leaf| {
-        let Leaf::In {
-            column,
-            list,
-            negated: false,
-        } = leaf
-        else {
-            return Nnf::Leaf(leaf.clone());
-        };
-        if kernel_can_evaluate(leaf) {
-            return Nnf::Leaf(leaf.clone());
-        }
-        let Ok(info) = columns.resolve(column) else {
-            return Nnf::Leaf(leaf.clone());
-        };
-        let Ok(values) = list
-            .iter()
-            .map(|l| coerce(l, &info).map(|v| (v, l)))
-            .collect::<Result<Vec<_>, _>>()
-        else {
-            return Nnf::Leaf(leaf.clone());
-        };
-        let mut lo = &values[0];
-        let mut hi = &values[0];
-        for v in &values[1..] {
-            match (compare(&v.0, &lo.0), compare(&v.0, &hi.0)) {
-                (Some(a), Some(b)) => {
-                    if a.is_lt() {
-                        lo = v;
-                    }
-                    if b.is_gt() {
-                        hi = v;
-                    }
-                }
-                _ => return Nnf::Leaf(leaf.clone()),
-            }
-        }
-        Nnf::and([
-            Nnf::Leaf(Leaf::Cmp {
-                column: column.clone(),
-                op: CmpOp::GtEq,
-                literal: lo.1.clone(),
-            }),
-            Nnf::Leaf(Leaf::Cmp {
-                column: column.clone(),
-                op: CmpOp::LtEq,
-                literal: hi.1.clone(),
-            }),
-        ])
     })
 }
 

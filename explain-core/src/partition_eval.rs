@@ -16,7 +16,9 @@ use delta_kernel::expressions::Scalar;
 use delta_kernel::schema::PrimitiveType;
 
 use crate::ast::CmpOp;
+// Scalars compare as every engine compares them (the compiler's rule, shared with the guards).
 use crate::coerce::coerce;
+pub use crate::coerce::compare;
 use crate::like;
 use crate::nnf::{Leaf, Nnf};
 use crate::schema::{ColumnInfo, TableColumns};
@@ -315,21 +317,5 @@ fn apply(op: CmpOp, ord: Ordering) -> bool {
         CmpOp::LtEq => ord.is_le(),
         CmpOp::Gt => ord.is_gt(),
         CmpOp::GtEq => ord.is_ge(),
-    }
-}
-
-/// Compares two non-null scalars of one type. Floats compare as every engine compares them:
-/// `-0.0 = 0.0` (Spark, DuckDB, DataFusion), otherwise in total order. A partition value is
-/// typed from its text, and `NaN` text parses to a NaN above every number, where Spark, DuckDB
-/// and DataFusion agree (docs/semantics.md).
-pub fn compare(a: &Scalar, b: &Scalar) -> Option<Ordering> {
-    // Adding +0.0 turns -0.0 into +0.0 and leaves every other value (NaN included) as it is.
-    match (a, b) {
-        (Scalar::Float(x), Scalar::Float(y)) => Some((x + 0.0).total_cmp(&(y + 0.0))),
-        (Scalar::Double(x), Scalar::Double(y)) => Some((x + 0.0).total_cmp(&(y + 0.0))),
-        (Scalar::Decimal(x), Scalar::Decimal(y)) if x.scale() == y.scale() => {
-            Some(x.bits().cmp(&y.bits()))
-        }
-        _ => a.logical_partial_cmp(b),
     }
 }

@@ -530,6 +530,24 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
             negated,
         })
         .boxed();
+    // A list longer than the kernel expands (lower::MAX_IN_LIST_EXPANSION is 20), of distinct
+    // literals so that it stays long once duplicates are dropped: the explainer bounds it by
+    // its hull after the guards judge it as written. Only a pool of more than 20 literals has
+    // one.
+    let long_in_list = (pool.literals.len() > 21).then(|| {
+        let c = column.clone();
+        let most = pool.literals.len().min(32);
+        (
+            proptest::sample::subsequence(pool.literals.clone(), 21..=most),
+            any::<bool>(),
+        )
+            .prop_map(move |(list, negated)| Predicate::InList {
+                column: c.clone(),
+                list,
+                negated,
+            })
+            .boxed()
+    });
     let c = column.clone();
     let between = (lit.clone(), lit.clone(), any::<bool>())
         .prop_map(move |(low, high, negated)| Predicate::Between {
@@ -541,6 +559,7 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
         .boxed();
     let mut options: Vec<BoxedStrategy<Predicate>> =
         vec![compare.clone(), compare, is_null, in_list, between];
+    options.extend(long_in_list);
     if kind == Kind::String {
         let c = column.clone();
         let texts: Vec<String> = pool

@@ -88,13 +88,11 @@ fn field_metadata(spec: &TableSpec, column: &crate::spec::ColumnSpec) -> Value {
 
 fn protocol(spec: &TableSpec) -> Value {
     if spec.quirks.collation.is_some() {
-        json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
-            "writerFeatures": ["collations-preview"]}})
+        delta_commit::protocol(&[], &["collations-preview"])
     } else if spec.columns.iter().any(|c| c.kind == Kind::TimestampNtz) {
-        json!({"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
-            "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}})
+        delta_commit::protocol(&["timestampNtz"], &["timestampNtz"])
     } else {
-        json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}})
+        delta_commit::protocol(&[], &[])
     }
 }
 
@@ -123,14 +121,12 @@ fn metadata(spec: &TableSpec) -> Value {
         .iter()
         .map(|c| c.name.as_str())
         .collect();
-    json!({"metaData": {
-        "id": format!("generated-{}-{}", spec.name, spec.seed),
-        "format": {"provider": "parquet", "options": {}},
-        "schemaString": schema_string(spec),
-        "partitionColumns": partition_columns,
-        "configuration": configuration,
-        "createdTime": 0,
-    }})
+    delta_commit::metadata(
+        &format!("generated-{}-{}", spec.name, spec.seed),
+        &schema_string(spec),
+        &partition_columns,
+        configuration,
+    )
 }
 
 /// Writes `spec` into `root` (created if needed; must hold no table yet).
@@ -247,7 +243,7 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         commits.push(
             removed
                 .iter()
-                .map(|&i| json!({"remove": {"path": files[i].path, "deletionTimestamp": 0, "dataChange": true}}))
+                .map(|&i| delta_commit::remove(&files[i].path))
                 .collect(),
         );
         for &i in &removed {
@@ -255,9 +251,8 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         }
     }
     for (version, actions) in commits.iter().enumerate() {
-        let text: String = actions.iter().map(|a| a.to_string() + "\n").collect();
-        let path = log.join(format!("{version:020}.json"));
-        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+        delta_commit::write_commit(&log, version as u64, actions)
+            .map_err(|e| io(&delta_commit::commit_path(&log, version as u64), e))?;
     }
     let version = (commits.len() - 1) as u64;
     let live: Vec<AddRow> = files
@@ -304,16 +299,13 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
 fn add_action(root: &Path, f: &WrittenFile) -> Result<Value, String> {
     let full = root.join(&f.path);
     let size = std::fs::metadata(&full).map_err(|e| io(&full, e))?.len();
-    let partition: serde_json::Map<String, Value> = f
-        .partition
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone().map_or(Value::Null, Value::String)))
-        .collect();
-    let mut add = json!({"path": f.path, "partitionValues": partition, "size": size, "modificationTime": 0, "dataChange": true});
-    if let Some(stats) = &f.stats {
-        add["stats"] = json!(stats);
-    }
-    Ok(json!({ "add": add }))
+    Ok(delta_commit::add(
+        &f.path,
+        &f.partition,
+        size,
+        f.stats.as_deref(),
+        Default::default(),
+    ))
 }
 
 /// How a checkpoint records each add's statistics.
@@ -629,10 +621,13 @@ pub fn write_metadata_only(
         columns.push(json!({"name": "p", "type": "string", "nullable": true, "metadata": {}}));
     }
     let head = [
-        json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}),
-        json!({"metaData": {"id": format!("metadata-only-{files}"), "format": {"provider": "parquet", "options": {}},
-            "schemaString": json!({"type": "struct", "fields": columns}).to_string(),
-            "partitionColumns": if partitions > 0 { vec!["p"] } else { vec![] }, "configuration": {}, "createdTime": 0}}),
+        delta_commit::protocol(&[], &[]),
+        delta_commit::metadata(
+            &format!("metadata-only-{files}"),
+            &delta_commit::schema_string(&columns),
+            if partitions > 0 { &["p"] } else { &[] },
+            Default::default(),
+        ),
     ];
     let add = |i: usize| {
         let lo = i as i64 * 1000;
@@ -653,9 +648,9 @@ pub fn write_metadata_only(
         }
     };
     let write_commit = |version: usize, lines: &[Value]| {
-        let path = log.join(format!("{version:020}.json"));
-        let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-        std::fs::write(&path, text).map_err(|e| io(&path, e))
+        delta_commit::write_commit(&log, version as u64, lines)
+            .map(|_| ())
+            .map_err(|e| io(&delta_commit::commit_path(&log, version as u64), e))
     };
     write_commit(0, &head)?;
     if checkpoint {

@@ -472,8 +472,30 @@ fn cmp_exact(a: (i128, i32), b: (i128, i32)) -> Ordering {
     };
     match (widen(a), widen(b)) {
         (Some(x), Some(y)) => x.cmp(&y),
-        // Out of i128 at a common scale: the magnitudes are far apart; signs and doubles order them.
-        _ => exact_to_f64(a.0, a.1).total_cmp(&exact_to_f64(b.0, b.1)),
+        // Out of i128 at a common scale: ordered by their digits, never through a double (two
+        // numbers a double cannot tell apart are still two numbers, pitfall 25).
+        (None, _) | (_, None) => cmp_digits(a, b),
+    }
+}
+
+/// Orders `m * 10^-s` against `n * 10^-t` by sign, then by the place of the leading digit, then
+/// digit by digit.
+fn cmp_digits((m, s): (i128, i32), (n, t): (i128, i32)) -> Ordering {
+    let by_sign = m.signum().cmp(&n.signum());
+    if by_sign != Ordering::Equal || m == 0 {
+        return by_sign;
+    }
+    let (x, y) = (m.unsigned_abs().to_string(), n.unsigned_abs().to_string());
+    // The leading digit (never 0) stands at 10^(digits - scale - 1).
+    let place = |digits: &str, scale: i32| digits.len() as i64 - i64::from(scale);
+    let width = x.len().max(y.len());
+    let magnitude = place(&x, s)
+        .cmp(&place(&y, t))
+        .then_with(|| format!("{x:0<width$}").cmp(&format!("{y:0<width$}")));
+    if m < 0 {
+        magnitude.reverse()
+    } else {
+        magnitude
     }
 }
 
@@ -719,5 +741,23 @@ mod tests {
         );
         assert_eq!(cmp_exact((10, 1), (1, 0)), Ordering::Equal);
         assert_eq!(cmp_exact((1, -1), (10, 0)), Ordering::Equal, "1e1 is ten");
+    }
+
+    #[test]
+    fn exact_numbers_order_by_their_digits_beyond_i128() {
+        let big = 99_999_999_999_999_999_999_999_999_999_999_999_999i128;
+        // At a common scale these overflow i128; a double reads both as 1e38.
+        assert_eq!(cmp_exact((big, 0), (big - 1, 0)), Ordering::Greater);
+        assert_eq!(cmp_exact((big, 0), (big, -1)), Ordering::Less);
+        assert_eq!(cmp_exact((big, 0), (big, 40)), Ordering::Greater);
+        assert_eq!(cmp_exact((-big, 0), (-big, 40)), Ordering::Less);
+        assert_eq!(cmp_exact((1, 40), (10, 41)), Ordering::Equal);
+        assert_eq!(cmp_exact((big, 1), (big - 1, 1)), Ordering::Greater);
+        assert_eq!(cmp_exact((5, -39), (big, 0)), Ordering::Greater);
+        assert_eq!(cmp_exact((-5, -39), (big, 0)), Ordering::Less);
+        assert_eq!(cmp_exact((0, 50), (0, -50)), Ordering::Equal);
+        assert_eq!(cmp_exact((1, 45), (-1, -45)), Ordering::Greater);
+        assert_eq!(cmp_digits((123, 0), (1_230, 1)), Ordering::Equal);
+        assert_eq!(cmp_digits((123, 0), (1_231, 1)), Ordering::Less);
     }
 }

@@ -68,3 +68,27 @@ fn arbtest_draws_predicates_from_the_pools() {
     .seed(0x5eed_0000_0000_0001)
     .budget_ms(300);
 }
+
+/// The long-list knob: some generated predicates hold an `IN` list longer than the kernel
+/// expands (21 distinct literals or more), which the explainer bounds by its hull.
+#[test]
+fn some_in_lists_are_longer_than_the_kernel_expands() {
+    fn longest(p: &explain_core::ast::Predicate) -> usize {
+        use explain_core::ast::Predicate as P;
+        match p {
+            P::InList { list, .. } => list.len(),
+            P::And(items) | P::Or(items) => items.iter().map(longest).max().unwrap_or(0),
+            P::Not(inner) => longest(inner),
+            _ => 0,
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spec = named("all-types").unwrap();
+    let written = write_table(&spec, dir.path()).unwrap();
+    let pools = Pools::from_table(&spec, &written);
+    let long = sample_predicates(&pools, 2, 11, 400)
+        .iter()
+        .filter(|p| longest(p) > 20)
+        .count();
+    assert!(long >= 5, "{long} of 400 predicates hold a long IN list");
+}
