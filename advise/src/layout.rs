@@ -17,7 +17,7 @@ use arrow::row::{RowConverter, SortField};
 use serde::Serialize;
 
 use crate::curve::{Curve, key, scale_rank};
-use crate::rows::{PartitionValues, SampledRows};
+use crate::rows::{FilePartition, SampledRows};
 use crate::stats::partition_value;
 use explain_core::error::ExplainError;
 
@@ -102,7 +102,7 @@ impl Layout {
 pub struct SimFile {
     pub path: String,
     pub rows: Vec<u32>,
-    pub partition: PartitionValues,
+    pub partition: FilePartition,
     pub size: u64,
 }
 
@@ -118,7 +118,7 @@ pub fn lay_out(
         .round()
         .max(1.0) as usize;
     let size_of = |n: usize| (n as f64 / rows.rate * rows.bytes_per_row).round() as u64;
-    let cut = |order: &[u32], partition: PartitionValues, prefix: &str| -> Vec<SimFile> {
+    let cut = |order: &[u32], partition: FilePartition, prefix: &str| -> Vec<SimFile> {
         order
             .chunks(per_file)
             .enumerate()
@@ -170,7 +170,7 @@ pub fn lay_out(
         }
         Layout::Within(inner) => {
             // The inner order over all rows, then each partition's rows in that order.
-            let mut groups: BTreeMap<&PartitionValues, Vec<u32>> = BTreeMap::new();
+            let mut groups: BTreeMap<&FilePartition, Vec<u32>> = BTreeMap::new();
             for row in order(&rows.batch, inner)? {
                 let file = &rows.files[rows.file_of_row[row as usize] as usize];
                 groups.entry(&file.partition_values).or_default().push(row);
@@ -279,7 +279,7 @@ mod tests {
     use arrow::datatypes::{DataType, Field, Int64Type, Schema};
 
     use super::*;
-    use crate::rows::LiveFile;
+    use crate::rows::TableFile;
 
     /// Twelve rows in two files of partitions `p=a` and `p=b`, `x` descending.
     fn rows() -> SampledRows {
@@ -289,7 +289,7 @@ mod tests {
             vec![Arc::new(Int64Array::from_iter_values((0..12).rev()))],
         )
         .unwrap();
-        let file = |path: &str, value: &str| LiveFile {
+        let file = |path: &str, value: &str| TableFile {
             path: path.into(),
             size: 600,
             live_rows: 6,

@@ -17,17 +17,17 @@ use explain_core::error::ExplainError;
 
 /// A file's partition values: `(column, value)` in the table's partition column order, `None`
 /// for NULL.
-pub type PartitionValues = Vec<(String, Option<String>)>;
+pub type FilePartition = Vec<(String, Option<String>)>;
 
 /// One live file of the table as it is.
 #[derive(Clone, Debug)]
-pub struct LiveFile {
+pub struct TableFile {
     pub path: String,
     pub size: u64,
     pub live_rows: u64,
     pub has_deletion_vector: bool,
     /// Its partition values, by logical column name.
-    pub partition_values: PartitionValues,
+    pub partition_values: FilePartition,
 }
 
 /// The rows read, and what they stand for.
@@ -36,7 +36,7 @@ pub struct SampledRows {
     pub batch: RecordBatch,
     /// For each kept row, the index of its file in `files`.
     pub file_of_row: Vec<u32>,
-    pub files: Vec<LiveFile>,
+    pub files: Vec<TableFile>,
     /// The share of the live rows kept (1 without a sample).
     pub rate: f64,
     /// Bytes of the table's files per live row: a simulated file's size is its rows times this.
@@ -143,7 +143,7 @@ pub fn read_rows(
             file_of_row.extend(std::iter::repeat_n(i as u32, b.num_rows()));
         }
         batches.extend(kept);
-        files.push(LiveFile {
+        files.push(TableFile {
             path: file.path.clone(),
             size: u64::try_from(file.size).unwrap_or(0),
             live_rows,
@@ -182,7 +182,7 @@ pub fn take_rows(batch: &RecordBatch, indices: &[u32]) -> Result<RecordBatch, Ex
 fn logical_partition_values(
     snapshot: &Snapshot,
     file: &oracle::log::replay::LiveFile,
-) -> PartitionValues {
+) -> FilePartition {
     snapshot
         .partition_columns()
         .iter()

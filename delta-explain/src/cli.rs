@@ -202,7 +202,7 @@ fn parse_pct(text: &str) -> Result<f64, String> {
 }
 
 /// The outcome of a run: what to print and the exit code.
-pub struct Outcome {
+pub struct CommandOutput {
     pub stdout: String,
     /// One line for stderr (a failed gate), empty otherwise.
     pub stderr: String,
@@ -212,7 +212,7 @@ pub struct Outcome {
 }
 
 /// Runs the tool. Errors carry their exit code; stdout stays empty on error.
-pub fn run(args: &Args) -> Result<Outcome, ExplainError> {
+pub fn run(args: &Args) -> Result<CommandOutput, ExplainError> {
     if args.predicates.is_some() && args.format == Format::Text {
         let sections: Vec<&str> = [
             (args.verbose, "--verbose"),
@@ -266,7 +266,11 @@ fn stream_many(
 /// One predicate (or the baseline): streamed while the log is replayed, a window of rows held
 /// at once whatever the size of the table, unless the report goes back to the files
 /// (`--verify`, `--ranges`, the HTML page).
-fn run_one(args: &Args, location: &str, progress: FileProgress) -> Result<Outcome, ExplainError> {
+fn run_one(
+    args: &Args,
+    location: &str,
+    progress: FileProgress,
+) -> Result<CommandOutput, ExplainError> {
     let request = ExplainRequest::new(location)
         .storage(args.storage())
         .version(args.at_version)
@@ -292,13 +296,13 @@ fn run_one(args: &Args, location: &str, progress: FileProgress) -> Result<Outcom
 }
 
 /// The outcome of one report: printed in the asked format, exit 1 when a gate failed.
-fn outcome(args: &Args, report: &Report, failures: Vec<String>) -> Outcome {
+fn outcome(args: &Args, report: &Report, failures: Vec<String>) -> CommandOutput {
     let stdout = match args.format {
         Format::Text => render::report_text(report),
         Format::Json => report.to_json() + "\n",
         Format::Html => render::report_html(report),
     };
-    Outcome {
+    CommandOutput {
         stdout,
         stderr: failures.join("; "),
         warnings: report.warnings.clone(),
@@ -314,7 +318,7 @@ fn run_budget(
     location: &str,
     path: &std::path::Path,
     progress: &FileProgress,
-) -> Result<Outcome, ExplainError> {
+) -> Result<CommandOutput, ExplainError> {
     use crate::budget::{Budget, BudgetRun, EntryResult, read_baseline, regressions};
     let (shown, text) = read_input(path, false)?;
     let budget = Budget::parse(&text, &shown)?;
@@ -394,7 +398,7 @@ fn run_budget(
         Format::Json => serde_json::to_string_pretty(&run).unwrap_or_default() + "\n",
         Format::Text | Format::Html => run.to_text(),
     };
-    Ok(Outcome {
+    Ok(CommandOutput {
         stdout,
         stderr: if failed.is_empty() {
             String::new()
@@ -415,7 +419,7 @@ fn run_many(
     location: &str,
     path: &std::path::Path,
     progress: &FileProgress,
-) -> Result<Outcome, ExplainError> {
+) -> Result<CommandOutput, ExplainError> {
     let (shown, text) = read_input(path, true)?;
     let lines: Vec<(usize, &str)> = text
         .lines()
@@ -470,7 +474,7 @@ fn run_many(
             ),
         );
     }
-    Ok(Outcome {
+    Ok(CommandOutput {
         stdout,
         stderr: failures.join("; "),
         // Each report carries its own warnings; the batch does not repeat them on stderr.

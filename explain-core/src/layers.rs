@@ -20,7 +20,7 @@ pub struct Layers {
     pub parsed: Form,
     pub normalized: Form,
     pub classification: Vec<ClassifiedFragment>,
-    pub kernel: KernelScans,
+    pub kernel: KernelScanLayer,
     pub survivors: Vec<SurvivorSet>,
 }
 
@@ -53,7 +53,7 @@ pub struct ClassifiedFragment {
 /// The kernel scans behind the phases (null: the scan ran with no predicate and keeps every
 /// file) and the fragment the partition-literal evaluator decides per file.
 #[derive(Clone, Debug, Serialize)]
-pub struct KernelScans {
+pub struct KernelScanLayer {
     pub partition_scan: Option<String>,
     pub partition_evaluator: Option<String>,
     pub full_scan: Option<String>,
@@ -126,7 +126,7 @@ impl Layers {
                 tree: normalized_tree(&compiled.normalized),
             },
             classification,
-            kernel: KernelScans {
+            kernel: KernelScanLayer {
                 partition_scan: explanation.scans.partition.clone(),
                 partition_evaluator: (exact != Nnf::Const(true)).then(|| exact.to_string()),
                 full_scan: explanation.scans.full.clone(),

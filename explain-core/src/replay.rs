@@ -418,7 +418,7 @@ pub trait WindowVisitor: Send {
 }
 
 /// Builds each window's [`ReplayedTable`] for a [`WindowVisitor`].
-struct Windows<'v> {
+struct WindowBuilder<'v> {
     location: String,
     engine: Arc<dyn Engine>,
     /// Read once the snapshot is known; every window shares it.
@@ -428,7 +428,7 @@ struct Windows<'v> {
     files: usize,
 }
 
-impl WindowSink for Windows<'_> {
+impl WindowSink for WindowBuilder<'_> {
     fn start(
         &mut self,
         snapshot: &SnapshotRef,
@@ -478,7 +478,7 @@ impl ReplayedTable {
     /// of at least `window_files` (one scan batch more at most; [`WINDOW_ROWS`] by default)
     /// as the replay lists them, and keeping no window once visited:
     /// what the replay holds stays about one window's rows whatever the size of the table.
-    /// Windows are visited in order on a thread of their own while the kernel replays the
+    /// WindowBuilder are visited in order on a thread of their own while the kernel replays the
     /// next batches. `observer` hears the running file count, as with
     /// [`open_observed`](Self::open_observed).
     pub fn stream(
@@ -490,7 +490,7 @@ impl ReplayedTable {
         window_files: usize,
     ) -> Result<StreamedTable, ExplainError> {
         let (url, engine) = open_engine_with(location, storage)?;
-        let mut windows = Windows {
+        let mut windows = WindowBuilder {
             location: location.to_string(),
             engine: engine.clone(),
             head: None,

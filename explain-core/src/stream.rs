@@ -187,7 +187,7 @@ pub fn explain_streaming(
     request: &StreamRequest,
     observer: &mut dyn FnMut(usize),
 ) -> Result<Streamed, ExplainError> {
-    let mut windows = Windows {
+    let mut windows = WindowStreams {
         streams: vec![PredicateStream::new(
             request.predicate.as_deref(),
             &request.report,
@@ -267,7 +267,7 @@ pub fn report_many_streaming(
     request: &StreamManyRequest,
     observer: &mut dyn FnMut(usize),
 ) -> Result<StreamedReports, ExplainError> {
-    let mut windows = Windows {
+    let mut windows = WindowStreams {
         streams: request
             .entries
             .iter()
@@ -325,7 +325,7 @@ fn no_window(location: &str) -> ExplainError {
 }
 
 /// The explanations gathered window by window, one stream per predicate.
-struct Windows<'a> {
+struct WindowStreams<'a> {
     streams: Vec<PredicateStream<'a>>,
     /// A predicate's own error is kept in its place (many predicates) rather than stopping
     /// the run (one predicate: its error is the run's).
@@ -335,7 +335,7 @@ struct Windows<'a> {
     dv_files: usize,
 }
 
-impl Windows<'_> {
+impl WindowStreams<'_> {
     /// Replays `location` at `version` in windows of `window_files`, each visited by every
     /// stream; the table and its features (with the deletion-vector files every window
     /// counted).
@@ -359,7 +359,7 @@ impl Windows<'_> {
     }
 }
 
-impl WindowVisitor for Windows<'_> {
+impl WindowVisitor for WindowStreams<'_> {
     fn start(&mut self, columns: &TableColumns) -> Result<(), ExplainError> {
         self.windows = 0;
         self.dv_files = 0;

@@ -420,7 +420,7 @@ struct Visiting<'a, 'b> {
     partitions: Receiver<PartitionList>,
 }
 
-/// Windows' partition lists queued for the thread naming them in the table's list: enough
+/// WindowBuilder' partition lists queued for the thread naming them in the table's list: enough
 /// that the listing rarely waits on it, each list no longer than its window.
 const LISTS_IN_FLIGHT: usize = 4;
 
