@@ -92,6 +92,28 @@ fn the_engines_read_literals_as_measured() {
         ("id IN ('2.5')", &[Spark], Some(&[])),
         ("id IN ('2.5')", &[SparkAnsi, Datafusion], None),
         ("id IN ('2.5')", &[Duckdb], Some(&[3])),
+        // Class 7 (docs/semantics.md, "Spark's literal suffixes, and literals of a type the
+        // column cannot hold"): each cell of the table on a BIGINT column.
+        ("id = 2Y", &[Spark, SparkAnsi], Some(&[2])),
+        ("id = 2S", &[Spark, SparkAnsi], Some(&[2])),
+        ("id = 2L", &[Spark, SparkAnsi], Some(&[2])),
+        ("id = 2Y", &[Duckdb, Datafusion], None),
+        ("id = 2L", &[Duckdb], None),
+        ("id = 2L", &[Datafusion], Some(&[2])),
+        ("id > 4.5D", &[Spark, SparkAnsi], Some(&[5, BIG, BIG + 1])),
+        ("id > 4.5F", &[Spark, SparkAnsi], Some(&[5, BIG, BIG + 1])),
+        ("id > 4.0BD", &[Spark, SparkAnsi], Some(&[5, BIG, BIG + 1])),
+        ("id > 4.5D", &[Duckdb, Datafusion], None),
+        // Spark with ANSI off casts a boolean for `=` alone; DuckDB for any comparison.
+        ("id = TRUE", &[Spark, Duckdb], Some(&[])),
+        ("id != TRUE", &[Spark, Duckdb], Some(&IDS)),
+        ("id = TRUE", &[SparkAnsi, Datafusion], None),
+        ("id > TRUE", &[Duckdb], Some(&[2, 3, 4, 5, BIG, BIG + 1])),
+        ("id > TRUE", &[Spark, SparkAnsi, Datafusion], None),
+        ("id = 'abc'", &[Spark], Some(&[])),
+        ("id = 'abc'", &[SparkAnsi, Duckdb, Datafusion], None),
+        ("id", &[Duckdb], Some(&IDS)),
+        ("id", &[Spark, SparkAnsi, Datafusion], None),
     ];
     let mut failures = Vec::new();
     for (predicate, semantics, expected) in cases {
