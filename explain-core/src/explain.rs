@@ -122,7 +122,7 @@ fn distrusted_note(distrusted: &Distrusted) -> Option<Note> {
     (!distrusted.is_empty()).then(|| Note {
         code: PARTITION_VALUE_DISTRUSTED,
         message: format!(
-            "partition values the kernel cannot read ({}): leaves on these columns are decided by the partition evaluator alone, which keeps every file holding such a value",
+            "partition values readers disagree on ({}: the kernel cannot read them, or an empty binary value, which the kernel reads as empty and delta-rs as NULL): leaves on these columns are decided by the partition evaluator alone, which keeps every file holding such a value",
             distrusted
                 .iter()
                 .map(|(c, v)| format!(
@@ -544,8 +544,9 @@ impl KernelScans {
     }
 }
 
-/// The values of the partition columns `scans` read, among `table`'s files, that the kernel's
-/// parser refuses (it would fail the scan): a few per column.
+/// The values of the partition columns `scans` read, among `table`'s files, that readers
+/// disagree on (`partition_eval::distrusted_value`: the kernel's parser refuses them, or an
+/// empty binary value): a few per column.
 fn distrusted_partition_values(table: &ReplayedTable, scans: &KernelScans) -> Distrusted {
     use crate::partition_eval::PartitionValues;
     let mut out = Distrusted::new();
@@ -566,8 +567,7 @@ fn distrusted_partition_values(table: &ReplayedTable, scans: &KernelScans) -> Di
                 continue;
             };
             if let Some(Some(raw)) = values.raw(&info.partition_key)
-                && !raw.is_empty()
-                && primitive.parse_scalar(raw).is_err()
+                && crate::partition_eval::distrusted_value(raw, primitive)
             {
                 let shown = out.entry(info.column.dotted()).or_default();
                 if shown.len() < DISTRUSTED_SHOWN {

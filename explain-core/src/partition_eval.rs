@@ -99,14 +99,29 @@ fn kleene_or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
 }
 
 /// Types a raw partition value. Empty strings follow delta_kernel's read path (and Spark): the
-/// empty string on a string column, NULL on every other type (docs/semantics.md). `None`
-/// when the value does not parse as its column's type.
+/// empty string on a string column (docs/semantics.md). `None` (undecided: the file is kept)
+/// when the value does not parse as its column's type, and for an empty value on a binary
+/// column, which readers read two ways: delta_kernel as the empty binary, delta-rs (which
+/// writes `""` for an empty non-NULL value) as NULL.
 pub fn typed_partition_value(raw: Option<&str>, column: &ColumnInfo) -> Option<Scalar> {
     let primitive = column.primitive()?;
     match raw {
         None => Some(Scalar::Null(column.data_type.clone())),
         Some("") if *primitive == PrimitiveType::String => Some(Scalar::String(String::new())),
+        Some("") if *primitive == PrimitiveType::Binary => None,
         Some(text) => primitive.parse_scalar(text).ok(),
+    }
+}
+
+/// Whether readers disagree on what raw partition value `raw` of a `primitive` column is, so
+/// no phase may decide a leaf on it by one reading: a value delta_kernel's parser refuses (the
+/// scan would fail), and an empty value on a binary column (delta_kernel: the empty binary;
+/// delta-rs: NULL).
+pub fn distrusted_value(raw: &str, primitive: &PrimitiveType) -> bool {
+    if raw.is_empty() {
+        *primitive == PrimitiveType::Binary
+    } else {
+        primitive.parse_scalar(raw).is_err()
     }
 }
 

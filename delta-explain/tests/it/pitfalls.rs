@@ -57,3 +57,80 @@ fn untrusted_bounds_keep_the_file_and_say_so() {
         );
     }
 }
+
+/// An empty binary partition value, as delta-rs writes an empty non-NULL value: delta_kernel
+/// reads the empty binary, delta-rs reads NULL (measured with deltalake 1.6). Whatever the
+/// predicate on the column, its file is kept, and the note names the value; the other values
+/// still prune.
+#[test]
+fn an_empty_binary_partition_value_is_kept_under_either_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let fields = [
+        serde_json::json!({"name": "b", "type": "binary", "nullable": true, "metadata": {}}),
+        serde_json::json!({"name": "v", "type": "long", "nullable": true, "metadata": {}}),
+    ];
+    let schema = delta_commit::schema_string(&fields);
+    let file = |path: &str, value: Option<&str>| {
+        delta_commit::add(
+            path,
+            &[("b".to_string(), value.map(str::to_string))],
+            100,
+            Some(
+                "{\"numRecords\":1,\"minValues\":{\"v\":1},\"maxValues\":{\"v\":1},\"nullCount\":{\"v\":0}}",
+            ),
+            Default::default(),
+        )
+    };
+    let actions = [
+        delta_commit::protocol(&[], &[]),
+        delta_commit::metadata("empty-binary", &schema, &["b"], Default::default()),
+        file("b=/empty.parquet", Some("")),
+        file("b=__HIVE_DEFAULT_PARTITION__/null.parquet", None),
+        file("b=ab/ab.parquet", Some("ab")),
+    ];
+    delta_commit::write_commit(&dir.path().join("_delta_log"), 0, &actions).unwrap();
+    let location = dir.path().to_string_lossy().into_owned();
+    for (predicate, kept_expected) in [
+        (
+            "b IS NULL",
+            vec![
+                "b=/empty.parquet",
+                "b=__HIVE_DEFAULT_PARTITION__/null.parquet",
+            ],
+        ),
+        ("b IS NOT NULL", vec!["b=/empty.parquet", "b=ab/ab.parquet"]),
+        (
+            "b IS NULL AND v = 1",
+            vec![
+                "b=/empty.parquet",
+                "b=__HIVE_DEFAULT_PARTITION__/null.parquet",
+            ],
+        ),
+    ] {
+        for strict in [false, true] {
+            let mut args = vec![location.as_str(), "-w", predicate, "-v"];
+            if strict {
+                args.push("--strict");
+            }
+            let doc = run_json(&args);
+            let kept: Vec<&str> = doc["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["kept"] == true)
+                .map(|f| f["path"].as_str().unwrap())
+                .collect();
+            assert_eq!(kept, kept_expected, "`{predicate}` (strict {strict})");
+            let notes: Vec<&str> = doc["analysis"]["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n["code"].as_str().unwrap())
+                .collect();
+            assert!(
+                notes.contains(&"PARTITION_VALUE_DISTRUSTED"),
+                "`{predicate}`: notes {notes:?}"
+            );
+        }
+    }
+}
