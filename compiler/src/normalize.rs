@@ -292,8 +292,16 @@ fn column_readings(
             high: pad(high),
             negated: *negated,
         },
-        // A pattern is matched against the padded value by every engine.
-        _ => return Ok(None),
+        // A pattern is matched against the padded value by every engine; the other shapes hold
+        // no literal of the column.
+        Predicate::Like { .. }
+        | Predicate::IsNull { .. }
+        | Predicate::BoolColumn(_)
+        | Predicate::Constant(_)
+        | Predicate::Unsupported { .. }
+        | Predicate::And(_)
+        | Predicate::Or(_)
+        | Predicate::Not(_) => return Ok(None),
     };
     Ok((padded != *pred).then_some(ColumnReadings::Padded(padded)))
 }
@@ -690,12 +698,16 @@ fn fold_literals(a: &Literal, op: CmpOp, b: &Literal) -> Result<Option<bool>, Ex
                 crate::coerce::LongNumber::parse(y),
             ) {
                 (Some(x), Some(y)) => Some(x.cmp(&y)),
-                _ => None,
+                (None, _) | (_, None) => None,
             }
         }
         (Literal::String(x), Literal::String(y)) => Some(x.cmp(y)),
         (Literal::Boolean(x), Literal::Boolean(y)) => Some(x.cmp(y)),
-        _ => None,
+        // Literals of two kinds and typed literals are not folded here (NULL is above).
+        (
+            Literal::Number(_) | Literal::String(_) | Literal::Boolean(_) | Literal::Typed { .. },
+            _,
+        ) => None,
     };
     let ordering = ordering.ok_or_else(|| {
         ExplainError::InvalidPredicate(format!("cannot compare the literals {a} and {b}"))

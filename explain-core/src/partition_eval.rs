@@ -86,7 +86,7 @@ fn kleene_and(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     match (a, b) {
         (Some(false), _) | (_, Some(false)) => Some(false),
         (Some(true), Some(true)) => Some(true),
-        _ => None,
+        (None, Some(true) | None) | (Some(true), None) => None,
     }
 }
 
@@ -94,7 +94,7 @@ fn kleene_or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     match (a, b) {
         (Some(true), _) | (_, Some(true)) => Some(true),
         (Some(false), Some(false)) => Some(false),
-        _ => None,
+        (None, Some(false) | None) | (Some(false), None) => None,
     }
 }
 

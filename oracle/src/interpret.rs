@@ -205,16 +205,10 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
                 | Operator::Gt
                 | Operator::GtEq => {
                     let r = eval(right, batch, row, s)?;
-                    match compare(&l, &r, s)? {
-                        None => V::Null,
-                        Some(o) => V::Bool(match op {
-                            Operator::Eq => o.is_eq(),
-                            Operator::NotEq => o.is_ne(),
-                            Operator::Lt => o.is_lt(),
-                            Operator::LtEq => o.is_le(),
-                            Operator::Gt => o.is_gt(),
-                            _ => o.is_ge(),
-                        }),
+                    match (compare(&l, &r, s)?, Comparison::of(*op)) {
+                        (None, _) => V::Null,
+                        (Some(o), Some(cmp)) => V::Bool(cmp.holds(o)),
+                        (Some(_), None) => return unsupported(format!("operator {op}")),
                     }
                 }
                 Operator::Plus | Operator::Minus | Operator::Multiply => {
@@ -295,7 +289,7 @@ fn kleene_and(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     match (a, b) {
         (Some(false), _) | (_, Some(false)) => Some(false),
         (Some(true), Some(true)) => Some(true),
-        _ => None,
+        (None, Some(true) | None) | (Some(true), None) => None,
     }
 }
 
@@ -303,7 +297,7 @@ fn kleene_or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     match (a, b) {
         (Some(true), _) | (_, Some(true)) => Some(true),
         (Some(false), Some(false)) => Some(false),
-        _ => None,
+        (None, Some(false) | None) | (Some(false), None) => None,
     }
 }
 
@@ -583,26 +577,77 @@ fn read_as(t: &str, like: &V) -> R<V> {
     })
 }
 
+/// The comparison operators the interpreter decides, one arm each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Comparison {
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+}
+
+impl Comparison {
+    /// `op` as a comparison; `None` for any other operator (the caller does not decide it).
+    fn of(op: Operator) -> Option<Comparison> {
+        Some(match op {
+            Operator::Eq => Comparison::Eq,
+            Operator::NotEq => Comparison::NotEq,
+            Operator::Lt => Comparison::Lt,
+            Operator::LtEq => Comparison::LtEq,
+            Operator::Gt => Comparison::Gt,
+            Operator::GtEq => Comparison::GtEq,
+            _ => return None,
+        })
+    }
+
+    fn holds(self, o: Ordering) -> bool {
+        match self {
+            Comparison::Eq => o.is_eq(),
+            Comparison::NotEq => o.is_ne(),
+            Comparison::Lt => o.is_lt(),
+            Comparison::LtEq => o.is_le(),
+            Comparison::Gt => o.is_gt(),
+            Comparison::GtEq => o.is_ge(),
+        }
+    }
+}
+
+/// The arithmetic the interpreter decides, one arm each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arithmetic {
+    Plus,
+    Minus,
+    Times,
+}
+
 fn arithmetic(a: &V, op: Operator, b: &V) -> R<V> {
+    let op = match op {
+        Operator::Plus => Arithmetic::Plus,
+        Operator::Minus => Arithmetic::Minus,
+        Operator::Multiply => Arithmetic::Times,
+        other => return unsupported(format!("operator {other}")),
+    };
     let float = |x: f64, y: f64| match op {
-        Operator::Plus => x + y,
-        Operator::Minus => x - y,
-        _ => x * y,
+        Arithmetic::Plus => x + y,
+        Arithmetic::Minus => x - y,
+        Arithmetic::Times => x * y,
     };
     if matches!(a, V::Overflowed(_)) || matches!(b, V::Overflowed(_)) {
         return unsupported(OVERFLOW);
     }
     if let (V::Int(m), V::Int(n)) = (a, b) {
         let exact = match op {
-            Operator::Plus => m + n,
-            Operator::Minus => m - n,
-            _ => m.checked_mul(*n).unwrap_or(i128::MAX),
+            Arithmetic::Plus => m + n,
+            Arithmetic::Minus => m - n,
+            Arithmetic::Times => m.checked_mul(*n).unwrap_or(i128::MAX),
         };
         let (m, n) = (*m as i64, *n as i64);
         let wrapped = i128::from(match op {
-            Operator::Plus => m.wrapping_add(n),
-            Operator::Minus => m.wrapping_sub(n),
-            _ => m.wrapping_mul(n),
+            Arithmetic::Plus => m.wrapping_add(n),
+            Arithmetic::Minus => m.wrapping_sub(n),
+            Arithmetic::Times => m.wrapping_mul(n),
         });
         // Overflow: Spark (non-ANSI) wraps, DuckDB and ANSI Spark fail, DataFusion wraps or
         // widens to a decimal depending on what the result meets. No one answer to check.
@@ -621,15 +666,15 @@ fn arithmetic(a: &V, op: Operator, b: &V) -> R<V> {
                 m.checked_mul(10i128.checked_pow(u32::try_from(scale - s).ok()?)?)
             };
             let exact = match op {
-                Operator::Plus => widen(*m, *x)
+                Arithmetic::Plus => widen(*m, *x)
                     .zip(widen(*n, *y))
                     .and_then(|(p, q)| p.checked_add(q))
                     .map(|v| (v, scale)),
-                Operator::Minus => widen(*m, *x)
+                Arithmetic::Minus => widen(*m, *x)
                     .zip(widen(*n, *y))
                     .and_then(|(p, q)| p.checked_sub(q))
                     .map(|v| (v, scale)),
-                _ => m.checked_mul(*n).map(|v| (v, x + y)),
+                Arithmetic::Times => m.checked_mul(*n).map(|v| (v, x + y)),
             };
             match exact {
                 Some((v, s)) => V::Exact(v, s),
