@@ -1,7 +1,7 @@
 //! Pitfalls of ../shared/pitfalls.md on the real tables that carry them: the file that holds
 //! the matching row stays, and the report says why a bound was not trusted.
 
-use crate::support::{fixtures, run_json};
+use crate::support::{analysis_codes, fixtures, kept_paths, run_json};
 
 /// `(table, predicate, the file kept must contain this, hazard code expected)`.
 const CASES: &[(&str, &str, &str, &str)] = &[
@@ -25,23 +25,12 @@ fn untrusted_bounds_keep_the_file_and_say_so() {
     for (table, predicate, file, note) in CASES {
         let location = fixtures().join(table).to_string_lossy().into_owned();
         let doc = run_json(&[&location, "-w", predicate, "-v"]);
-        let kept: Vec<&str> = doc["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["kept"] == true)
-            .map(|f| f["path"].as_str().unwrap())
-            .collect();
+        let kept = kept_paths(&doc);
         assert!(
             kept.iter().any(|p| p.contains(file)),
             "{table}: `{predicate}` keeps {file}: {kept:?}"
         );
-        let codes: Vec<&str> = doc["analysis"]["hazards"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| n["code"].as_str().unwrap())
-            .collect();
+        let codes = analysis_codes(&doc, "hazards");
         assert!(
             codes.contains(note),
             "{table}: `{predicate}`: hazards {codes:?}"
@@ -113,20 +102,12 @@ fn an_empty_binary_partition_value_is_kept_under_either_reading() {
                 args.push("--strict");
             }
             let doc = run_json(&args);
-            let kept: Vec<&str> = doc["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|f| f["kept"] == true)
-                .map(|f| f["path"].as_str().unwrap())
-                .collect();
-            assert_eq!(kept, kept_expected, "`{predicate}` (strict {strict})");
-            let notes: Vec<&str> = doc["analysis"]["notes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|n| n["code"].as_str().unwrap())
-                .collect();
+            assert_eq!(
+                kept_paths(&doc),
+                kept_expected,
+                "`{predicate}` (strict {strict})"
+            );
+            let notes = analysis_codes(&doc, "notes");
             assert!(
                 notes.contains(&"PARTITION_VALUE_DISTRUSTED"),
                 "`{predicate}`: notes {notes:?}"

@@ -64,6 +64,27 @@ pub fn assert_valid_advice(doc: &serde_json::Value) {
     assert_valid(validator, "docs/advise.schema.json", doc);
 }
 
+/// The paths of the files a verbose report keeps, in its order.
+pub fn kept_paths(doc: &serde_json::Value) -> Vec<&str> {
+    doc["files"]
+        .as_array()
+        .expect("a verbose report lists its files")
+        .iter()
+        .filter(|f| f["kept"] == true)
+        .map(|f| f["path"].as_str().expect("a path"))
+        .collect()
+}
+
+/// The codes of a report's `analysis.hazards` or `analysis.notes` (`field`).
+pub fn analysis_codes<'a>(doc: &'a serde_json::Value, field: &str) -> Vec<&'a str> {
+    doc["analysis"][field]
+        .as_array()
+        .expect("an analysis list")
+        .iter()
+        .map(|n| n["code"].as_str().expect("a code"))
+        .collect()
+}
+
 /// Compares `actual` with the golden file `name` under tests/it/golden. With
 /// `UPDATE_GOLDEN=1` the file is rewritten instead. Lines naming the table path are
 /// normalized first: the fixtures' location differs between machines.

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::support::{assert_golden, parse_report, run, run_json, taxi};
+use crate::support::{analysis_codes, assert_golden, parse_report, run, run_json, taxi};
 
 /// One reference case: the counts of each phase, the normalized render, the buckets, the
 /// confidence and the note codes.
@@ -390,13 +390,7 @@ fn strict_leaves_nan_exposed_fragments_out() {
         strings(&doc["phases"][1]["nan_excluded"]),
         ["trip_distance > 5"]
     );
-    let codes: Vec<&str> = doc["analysis"]["hazards"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["code"].as_str().unwrap())
-        .collect();
-    assert_eq!(codes, ["NAN_STRICT_EXCLUDED"]);
+    assert_eq!(analysis_codes(&doc, "hazards"), ["NAN_STRICT_EXCLUDED"]);
     assert!(
         doc["analysis"]["notes"].as_array().unwrap().is_empty(),
         "hazards are not notes"
