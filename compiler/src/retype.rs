@@ -188,7 +188,7 @@ fn double_text(v: f64) -> Option<LongNumber> {
 ///
 /// | literal | readings | engines |
 /// |---|---|---|
-/// | a plain number `2.5` | itself | all compare exactly (decimal literals) |
+/// | a plain number `2.5` | itself (Spark, DuckDB: a decimal literal); with a decimal point, also the double it rounds to, as for `2.5e0` (DataFusion reads it as a DOUBLE) | disagree where the double is not the number |
 /// | a number with an exponent `2.5e0` | the double `d` it rounds to; `x` is compared as a double, so `x = d` holds only between the doubles next to `d` | all (DOUBLE literals) |
 /// | a quoted number `'2.5'` | cut toward zero to the column's scale (Spark, ANSI off), rounded half away from zero (DuckDB), itself; on a decimal column also the double it rounds to (Spark compares as doubles) | disagree unless all readings coincide; Spark with ANSI on refuses a quoted fraction against an integer |
 struct Readings {
@@ -264,29 +264,81 @@ impl Readings {
                 }
                 Some(r)
             }
-            Literal::Number(_) => match spark_wide_scale(text, scale, int_digits) {
-                // Spark's common decimal type would need more than 38 digits: it keeps the
-                // integer digits and rounds the literal half away from zero at a smaller
-                // scale (measured: `w = -1.0000000000000000005` matches -1.000000000000000001
-                // on a decimal(38,18) column); the others compare exactly.
-                Some(spark_scale) => {
-                    let (_, rounded) = exact.truncated_and_rounded(spark_scale)?;
-                    let rounded = LongNumber::parse(&rounded)?;
-                    let (least, greatest) = if rounded < exact {
-                        (rounded, exact)
-                    } else {
-                        (exact, rounded)
-                    };
-                    Some(Readings {
-                        low: least.clone(),
-                        high: greatest.clone(),
-                        disagree: least != greatest,
-                        least,
-                        greatest,
-                    })
+            Literal::Number(_) => {
+                let exactly = match spark_wide_scale(text, scale, int_digits) {
+                    // Spark's common decimal type would need more than 38 digits: it keeps the
+                    // integer digits and rounds the literal half away from zero at a smaller
+                    // scale (measured: `w = -1.0000000000000000005` matches -1.000000000000000001
+                    // on a decimal(38,18) column); the others compare exactly.
+                    Some(spark_scale) => {
+                        let (_, rounded) = exact.truncated_and_rounded(spark_scale)?;
+                        let rounded = LongNumber::parse(&rounded)?;
+                        let (least, greatest) = if rounded < exact {
+                            (rounded, exact.clone())
+                        } else {
+                            (exact.clone(), rounded)
+                        };
+                        Some(Readings {
+                            low: least.clone(),
+                            high: greatest.clone(),
+                            disagree: least != greatest,
+                            least,
+                            greatest,
+                        })
+                    }
+                    None => Some(single(exact.clone())),
+                };
+                // DataFusion's SQL parser reads a number with a decimal point as a DOUBLE:
+                // against a decimal column it compares the double as a decimal of at least 15
+                // fractional digits (measured on a decimal(10,2) column: `dec = 1e-15` matches
+                // no row, `dec = 0.0000000000000001` matches the rows holding 0.00; on a
+                // decimal(38,18) one `1e-35` matches 0), the double cut or rounded there;
+                // against an integer column it compares as doubles, as the same number with an
+                // exponent. Its reading joins Spark's and DuckDB's exact one.
+                if !text.contains('.') {
+                    return exactly;
                 }
-                None => Some(single(exact)),
-            },
+                let exactly = exactly?;
+                let as_written: f64 = text.parse().ok()?;
+                let datafusion = if decimal {
+                    let (cut, rounded) =
+                        double_text(as_written)?.truncated_and_rounded(scale.max(15))?;
+                    let (cut, rounded) = (LongNumber::parse(&cut)?, LongNumber::parse(&rounded)?);
+                    let (low, high) = if cut <= rounded {
+                        (cut, rounded)
+                    } else {
+                        (rounded, cut)
+                    };
+                    Readings {
+                        disagree: false,
+                        least: low.clone(),
+                        greatest: high.clone(),
+                        low,
+                        high,
+                    }
+                } else {
+                    let mut r = Self::of(
+                        &Literal::Number(format!("{}e0", text.trim())),
+                        scale,
+                        decimal,
+                        as_double,
+                        int_digits,
+                    )?;
+                    r.disagree = double_text(as_written).as_ref() != Some(&exact);
+                    r
+                };
+                // The readings differ where they hold other members of the column's grid.
+                let members =
+                    |r: &Readings| Some((r.low.floor_ceil(scale)?.1, r.high.floor_ceil(scale)?.0));
+                let differ = members(&datafusion) != members(&exactly);
+                Some(Readings {
+                    disagree: exactly.disagree || (differ && (decimal || datafusion.disagree)),
+                    low: exactly.low.min(datafusion.low),
+                    high: exactly.high.max(datafusion.high),
+                    least: exactly.least.min(datafusion.least),
+                    greatest: exactly.greatest.max(datafusion.greatest),
+                })
+            }
             Literal::String(_) => {
                 let (truncated, rounded) = exact.truncated_and_rounded(scale)?;
                 let mut centers = vec![

@@ -1397,6 +1397,11 @@ fn comparisons_across_types_run_as_engines_run_them() {
         ("price = 1.234", "FALSE", false),
         ("price = 1.5", "price = 1.5", false),
         ("price > 1000", "FALSE", false),
+        // DataFusion reads a number with a decimal point as a double and compares it with a
+        // decimal column at 15 fractional digits (measured): below 1e-15 it is 0.
+        ("price = 0.0000000000000001", "price = 0.00", true),
+        ("price = 0.000000000000001", "FALSE", false),
+        ("price > -0.0000000000000001", "price >= 0.00", true),
         // A float column against a number with no exact float: engines disagree, both kept.
         ("ratio = 0.1", "ratio = 0.10000000149011612", true),
         ("ratio < 0.1", "ratio <= 0.09999999403953552", true),

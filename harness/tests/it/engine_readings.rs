@@ -509,7 +509,7 @@ fn campaign_findings_keep_every_file_an_engine_matches() {
     use harness::checks::{Outcome, soundness_with};
     use oracle::engines::EngineWorkers;
 
-    let cases: [(&str, u64, &[&str]); 2] = [
+    let cases: [(&str, u64, &[&str]); 4] = [
         (
             "decimal-f64-bounds",
             14989918614374188134,
@@ -528,6 +528,27 @@ fn campaign_findings_keep_every_file_an_engine_matches() {
                 "w = 1e-35",
                 "w > 1e-35",
                 "w <= -1e-35",
+            ],
+        ),
+        // DataFusion reads a number with a decimal point as a double and compares it with a
+        // decimal column at 15 fractional digits (the 30-minute campaign of 2026-12-05).
+        (
+            "decimal-f64-bounds",
+            17632262220712191668,
+            &[
+                "dec IN (0.0000000000000000001)",
+                "dec = 0.0000000000000001",
+                "dec > -0.0000000000000001",
+                "dec <= -0.0000000000000001",
+                "dec != 0.0000000000000001",
+            ],
+        ),
+        (
+            "decimal-f64-bounds",
+            7102410800101731398,
+            &[
+                "NOT dec NOT BETWEEN 0.0000000000000000001 AND 2968.14",
+                "dec < 0.0000000000000000001",
             ],
         ),
     ];
