@@ -331,16 +331,8 @@ pub fn in_hull(leaf: &Leaf, info: &ColumnInfo) -> Option<Nnf> {
         }
     }
     Some(Nnf::and([
-        Nnf::Leaf(Leaf::Cmp {
-            column: column.clone(),
-            op: CmpOp::GtEq,
-            literal: lo.1.clone(),
-        }),
-        Nnf::Leaf(Leaf::Cmp {
-            column: column.clone(),
-            op: CmpOp::LtEq,
-            literal: hi.1.clone(),
-        }),
+        leaf_cmp(column, CmpOp::GtEq, Some(lo.1.clone())),
+        leaf_cmp(column, CmpOp::LtEq, Some(hi.1.clone())),
     ]))
 }
 

@@ -147,7 +147,7 @@ pub struct CampaignReport {
     #[serde(default)]
     pub skipped_reasons: BTreeMap<String, u64>,
     /// Cases where the oracle's DataFusion evaluation and its row-wise interpreter disagree
-    /// (invariant 6; each is also a soundness failure).
+    /// (the oracle's two evaluators disagree; each is also a soundness failure).
     #[serde(default)]
     pub evaluator_disagreements: u64,
     /// Default-mode violations announced by NAN_UNGUARDED_BOUNDS (pitfall 2), with one example.

@@ -98,7 +98,7 @@ fn by_kernel_file(subject: &Subject, rows: &[u64]) -> Vec<u64> {
 
 /// Per kernel file, the rows that match under every engine's semantics at once (the union
 /// the strict mode must keep), with each semantics' own rows where they are known, after
-/// checking the oracle's two evaluators against each other (invariant 6): DataFusion's answer
+/// checking the oracle's two evaluators against each other: DataFusion's answer
 /// and the row-wise interpreter's under DataFusion's semantics must agree on every file.
 /// Where the interpreter does not evaluate a construct of the predicate, a semantics it alone
 /// decides is unknown (`None`): the union then holds DataFusion's answer and what is known.
@@ -149,7 +149,7 @@ fn matching_every_engine(
     })
 }
 
-/// The opening of a failure where the oracle's two evaluators disagree (invariant 6); the
+/// The opening of a failure where the oracle's two evaluators disagree; the
 /// campaign counts these apart.
 pub const EVALUATORS_DISAGREE: &str = "the oracle's evaluators disagree";
 
