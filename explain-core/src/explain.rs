@@ -166,6 +166,16 @@ impl Explanation {
         self
     }
 
+    /// The explanation without its per-file sets (empty): what a run of many predicates keeps
+    /// of each window once the window's tallies and sections are read off it, so that each
+    /// predicate holds no bit per file of the table (`stream.rs`). Its counts are the
+    /// tallies'; `total_files`, `final_files` and `pruned_by` no longer answer.
+    pub fn without_files(mut self) -> Self {
+        self.after_partition = FileSet::none(0);
+        self.kept = FileSet::none(0);
+        self
+    }
+
     /// This explanation of a window of files followed by `next`, the same predicate's of the
     /// window after it (`stream.rs`): per-file sets concatenated, phase counts summed. What
     /// depends on the predicate alone (its form, classes, hazards, kernel scans) is the same
@@ -282,6 +292,26 @@ pub fn kernel_scans(
         hazards,
         stripped,
     })
+}
+
+/// The predicate of one kernel scan as a reader without our guards would hand it to the
+/// kernel: every conjunct the kernel can evaluate (partition and data columns alike), lowered
+/// as written after the literal readings (retype.rs), no hazard guarded, no bound widened.
+/// What the conformance campaign runs the kernel with (`harness/src/conformance.rs`); never
+/// what an explanation uses. `None`: nothing for the kernel to evaluate.
+pub fn unguarded_kernel_predicate(
+    compiled: &CompiledPredicate,
+    columns: &TableColumns,
+) -> Result<Option<PredicateRef>, ExplainError> {
+    let (evaluable, _) = compiled
+        .classification
+        .conjunction(&[
+            Bucket::PartitionSafe,
+            Bucket::StatsSafe,
+            Bucket::Unsplittable,
+        ])
+        .weaken(&kernel_can_evaluate);
+    to_kernel(&evaluable, columns)
 }
 
 /// The note that `undecided` files were kept for want of a decision on their partition values.

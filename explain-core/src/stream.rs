@@ -32,9 +32,10 @@
 //! predicate error), becomes an error in its place and the others go on. A table or storage
 //! error stops the run.
 //!
-//! What is held at once: one window's rows, the batches queued behind it, per predicate one
-//! bit per file and set (`after_partition`, `kept`, [`FileSet`](crate::file_set::FileSet)),
-//! its counts and sections, and the distinct partitions.
+//! What is held at once: one window's rows, the batches queued behind it, per predicate its
+//! counts and sections, and the distinct partitions; for one predicate also one bit per file
+//! and set (`after_partition`, `kept`, [`FileSet`](crate::file_set::FileSet)), which a run of
+//! many predicates drops window by window (its reports need the counts alone).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -271,7 +272,10 @@ pub fn report_many_streaming(
         streams: request
             .entries
             .iter()
-            .map(|(predicate, report)| PredicateStream::new(Some(predicate), report))
+            .map(|(predicate, report)| PredicateStream {
+                keep_files: false,
+                ..PredicateStream::new(Some(predicate), report)
+            })
             .collect(),
         errors_in_place: true,
         workers: request.workers.max(1),
@@ -502,6 +506,10 @@ struct PredicateStream<'a> {
     failed: Option<ExplainError>,
     /// Time spent on this predicate's windows.
     busy: Duration,
+    /// Whether the gathered explanation keeps its per-file sets (one predicate: a caller may
+    /// ask which files it kept) or drops them once each window is read (many predicates:
+    /// their reports need the counts alone).
+    keep_files: bool,
 }
 
 /// What the windows say, summed or merged; a section not asked for stays `None`.
@@ -525,6 +533,7 @@ impl<'a> PredicateStream<'a> {
             gathered: Gathered::default(),
             failed: None,
             busy: Duration::ZERO,
+            keep_files: true,
         }
     }
 
@@ -586,6 +595,11 @@ impl<'a> PredicateStream<'a> {
                 None => more,
             });
         }
+        let explanation = if self.keep_files {
+            explanation
+        } else {
+            explanation.without_files()
+        };
         match &mut so_far.explanation {
             Some(before) => before.append(explanation),
             None => so_far.explanation = Some(explanation),

@@ -10,6 +10,7 @@
 
 pub mod campaign;
 pub mod checks;
+pub mod conformance;
 pub mod corpus;
 pub mod engine_truth;
 pub mod one_core;

@@ -423,3 +423,18 @@ fn decade_label(d: i32) -> String {
         _ => format!("1e{d}"),
     }
 }
+
+/// Writes `text` to `out/name`; the error names the file.
+pub fn write_file(out: &std::path::Path, name: &str, text: &str) -> Result<(), String> {
+    std::fs::write(out.join(name), text).map_err(|e| format!("{}: {e}", out.join(name).display()))
+}
+
+/// Writes `value` as pretty JSON, with a final newline, to `out/name`.
+pub fn write_json<T: serde::Serialize>(
+    out: &std::path::Path,
+    name: &str,
+    value: &T,
+) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    write_file(out, name, &(text + "\n"))
+}

@@ -1,6 +1,6 @@
 """An engine worker for the oracle's engine-backed evaluation (oracle/src/engines.rs).
 
-Runs one SQL engine, DuckDB or Spark (pyspark in local mode, no Delta jars), as a long-lived
+Runs one SQL engine, DuckDB or Spark (pyspark in local mode, no Delta jars), or one Delta reader, as a long-lived
 process speaking JSON lines on stdin/stdout. The oracle hands it the live rows of a table it
 replayed itself (deletion vectors applied, partition values as columns, logical column names,
 one column naming each row's file) as a Parquet file; the worker runs the predicate text as
@@ -12,7 +12,14 @@ Requests, one JSON object a line:
                                                 -> {"ok": true, "rows": N}
   {"op": "match", "predicate": SQL, "ansi": B}  -> {"ok": true, "files": {"0": 3, ...}}
                                                    {"ok": false, "refused": MESSAGE}
+  {"op": "read", "table": PATH, "predicate": SQL}
+                                                -> {"ok": true, "files": {"part-0.parquet": 3, ...}}
+                                                   ("*" for the whole table where the reader
+                                                   does not say which file a row came from)
   {"op": "quit"}
+The Delta readers (`duckdb-delta`, `polars`, `delta-rs`) answer `read`: the reader itself reads
+the Delta table (its log, pruning and data); the conformance campaign checks them
+(harness/src/conformance.rs).
 `ansi` selects Spark's spark.sql.ansi.enabled (ignored by DuckDB). `columns` names the Delta
 columns Spark declares otherwise than the Parquet file does (CHAR(n), a collation): Spark reads
 the rows as a table of those types, so it pads and collates as over the Delta table; DuckDB
@@ -112,7 +119,170 @@ class Spark:
         return {str(r[0]): int(r[1]) for r in rows}
 
 
-ENGINES = {"duckdb": DuckDb, "spark": Spark}
+def readers_dir(name):
+    """Where `setup.sh` installs a reader that pins another version of a package the engines
+    share (DuckDB's delta extension pins its DuckDB): beside the environment, put first on
+    the path of that reader's worker alone."""
+    return os.path.join(os.path.dirname(os.path.dirname(sys.executable)), "readers", name)
+
+
+class DuckDbDelta(DuckDb):
+    """DuckDB reading the Delta table itself through its `delta` extension (PyPI
+    `duckdb-extension-delta`, loaded from the package's file, offline). Its truth is the same
+    DuckDB over the oracle's rows (`load`, `match`), so a difference is the reader's."""
+
+    name = "duckdb-delta"
+
+    def __init__(self):
+        sys.path.insert(0, readers_dir("duckdb-delta"))
+        import glob
+
+        import duckdb
+        import duckdb_extension_delta
+
+        found = glob.glob(
+            os.path.join(
+                os.path.dirname(duckdb_extension_delta.__file__),
+                "extensions",
+                "*",
+                "*.duckdb_extension",
+            )
+        )
+        if not found:
+            raise RuntimeError("duckdb-extension-delta holds no extension file")
+        self.version = f"{duckdb.__version__} (delta extension {duckdb_extension_delta_version()})"
+        self.con = duckdb.connect(":memory:", config={"allow_unsigned_extensions": "true"})
+        self.con.execute("SET threads TO 1")
+        self.con.execute(f"LOAD '{found[0]}'")
+
+    def read(self, table, predicate):
+        quoted = table.replace("'", "''")
+        rows = self.con.execute(
+            f"SELECT filename, count(*) FROM delta_scan('{quoted}', filename=true) "
+            f"WHERE {predicate} GROUP BY 1"
+        ).fetchall()
+        root = os.path.abspath(table)
+        return {os.path.relpath(str(f), root): n for f, n in rows}
+
+
+def duckdb_extension_delta_version():
+    from importlib.metadata import version
+
+    try:
+        return version("duckdb_extension_delta")
+    except Exception:
+        return "unknown"
+
+
+class Polars:
+    """Polars reading the Delta table with `scan_delta`, the predicate as a SQL expression.
+    Its truth is the same Polars over the oracle's rows."""
+
+    name = "polars"
+
+    def __init__(self):
+        import polars
+
+        self.pl = polars
+        self.version = polars.__version__
+        self.rows = None
+        self.table = None
+
+    def load(self, path, columns):
+        self.rows = self.pl.scan_parquet(path)
+        return self.rows.select(self.pl.len()).collect().item()
+
+    def match(self, predicate, ansi):
+        pl = self.pl
+        frame = (
+            self.rows.filter(pl.sql_expr(predicate))
+            .group_by(FILE_COLUMN)
+            .agg(pl.len().alias("n"))
+            .collect()
+        )
+        return {str(f): int(n) for f, n in frame.iter_rows()}
+
+    def read(self, table, predicate):
+        pl = self.pl
+        # The table is opened once and asked every predicate (its log read once).
+        if self.table is None or self.table[0] != table:
+            self.table = (table, pl.scan_delta(table))
+        n = self.table[1].filter(pl.sql_expr(predicate)).select(pl.len()).collect().item()
+        # Polars does not say which file a row came from: the whole table's count.
+        return {"*": int(n)}
+
+
+class DeltaRs:
+    """delta-rs (PyPI `deltalake`) reading the Delta table with its SQL query builder (its
+    own DataFusion). Its truth is the same query builder over the oracle's rows, written as a
+    Delta table of one file without statistics (`delta.dataSkippingNumIndexedCols` 0), so
+    nothing is pruned: delta-rs's reading of the SQL, not of the table's log and statistics."""
+
+    name = "delta-rs"
+
+    def __init__(self):
+        import deltalake
+
+        self.deltalake = deltalake
+        self.version = deltalake.__version__
+        self.rows = None
+        # (path, query builder with the table registered): each table opened once.
+        self.builders = {}
+        self.rows_dir = tempfile.mkdtemp(prefix="delta-oracle-delta-rs-")
+        import atexit
+        import shutil
+
+        atexit.register(shutil.rmtree, self.rows_dir, True)
+
+    def load(self, path, columns):
+        import pyarrow.parquet as pq
+
+        import shutil
+
+        rows = pq.read_table(path)
+        # A table of its own per load: the previous one (another schema) goes.
+        if self.rows:
+            shutil.rmtree(self.rows, ignore_errors=True)
+        self.rows = tempfile.mkdtemp(dir=self.rows_dir)
+        self.deltalake.write_deltalake(
+            self.rows,
+            rows,
+            configuration={"delta.dataSkippingNumIndexedCols": "0"},
+        )
+        return rows.num_rows
+
+    def query(self, table, sql):
+        dl = self.deltalake
+        builder = self.builders.get(table)
+        if builder is None:
+            # Two tables at most: the one read and its rows for the truth.
+            if len(self.builders) >= 2:
+                self.builders = {k: v for k, v in self.builders.items() if k == self.rows}
+            builder = dl.QueryBuilder().register("t", dl.DeltaTable(table))
+            self.builders[table] = builder
+        return builder.execute(sql).read_all()
+
+    def match(self, predicate, ansi):
+        result = self.query(
+            self.rows, f'SELECT "{FILE_COLUMN}" AS f, count(*) AS n FROM t WHERE {predicate} GROUP BY 1'
+        )
+        files = [v.as_py() for v in result.column("f")]
+        counts = [v.as_py() for v in result.column("n")]
+        return {str(f): int(n) for f, n in zip(files, counts)}
+
+    def read(self, table, predicate):
+        result = self.query(table, f"SELECT count(*) AS n FROM t WHERE {predicate}")
+        column = result.column("n")
+        return {"*": int(column[0].as_py()) if len(column) else 0}
+
+
+ENGINES = {
+    "duckdb": DuckDb,
+    "spark": Spark,
+    "duckdb-delta": DuckDbDelta,
+    "polars": Polars,
+    "delta-rs": DeltaRs,
+}
 
 
 def reply(obj):
@@ -146,15 +316,22 @@ def main():
         if op == "hello":
             reply({"ok": True, "engine": engine.name, "version": engine.version})
         elif op == "load":
-            reply(
-                {
-                    "ok": True,
-                    "rows": engine.load(request["parquet"], request.get("columns") or {}),
-                }
-            )
+            try:
+                rows = engine.load(request["parquet"], request.get("columns") or {})
+            except Exception as e:  # the engine cannot hold these rows: no truth for them
+                reply({"ok": False, "refused": one_line(e)})
+            else:
+                reply({"ok": True, "rows": rows})
         elif op == "match":
             try:
                 files = engine.match(request["predicate"], bool(request.get("ansi")))
+            except Exception as e:
+                reply({"ok": False, "refused": one_line(e)})
+            else:
+                reply({"ok": True, "files": files})
+        elif op == "read":
+            try:
+                files = engine.read(request["table"], request["predicate"])
             except Exception as e:
                 reply({"ok": False, "refused": one_line(e)})
             else:

@@ -98,17 +98,25 @@ impl SemanticsArg {
     }
 }
 
+/// A worker process of `engines/worker.py`: an engine over the oracle's rows, or a Delta
+/// reader over the table itself (readers.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum WorkerKind {
+pub(crate) enum WorkerKind {
     Spark,
     Duckdb,
+    DuckdbDelta,
+    Polars,
+    DeltaRs,
 }
 
 impl WorkerKind {
-    fn arg(self) -> &'static str {
+    pub(crate) fn arg(self) -> &'static str {
         match self {
             WorkerKind::Spark => "spark",
             WorkerKind::Duckdb => "duckdb",
+            WorkerKind::DuckdbDelta => "duckdb-delta",
+            WorkerKind::Polars => "polars",
+            WorkerKind::DeltaRs => "delta-rs",
         }
     }
 
@@ -116,7 +124,10 @@ impl WorkerKind {
     fn start_timeout(self) -> Duration {
         match self {
             WorkerKind::Spark => Duration::from_secs(180),
-            WorkerKind::Duckdb => Duration::from_secs(60),
+            WorkerKind::Duckdb
+            | WorkerKind::DuckdbDelta
+            | WorkerKind::Polars
+            | WorkerKind::DeltaRs => Duration::from_secs(60),
         }
     }
 }
@@ -164,18 +175,18 @@ fn worker_script() -> PathBuf {
 }
 
 /// A long-lived engine process.
-struct Worker {
+pub(crate) struct Worker {
     kind: WorkerKind,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<std::io::Result<String>>,
-    version: String,
+    pub(crate) version: String,
 }
 
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 impl Worker {
-    fn start(kind: WorkerKind) -> Result<Worker, Unavailable> {
+    pub(crate) fn start(kind: WorkerKind) -> Result<Worker, Unavailable> {
         let unavailable = |reason: String| Unavailable {
             engine: kind.arg(),
             reason,
@@ -227,7 +238,7 @@ impl Worker {
         Ok(worker)
     }
 
-    fn request(
+    pub(crate) fn request(
         &mut self,
         request: &serde_json::Value,
         timeout: Duration,
@@ -451,7 +462,7 @@ fn spark_columns(table: &LoadedTable) -> serde_json::Value {
 
 /// The loaded rows as one Parquet file: the file column as a 64-bit integer (Spark reads no
 /// unsigned Parquet integers), every other column as loaded.
-fn write_rows(table: &LoadedTable, path: &Path) -> Result<(), OracleError> {
+pub(crate) fn write_rows(table: &LoadedTable, path: &Path) -> Result<(), OracleError> {
     let fail =
         |e: String| OracleError::Usage(format!("cannot write the rows for the engines: {e}"));
     let widen = |batch: &RecordBatch| -> Result<RecordBatch, OracleError> {

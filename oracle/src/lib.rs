@@ -32,6 +32,7 @@ pub mod partition;
 pub mod planning;
 pub mod pruning;
 pub mod read;
+pub mod readers;
 pub mod report;
 pub mod respell;
 pub mod row_groups;

@@ -229,6 +229,8 @@ impl Volume {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FileTallies {
     pub files: usize,
+    /// Files in the final survivor set.
+    pub kept_files: usize,
     pub all: Volume,
     pub after_partition: Volume,
     pub kept: Volume,
@@ -254,6 +256,7 @@ impl FileTallies {
             }
             if explanation.kept[i] {
                 tallies.kept = tallies.kept.plus(volume);
+                tallies.kept_files += 1;
             }
             tallies.with_stats += usize::from(file.has_stats);
             tallies.without_record_count += usize::from(file.num_records.is_none());
@@ -265,6 +268,7 @@ impl FileTallies {
     pub fn plus(self, other: FileTallies) -> FileTallies {
         FileTallies {
             files: self.files + other.files,
+            kept_files: self.kept_files + other.kept_files,
             all: self.all.plus(other.all),
             after_partition: self.after_partition.plus(other.after_partition),
             kept: self.kept.plus(other.kept),
@@ -305,6 +309,7 @@ impl Report {
     ) -> Report {
         let FileTallies {
             files,
+            kept_files,
             all,
             after_partition,
             kept,
@@ -320,8 +325,9 @@ impl Report {
                 kept
             }
         };
-        let total = explanation.total_files();
-        let final_files = explanation.final_files();
+        // Counted over the files, as the volumes are: an explanation streamed for many
+        // predicates keeps no per-file sets (`Explanation::without_files`).
+        let (total, final_files) = (files, kept_files);
         let analysis = explanation.predicate.as_ref().map(|p| {
             let bucket = |b: Bucket| {
                 p.classification

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use harness::campaign::{CampaignOptions, run};
+use harness::conformance::{self, ConformanceOptions, ReaderName};
 use harness::corpus::corpora_dir;
 use harness::page::{charts, markdown};
 use harness::subject::OracleEngine;
@@ -57,6 +58,20 @@ struct Args {
     /// in the report; an unavailable engine is counted as unknown, never as agreement.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "ENGINE")]
     semantics: Vec<SemanticsArg>,
+    /// The conformance campaign instead: the Delta readers named (`kernel`,
+    /// `datafusion-parquet`, `duckdb-delta`, `delta-rs`, `polars` or `all`) read every
+    /// generated table themselves, each held to its own engine's rows (harness/src/conformance).
+    /// The report goes to `--out` (default reports/conformance-seed-<SEED>) with a reproduction
+    /// of each finding; exit 1 on a finding.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "READER")]
+    engines: Vec<ReaderName>,
+    /// With --engines: run the shared fixtures with their corpora (`corpora/`) first.
+    #[arg(long, requires = "engines")]
+    fixtures: bool,
+    /// With --engines: the known findings (a conformance `report.json`); the run fails only on
+    /// a finding whose reader, verdict and table are not among them.
+    #[arg(long, value_name = "REPORT_JSON", requires = "engines")]
+    known: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -74,6 +89,9 @@ fn main() -> ExitCode {
     {
         eprintln!("campaign: --work-dir {} is not a directory", dir.display());
         return ExitCode::from(2);
+    }
+    if !args.engines.is_empty() {
+        return conformance_campaign(&args);
     }
     let out = args.out.clone().unwrap_or_else(|| {
         corpora_dir()
@@ -156,6 +174,161 @@ fn main() -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `campaign --engines ...`: the conformance campaign of the readers named.
+fn conformance_campaign(args: &Args) -> ExitCode {
+    let out = args.out.clone().unwrap_or_else(|| {
+        corpora_dir()
+            .join("..")
+            .join("reports")
+            .join(format!("conformance-seed-{}", args.seed))
+    });
+    let mut adapters = match conformance::adapters(&args.engines) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("campaign: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for a in &adapters {
+        match a.version() {
+            Ok(v) => eprintln!("campaign: {} {v}", a.name()),
+            Err(why) => eprintln!("campaign: {} is unavailable: {why}", a.name()),
+        }
+    }
+    let known = match &args.known {
+        None => None,
+        Some(path) => match conformance::read_known(path) {
+            Ok(k) => Some(k),
+            Err(e) => {
+                eprintln!("campaign: --known {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let fixtures = if args.fixtures {
+        match fixture_tables() {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("campaign: {e}");
+                return ExitCode::from(3);
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    let options = ConformanceOptions {
+        seconds: args.seconds,
+        max_cases: args.cases,
+        seed: args.seed,
+        predicates_per_table: args.predicates,
+        work_dir: args.work_dir.clone(),
+        out: Some(out.clone()),
+        fixtures,
+    };
+    let started = std::time::Instant::now();
+    let report = conformance::run(&options, &mut adapters, &mut |table, cases| {
+        eprintln!(
+            "campaign: {:>4} s, {cases} cases, next table {table}",
+            started.elapsed().as_secs()
+        );
+    });
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("campaign: {e}");
+            return ExitCode::from(3);
+        }
+    };
+    let names: Vec<String> = adapters.iter().map(|a| a.name().to_string()).collect();
+    let command = format!(
+        "cargo run --release -p harness --bin campaign -- --engines {} --seconds {} --seed {} --predicates {}{}{}",
+        names.join(","),
+        args.seconds,
+        args.seed,
+        args.predicates,
+        if args.fixtures { " --fixtures" } else { "" },
+        args.cases
+            .map(|c| format!(" --cases {c}"))
+            .unwrap_or_default(),
+    );
+    if let Err(e) = conformance::page::write(&out, &report, &command) {
+        eprintln!("campaign: cannot write the report: {e}");
+        return ExitCode::from(3);
+    }
+    let findings = report.findings.len();
+    eprintln!(
+        "campaign: {} tables, {} predicates in {:.0} s, {findings} finding(s); report in {}",
+        report.tables,
+        report.predicates,
+        report.seconds,
+        out.display()
+    );
+    // A reader that could not run checked nothing: never a pass.
+    let unavailable: Vec<&str> = adapters
+        .iter()
+        .filter(|a| a.version().is_err())
+        .map(|a| a.name())
+        .collect();
+    if !unavailable.is_empty() {
+        eprintln!(
+            "campaign: unavailable, nothing checked: {} (run oracle/engines/setup.sh)",
+            unavailable.join(", ")
+        );
+        return ExitCode::from(1);
+    }
+    let failing = match &known {
+        None => findings,
+        Some(known) => {
+            let new = conformance::new_findings(&report, known);
+            for f in &new {
+                eprintln!(
+                    "campaign: a finding not among the known ones: {} on `{}`: `{}` ({})",
+                    f.key(),
+                    f.table,
+                    f.minimized,
+                    f.detail
+                );
+            }
+            new.len()
+        }
+    };
+    if failing == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// The shared fixtures with a corpus: `(name, location, predicates)`.
+fn fixture_tables() -> Result<Vec<(String, String, Vec<String>)>, String> {
+    let root = testkit::fixtures_location();
+    let mut tables = vec![root.join("taxi-nyc")];
+    let real = root.join("real");
+    let mut more: Vec<PathBuf> = std::fs::read_dir(&real)
+        .map_err(|e| format!("the fixtures: {}: {e}", real.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("_delta_log").is_dir())
+        .collect();
+    more.sort();
+    tables.extend(more);
+    let mut out = Vec::new();
+    for table in tables {
+        let name = table
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let corpus = harness::corpus::corpus_path(&name);
+        if corpus.is_file() {
+            out.push((
+                name,
+                table.to_string_lossy().into_owned(),
+                harness::corpus::read_corpus(&corpus)?,
+            ));
+        }
+    }
+    Ok(out)
 }
 
 fn write_report(

@@ -2,6 +2,7 @@
 
 mod advise;
 mod campaign;
+mod conformance;
 mod engine_readings;
 mod fixture_soundness;
 mod oracle_agreement;

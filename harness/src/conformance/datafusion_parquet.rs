@@ -1,0 +1,263 @@
+//! The `datafusion-parquet` adapter: DataFusion's own Parquet scan of each live file, as a
+//! reader built on it reads a Delta table (the files the log names, partition values as
+//! columns): row-group statistics, page-index pruning and filter pushdown on, the predicate as
+//! written in a session with DataFusion's defaults. Rows per file; the truth is the same
+//! DataFusion session over the oracle's rows (`matching_rows_as_written`), pruning off, so a
+//! difference is the scan's.
+//!
+//! Tables it cannot read as such a reader would are skipped with the reason: deletion vectors
+//! (a plain Parquet scan does not apply them), column mapping (physical names), files named
+//! by absolute URLs.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::{Schema, UInt32Type};
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext, lit};
+use datafusion::scalar::ScalarValue;
+use oracle::delta_schema::{ColumnMapping, arrow_schema};
+use oracle::engines::Answer;
+use oracle::matching::FILE_COLUMN;
+
+use super::{Adapter, Reading, TableUnderTest};
+
+/// A file's partition values by column, typed as the oracle read them (`None`: the file holds
+/// no live row to read them from; it is read with NULLs).
+type PartitionScalars = Vec<(String, Option<ScalarValue>)>;
+
+/// Per live file: its absolute path and its partition values.
+struct OpenTable {
+    files: Vec<(String, PartitionScalars)>,
+    data_schema: Arc<Schema>,
+}
+
+pub struct DataFusionParquet {
+    runtime: tokio::runtime::Runtime,
+    open: Option<OpenTable>,
+}
+
+impl DataFusionParquet {
+    pub fn new() -> Result<Self, String> {
+        Ok(Self {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())?,
+            open: None,
+        })
+    }
+
+    /// A session as a reader configures one for pruned reads.
+    fn session() -> SessionContext {
+        let mut config = SessionConfig::new().with_target_partitions(1);
+        let parquet = &mut config.options_mut().execution.parquet;
+        parquet.pruning = true;
+        parquet.enable_page_index = true;
+        parquet.pushdown_filters = true;
+        parquet.reorder_filters = true;
+        SessionContext::new_with_config(config)
+    }
+}
+
+impl Adapter for DataFusionParquet {
+    fn name(&self) -> &'static str {
+        "datafusion-parquet"
+    }
+
+    fn version(&self) -> Result<String, String> {
+        Ok(datafusion::DATAFUSION_VERSION.to_string())
+    }
+
+    fn open(&mut self, table: &TableUnderTest) -> Result<Result<(), String>, String> {
+        self.open = None;
+        let snapshot = &table.loaded.snapshot;
+        if snapshot.mapping != ColumnMapping::None {
+            return Ok(Err(
+                "column mapping (a Parquet scan sees physical names)".into()
+            ));
+        }
+        if snapshot.files.iter().any(|f| f.deletion_vector.is_some()) {
+            return Ok(Err(
+                "deletion vectors (a Parquet scan does not apply them)".into()
+            ));
+        }
+        if snapshot.files.iter().any(|f| f.path.contains("://")) {
+            return Ok(Err("files named by absolute URLs".into()));
+        }
+        let partition_columns = &snapshot.metadata.partition_columns;
+        let data_fields: Vec<_> = snapshot
+            .fields
+            .iter()
+            .filter(|f| !partition_columns.contains(&f.name))
+            .cloned()
+            .collect();
+        let data_schema = arrow_schema(&data_fields);
+        // Each file's partition values as the oracle typed them: from one of its rows.
+        let mut values: Vec<Option<PartitionScalars>> = vec![None; snapshot.files.len()];
+        for batch in table.loaded.rows() {
+            let schema = batch.schema();
+            let Ok(file_column) = schema.index_of(FILE_COLUMN) else {
+                continue;
+            };
+            let files = batch.column(file_column).as_primitive::<UInt32Type>();
+            for row in 0..batch.num_rows() {
+                let i = files.value(row) as usize;
+                if values.get(i).is_none_or(|v| v.is_some()) {
+                    continue;
+                }
+                values[i] = Some(partition_scalars(batch, row, partition_columns)?);
+            }
+        }
+        let root = std::path::Path::new(&table.location);
+        let files = snapshot
+            .files
+            .iter()
+            .zip(values)
+            .map(|(f, v)| {
+                let path = root.join(oracle::readers::decoded(&f.path));
+                let v = v.unwrap_or_else(|| {
+                    partition_columns
+                        .iter()
+                        .map(|c| (c.clone(), None))
+                        .collect()
+                });
+                (path.to_string_lossy().into_owned(), v)
+            })
+            .collect();
+        self.open = Some(OpenTable { files, data_schema });
+        Ok(Ok(()))
+    }
+
+    fn read(&mut self, _table: &TableUnderTest, predicate: &str) -> Result<Reading, String> {
+        let open = self.open.as_ref().ok_or("the table is not open")?;
+        let ctx = Self::session();
+        let mut per_file = Vec::with_capacity(open.files.len());
+        for (path, partitions) in &open.files {
+            let extension = std::path::Path::new(path)
+                .extension()
+                .map(|e| format!(".{}", e.to_string_lossy()))
+                .unwrap_or_default();
+            let answer = self.runtime.block_on(async {
+                let options = ParquetReadOptions::default()
+                    .schema(&open.data_schema)
+                    .file_extension(&extension);
+                let mut df = ctx.read_parquet(path.as_str(), options).await?;
+                for (name, value) in partitions {
+                    let value = match value {
+                        Some(v) => lit(v.clone()),
+                        None => lit(ScalarValue::Null),
+                    };
+                    df = df.with_column(name, value)?;
+                }
+                let filter = df.parse_sql_expr(predicate)?;
+                df.filter(filter)?.count().await
+            });
+            match answer {
+                Ok(n) => per_file.push(n as u64),
+                // A plan error is the engine refusing the predicate (the truth's session
+                // refuses it too, or the verdict says it does not); an execution error is
+                // the same refusal for a reader.
+                Err(e) => return Ok(Reading::Refused(oracle::error::one_line(&e.to_string()))),
+            }
+        }
+        Ok(Reading::Rows {
+            total: per_file.iter().sum(),
+            per_file: Some(per_file),
+        })
+    }
+
+    fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String> {
+        Ok(
+            match table
+                .loaded
+                .matching_rows_as_written(predicate)
+                .map_err(|e| e.to_string())?
+            {
+                Ok(rows) => Answer::Rows(rows),
+                Err(refusal) => Answer::Refused(refusal),
+            },
+        )
+    }
+}
+
+/// The values of `columns` in row `row` of `batch`, each as a typed scalar.
+fn partition_scalars(
+    batch: &RecordBatch,
+    row: usize,
+    columns: &[String],
+) -> Result<PartitionScalars, String> {
+    columns
+        .iter()
+        .map(|c| {
+            let column = batch
+                .column_by_name(c)
+                .ok_or_else(|| format!("no partition column {c} in the rows"))?;
+            let value = if column.is_null(row) {
+                ScalarValue::try_from(column.data_type()).map_err(|e| e.to_string())?
+            } else {
+                ScalarValue::try_from_array(column, row).map_err(|e| e.to_string())?
+            };
+            Ok((c.clone(), Some(value)))
+        })
+        .collect()
+}
+
+/// A live file (its path under the table) and its partition values as SQL expressions
+/// (`CAST('3' AS INT)`), by column.
+pub type FilePartitionSql = (String, Vec<(String, String)>);
+
+/// Each live file's partition values as SQL, for a reproduction that adds them as the adapter
+/// does.
+pub fn partition_sql(table: &TableUnderTest) -> Result<Vec<FilePartitionSql>, String> {
+    let mut adapter = DataFusionParquet::new()?;
+    adapter.open(table)??;
+    let open = adapter.open.take().ok_or("the table is not open")?;
+    let root = std::path::Path::new(&table.location);
+    Ok(open
+        .files
+        .into_iter()
+        .map(|(path, values)| {
+            let relative = std::path::Path::new(&path)
+                .strip_prefix(root)
+                .map_or(path.clone(), |p| p.to_string_lossy().into_owned());
+            let exprs = values
+                .into_iter()
+                .map(|(column, value)| {
+                    let expr = match value {
+                        Some(v) if !v.is_null() => {
+                            let sql_type = sql_type(&v.data_type());
+                            format!(
+                                "CAST('{}' AS {sql_type})",
+                                v.to_string().replace('\'', "''")
+                            )
+                        }
+                        Some(v) => format!("CAST(NULL AS {})", sql_type(&v.data_type())),
+                        None => "NULL".to_string(),
+                    };
+                    (column, expr)
+                })
+                .collect();
+            (relative, exprs)
+        })
+        .collect())
+}
+
+/// The SQL name of a partition column's type.
+fn sql_type(t: &datafusion::arrow::datatypes::DataType) -> String {
+    use datafusion::arrow::datatypes::DataType as T;
+    match t {
+        T::Boolean => "BOOLEAN".into(),
+        T::Int8 => "TINYINT".into(),
+        T::Int16 => "SMALLINT".into(),
+        T::Int32 => "INT".into(),
+        T::Int64 => "BIGINT".into(),
+        T::Float32 => "FLOAT".into(),
+        T::Float64 => "DOUBLE".into(),
+        T::Date32 => "DATE".into(),
+        T::Decimal128(p, s) => format!("DECIMAL({p},{s})"),
+        T::Timestamp(_, None) => "TIMESTAMP".into(),
+        T::Timestamp(_, Some(_)) => "TIMESTAMPTZ".into(),
+        T::Binary | T::LargeBinary | T::BinaryView => "BYTEA".into(),
+        other => format!("{other}"),
+    }
+}

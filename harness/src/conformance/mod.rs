@@ -1,0 +1,693 @@
+//! The conformance campaign: the Delta readers users run, checked on generated tables (every
+//! writer knob of the catalog) against the oracle's rows, each reader under its own engine's
+//! reading of SQL.
+//!
+//! Each reader is an [`Adapter`]: given a local table and a predicate it returns the rows it
+//! matched (per file where it can say) or the files it kept, or its refusal; and the truth for
+//! it, the same engine's reading of the predicate over rows it did not read through Delta (the
+//! oracle's replay). A case is classified ([`Verdict`]): missing rows (unsound skipping or a
+//! wrong read), extra rows (a wrong filter), a refusal of a predicate the same engine runs
+//! over plain rows, or an error. Two equivalent spellings of a predicate (the metamorphic
+//! variants) that give one reader different rows are a finding even where the truth is
+//! unknown.
+//!
+//! | adapter | reads | survivor set | truth |
+//! |---|---|---|---|
+//! | `kernel` | a delta_kernel scan with the predicate lowered as written, no guard of ours ([`kernel`]) | yes | files with a row matching under any engine's reading (the oracle's two evaluators) |
+//! | `datafusion-parquet` | DataFusion's Parquet scan of each live file, row-group and page pruning and filter pushdown on, partition values as columns ([`datafusion_parquet`]) | rows per file | DataFusion over the oracle's rows, pruning off |
+//! | `duckdb-delta`, `polars`, `delta-rs` | the worker of `oracle/engines/worker.py` ([`workers`], `oracle::readers`) | rows (per file for DuckDB) | see `oracle::readers` |
+
+pub mod datafusion_parquet;
+pub mod kernel;
+pub mod page;
+pub mod repro;
+pub mod workers;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use explain_core::ast::Predicate;
+use generators::catalog::{NAMES, named_with_seed};
+use generators::predicates::{Pools, sample_predicates};
+use generators::variants::{Variant, apply};
+use generators::writer::write_table;
+use oracle::engines::Answer;
+use oracle::log::Snapshot;
+use oracle::matching::LoadedTable;
+use oracle::planning::plan;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::campaign::WRITER_BUGS;
+use crate::shrink::minimize;
+
+/// A generated table under test: where it is, its oracle replay and rows, how it was made.
+pub struct TableUnderTest {
+    pub location: String,
+    pub loaded: LoadedTable,
+    /// The catalog name (the writer knobs) and seed that made it.
+    pub spec: String,
+    pub seed: u64,
+}
+
+impl TableUnderTest {
+    pub fn load(location: &str, spec: &str, seed: u64) -> Result<TableUnderTest, String> {
+        let snapshot = Snapshot::open(location, None).map_err(|e| e.to_string())?;
+        let loaded = LoadedTable::load(snapshot, &plan(1)).map_err(|e| e.to_string())?;
+        Ok(TableUnderTest {
+            location: location.to_string(),
+            loaded,
+            spec: spec.to_string(),
+            seed,
+        })
+    }
+
+    /// How many live files the table has.
+    pub fn files(&self) -> usize {
+        self.loaded.snapshot.files.len()
+    }
+
+    /// The live file with the log path `path` (decoded), if any.
+    pub fn file_index(&self, path: &str) -> Option<usize> {
+        let wanted = oracle::readers::decoded(path);
+        self.loaded
+            .snapshot
+            .files
+            .iter()
+            .position(|f| oracle::readers::decoded(&f.path) == wanted)
+    }
+}
+
+/// What a reader returned for one predicate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Matching rows: the table's count, and per live file (the oracle's order) where the
+    /// reader says which file a row came from.
+    Rows {
+        total: u64,
+        per_file: Option<Vec<u64>>,
+    },
+    /// The files a scan kept (the oracle's order): a survivor set, no rows.
+    Survivors(Vec<bool>),
+    /// The reader refused the predicate (its message).
+    Refused(String),
+}
+
+/// A reader of Delta tables, as the campaign drives it.
+pub trait Adapter {
+    fn name(&self) -> &'static str;
+    /// The reader's version, or why it is unavailable.
+    fn version(&self) -> Result<String, String>;
+    /// Prepares for `table`: `Ok(Err(reason))` where this reader cannot read such a table
+    /// (the cases are counted as skipped with the reason), `Err` where it failed.
+    fn open(&mut self, table: &TableUnderTest) -> Result<Result<(), String>, String>;
+    /// `predicate` read by the reader; `Err` is the reader's error (a crash of its worker,
+    /// an internal error), a finding.
+    fn read(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Reading, String>;
+    /// The truth for this reader: the matching rows per live file under its engine's reading.
+    fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String>;
+}
+
+/// What one case says about a reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The rows (or a survivor set holding every matching file) the truth gives.
+    Correct,
+    /// Fewer rows than the truth, or a matching file not kept: unsound skipping or a wrong
+    /// read.
+    MissingRows,
+    /// More rows than the truth: a wrong filter.
+    ExtraRows,
+    /// The reader refused a predicate its own engine runs over plain rows.
+    Refused,
+    /// The reader failed (an error, its worker ended).
+    Error,
+    /// Equivalent spellings of the predicate gave the reader different rows.
+    VariantsDiffer,
+    /// The engine refuses the predicate over plain rows too: nothing to check.
+    BothRefused,
+    /// The engine refuses the predicate over plain rows and the reader runs it: the truth is
+    /// unknown (not a finding).
+    TruthRefused,
+}
+
+impl Verdict {
+    pub fn is_finding(self) -> bool {
+        match self {
+            Verdict::MissingRows
+            | Verdict::ExtraRows
+            | Verdict::Refused
+            | Verdict::Error
+            | Verdict::VariantsDiffer => true,
+            Verdict::Correct | Verdict::BothRefused | Verdict::TruthRefused => false,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Correct => "correct",
+            Verdict::MissingRows => "missing-rows",
+            Verdict::ExtraRows => "extra-rows",
+            Verdict::Refused => "refused",
+            Verdict::Error => "error",
+            Verdict::VariantsDiffer => "variants-differ",
+            Verdict::BothRefused => "both-refused",
+            Verdict::TruthRefused => "truth-refused",
+        }
+    }
+
+    pub const ALL: [Verdict; 8] = [
+        Verdict::Correct,
+        Verdict::MissingRows,
+        Verdict::ExtraRows,
+        Verdict::Refused,
+        Verdict::Error,
+        Verdict::VariantsDiffer,
+        Verdict::BothRefused,
+        Verdict::TruthRefused,
+    ];
+}
+
+/// The verdict of `reading` against `truth`, with what differs.
+pub fn classify(reading: &Reading, truth: &Answer) -> (Verdict, String) {
+    let rows = match truth {
+        Answer::Refused(why) => {
+            return match reading {
+                Reading::Refused(_) => (Verdict::BothRefused, why.clone()),
+                Reading::Rows { .. } | Reading::Survivors(_) => {
+                    (Verdict::TruthRefused, why.clone())
+                }
+            };
+        }
+        Answer::Rows(rows) => rows,
+    };
+    match reading {
+        Reading::Refused(why) => (Verdict::Refused, why.clone()),
+        Reading::Survivors(kept) => {
+            let dropped: Vec<usize> = rows
+                .iter()
+                .enumerate()
+                .filter(|(i, n)| **n > 0 && !kept.get(*i).copied().unwrap_or(false))
+                .map(|(i, _)| i)
+                .collect();
+            if dropped.is_empty() {
+                (Verdict::Correct, String::new())
+            } else {
+                let rows_lost: u64 = dropped.iter().map(|i| rows[*i]).sum();
+                (
+                    Verdict::MissingRows,
+                    format!(
+                        "{} matching file(s) not kept ({rows_lost} matching row(s)): files {dropped:?}",
+                        dropped.len()
+                    ),
+                )
+            }
+        }
+        Reading::Rows { total, per_file } => {
+            let expected: u64 = rows.iter().sum();
+            if let Some(per_file) = per_file {
+                let fewer: Vec<usize> = (0..rows.len())
+                    .filter(|i| per_file.get(*i).copied().unwrap_or(0) < rows[*i])
+                    .collect();
+                let more: Vec<usize> = (0..rows.len())
+                    .filter(|i| per_file.get(*i).copied().unwrap_or(0) > rows[*i])
+                    .collect();
+                if !fewer.is_empty() {
+                    return (
+                        Verdict::MissingRows,
+                        format!("{total} row(s) where {expected} match; fewer in files {fewer:?}"),
+                    );
+                }
+                if !more.is_empty() {
+                    return (
+                        Verdict::ExtraRows,
+                        format!("{total} row(s) where {expected} match; more in files {more:?}"),
+                    );
+                }
+            }
+            match total.cmp(&expected) {
+                std::cmp::Ordering::Equal => (Verdict::Correct, String::new()),
+                std::cmp::Ordering::Less => (
+                    Verdict::MissingRows,
+                    format!("{total} row(s) where {expected} match"),
+                ),
+                std::cmp::Ordering::Greater => (
+                    Verdict::ExtraRows,
+                    format!("{total} row(s) where {expected} match"),
+                ),
+            }
+        }
+    }
+}
+
+/// One case run against one adapter: the verdict and what differs.
+pub fn check(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    predicate: &str,
+) -> (Verdict, String) {
+    let reading = match adapter.read(table, predicate) {
+        Ok(r) => r,
+        Err(e) => return (Verdict::Error, e),
+    };
+    match adapter.truth(table, predicate) {
+        Ok(truth) => classify(&reading, &truth),
+        Err(e) => (Verdict::Error, format!("the truth failed: {e}")),
+    }
+}
+
+/// The variants whose equivalence holds in SQL's three-valued logic in every engine
+/// (`LIKE` as a range does not under a collation, `OR` factoring is left to the explainer's
+/// suites).
+pub const VARIANTS: [Variant; 5] = [
+    Variant::DeMorgan,
+    Variant::DoubleNegation,
+    Variant::BetweenRange,
+    Variant::InAsOr,
+    Variant::Commuted,
+];
+
+/// Whether two readings of equivalent predicates differ in their rows (refusals and survivor
+/// sets are not compared: a scan may keep different files for equivalent forms).
+pub fn variants_differ(a: &Reading, b: &Reading) -> Option<String> {
+    match (a, b) {
+        (Reading::Rows { total: x, .. }, Reading::Rows { total: y, .. }) if x != y => {
+            Some(format!("{x} row(s) against {y}"))
+        }
+        _ => None,
+    }
+}
+
+/// The campaign's options.
+#[derive(Clone, Debug)]
+pub struct ConformanceOptions {
+    pub seconds: u64,
+    pub max_cases: Option<u64>,
+    pub seed: u64,
+    pub predicates_per_table: usize,
+    pub work_dir: Option<PathBuf>,
+    /// Where the findings' reproductions go (`DIR/repro/`); none: not written.
+    pub out: Option<PathBuf>,
+    /// Real tables run first, each with its corpus of predicates: `(name, location,
+    /// predicates)`.
+    pub fixtures: Vec<(String, String, Vec<String>)>,
+}
+
+/// Per reader: its version and the count of every verdict, overall, by writer knob (the
+/// catalog table) and by predicate construct.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EngineTally {
+    pub version: String,
+    pub cases: u64,
+    /// Time spent in the reader and its truth (both engine calls of each case), seconds.
+    pub seconds: f64,
+    pub verdicts: BTreeMap<String, u64>,
+    pub by_table: BTreeMap<String, BTreeMap<String, u64>>,
+    pub by_construct: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Tables this reader cannot read, by reason (their cases skipped).
+    pub skipped: BTreeMap<String, u64>,
+}
+
+impl EngineTally {
+    /// Cases per second of the reader's own time.
+    pub fn cases_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.cases as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// One finding, minimized.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Finding {
+    pub engine: String,
+    pub version: String,
+    pub verdict: Verdict,
+    pub table: String,
+    pub seed: u64,
+    pub predicate: String,
+    pub minimized: String,
+    pub detail: String,
+    /// Where its reproduction was written, relative to the report.
+    pub reproduction: Option<String>,
+}
+
+impl Finding {
+    /// What makes two findings the same for the list of known ones: the reader, the verdict
+    /// and the table (a fixture, or a catalog name: its writer knobs).
+    pub fn key(&self) -> String {
+        format!("{} {} {}", self.engine, self.verdict.name(), self.table)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ConformanceReport {
+    pub seed: u64,
+    /// Findings minimized per (engine, verdict, table), kept or not.
+    #[serde(skip)]
+    minimized: BTreeMap<String, usize>,
+    pub seconds: f64,
+    pub tables: u64,
+    pub predicates: u64,
+    pub engines: BTreeMap<String, EngineTally>,
+    pub findings: Vec<Finding>,
+}
+
+/// Findings minimized per (engine, verdict, table): each is kept where its minimized predicate
+/// names columns no kept finding of its kind names (another cause on the same table: negative
+/// NaN and a signed-zero partition, say), and written out; the others are counted.
+const MINIMIZED_PER_KIND: usize = 6;
+
+/// Runs the campaign over `adapters`: the fixtures with their corpora first, then generated
+/// tables until the time or the cases run out. `progress` is told each table and the cases so
+/// far.
+pub fn run(
+    options: &ConformanceOptions,
+    adapters: &mut [Box<dyn Adapter>],
+    progress: &mut dyn FnMut(&str, u64),
+) -> Result<ConformanceReport, String> {
+    let started = Instant::now();
+    let mut report = ConformanceReport {
+        seed: options.seed,
+        ..ConformanceReport::default()
+    };
+    for adapter in adapters.iter() {
+        let version = adapter
+            .version()
+            .unwrap_or_else(|why| format!("unavailable: {why}"));
+        report.engines.insert(
+            adapter.name().to_string(),
+            EngineTally {
+                version,
+                ..EngineTally::default()
+            },
+        );
+    }
+    // Nothing to check when no reader runs: the report lists each one unavailable.
+    if adapters.iter().all(|a| a.version().is_err()) {
+        return Ok(report);
+    }
+    let mut cases = 0u64;
+    for (name, location, corpus) in &options.fixtures {
+        progress(name, cases);
+        let table = TableUnderTest::load(location, name, 0)?;
+        let predicates: Vec<Case> = corpus
+            .iter()
+            .map(|sql| Case {
+                sql: sql.clone(),
+                tree: explain_core::sql::parse_predicate(sql).ok(),
+            })
+            .collect();
+        cases += run_table(options, adapters, &table, &predicates, &mut report);
+    }
+    let names: Vec<&str> = NAMES
+        .iter()
+        .copied()
+        .filter(|n| !WRITER_BUGS.contains(n))
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
+    let budget = Duration::from_secs(options.seconds);
+    let mut round = 0usize;
+    while started.elapsed() < budget && options.max_cases.is_none_or(|m| cases < m) {
+        let name = names[round % names.len()];
+        round += 1;
+        let seed: u64 = rng.random();
+        progress(name, cases);
+        let dir = match &options.work_dir {
+            Some(d) => tempfile::tempdir_in(d),
+            None => tempfile::tempdir(),
+        }
+        .map_err(|e| e.to_string())?;
+        let spec = named_with_seed(name, seed).ok_or("unknown spec")?;
+        let written = write_table(&spec, dir.path())?;
+        let location = dir.path().to_string_lossy().into_owned();
+        let table = TableUnderTest::load(&location, name, seed)?;
+        let predicates: Vec<Case> = sample_predicates(
+            &Pools::from_table(&spec, &written),
+            3,
+            seed,
+            options.predicates_per_table,
+        )
+        .into_iter()
+        .map(|p| Case {
+            sql: p.to_string(),
+            tree: Some(p),
+        })
+        .collect();
+        cases += run_table(options, adapters, &table, &predicates, &mut report);
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// A predicate: its text as the readers get it, and its tree where it parses (for the
+/// variants, the shrinker and the per-construct counts).
+struct Case {
+    sql: String,
+    tree: Option<Predicate>,
+}
+
+/// Every case of one table through every available adapter; returns the cases run.
+fn run_table(
+    options: &ConformanceOptions,
+    adapters: &mut [Box<dyn Adapter>],
+    table: &TableUnderTest,
+    predicates: &[Case],
+    report: &mut ConformanceReport,
+) -> u64 {
+    let name = table.spec.as_str();
+    let mut cases = 0u64;
+    report.tables += 1;
+    report.predicates += predicates.len() as u64;
+    for adapter in adapters.iter_mut() {
+        let engine = adapter.name().to_string();
+        if adapter.version().is_err() {
+            continue;
+        }
+        match adapter.open(table) {
+            Ok(Ok(())) => {}
+            Ok(Err(reason)) => {
+                let tally = report.engines.entry(engine).or_default();
+                *tally.skipped.entry(reason).or_default() += predicates.len() as u64;
+                continue;
+            }
+            Err(e) => {
+                let tally = report.engines.entry(engine.clone()).or_default();
+                *tally.verdicts.entry("error".into()).or_default() += 1;
+                report.findings.push(Finding {
+                    engine,
+                    version: tally.version.clone(),
+                    verdict: Verdict::Error,
+                    table: name.to_string(),
+                    seed: table.seed,
+                    predicate: String::new(),
+                    minimized: String::new(),
+                    detail: format!("cannot open the table: {e}"),
+                    reproduction: None,
+                });
+                continue;
+            }
+        }
+        for case in predicates {
+            let sql = &case.sql;
+            let timer = Instant::now();
+            let (mut verdict, mut detail) = check(adapter.as_mut(), table, sql);
+            // The metamorphic check: one equivalent spelling, where the first is not a
+            // finding already.
+            if !verdict.is_finding()
+                && let Some(p) = &case.tree
+                && let Some(variant) = VARIANTS.iter().find_map(|v| apply(*v, p))
+                && let (Ok(a), Ok(b)) = (
+                    adapter.read(table, sql),
+                    adapter.read(table, &variant.to_string()),
+                )
+                && let Some(why) = variants_differ(&a, &b)
+            {
+                verdict = Verdict::VariantsDiffer;
+                detail = format!("`{variant}` gives {why}");
+            }
+            let spent = timer.elapsed().as_secs_f64();
+            cases += 1;
+            let tally = report.engines.entry(engine.clone()).or_default();
+            tally.cases += 1;
+            tally.seconds += spent;
+            *tally.verdicts.entry(verdict.name().into()).or_default() += 1;
+            *tally
+                .by_table
+                .entry(name.to_string())
+                .or_default()
+                .entry(verdict.name().into())
+                .or_default() += 1;
+            let constructs = case
+                .tree
+                .as_ref()
+                .map_or_else(|| vec!["unparsed"], crate::campaign::constructs);
+            for c in constructs {
+                *tally
+                    .by_construct
+                    .entry(c.to_string())
+                    .or_default()
+                    .entry(verdict.name().into())
+                    .or_default() += 1;
+            }
+            if !verdict.is_finding() {
+                continue;
+            }
+            let version = tally.version.clone();
+            let kind = format!("{engine} {} {name}", verdict.name());
+            let tried = report.minimized.entry(kind.clone()).or_default();
+            if *tried >= MINIMIZED_PER_KIND {
+                continue;
+            }
+            *tried += 1;
+            let minimized = match &case.tree {
+                Some(p) => shrink(adapter.as_mut(), table, p, verdict).to_string(),
+                None => sql.clone(),
+            };
+            let columns = columns_of(&minimized);
+            if report
+                .findings
+                .iter()
+                .any(|f| f.key() == kind && columns_of(&f.minimized) == columns)
+            {
+                continue;
+            }
+            let mut finding = Finding {
+                engine: engine.clone(),
+                version,
+                verdict,
+                table: name.to_string(),
+                seed: table.seed,
+                predicate: sql.clone(),
+                minimized,
+                detail,
+                reproduction: None,
+            };
+            if let Some(out) = &options.out {
+                let n = report.findings.len() + 1;
+                finding.reproduction = repro::write(out, n, &finding, table, adapter.as_mut()).ok();
+            }
+            report.findings.push(finding);
+        }
+    }
+    cases
+}
+
+/// The columns a predicate names, sorted (its text where it does not parse).
+fn columns_of(sql: &str) -> Vec<String> {
+    match explain_core::sql::parse_predicate(sql) {
+        Ok(p) => {
+            let mut out: Vec<String> = p.columns().iter().map(|c| c.path.join(".")).collect();
+            out.sort();
+            out
+        }
+        Err(_) => vec![sql.to_string()],
+    }
+}
+
+/// The findings of `report` whose key (reader, verdict, table) is not among `known`.
+pub fn new_findings<'r>(report: &'r ConformanceReport, known: &[Finding]) -> Vec<&'r Finding> {
+    report
+        .findings
+        .iter()
+        .filter(|f| !known.iter().any(|k| k.key() == f.key()))
+        .collect()
+}
+
+/// The findings a report's `report.json` lists (its `findings` array).
+pub fn read_known(path: &Path) -> Result<Vec<Finding>, String> {
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        findings: Vec<Finding>,
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str::<Stored>(&text)
+        .map(|s| s.findings)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The smallest predicate reachable from `p` that still gives `verdict` (the shrinker's
+/// steps: a junction or a NOT replaced by a child, one item of a junction dropped).
+fn shrink(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    p: &Predicate,
+    verdict: Verdict,
+) -> Predicate {
+    let adapter = std::cell::RefCell::new(adapter);
+    minimize(p, &|q| {
+        let sql = q.to_string();
+        let mut a = adapter.borrow_mut();
+        match verdict {
+            Verdict::VariantsDiffer => {
+                VARIANTS.iter().find_map(|v| apply(*v, q)).is_some_and(|v| {
+                    matches!(
+                        (a.read(table, &sql), a.read(table, &v.to_string())),
+                        (Ok(x), Ok(y)) if variants_differ(&x, &y).is_some()
+                    )
+                })
+            }
+            _ => check(&mut **a, table, &sql).0 == verdict,
+        }
+    })
+}
+
+/// The folder a report of this campaign goes to by default.
+pub fn default_out(root: &Path, date: &str) -> PathBuf {
+    root.join(format!("reports/conformance-{date}"))
+}
+
+/// A reader as `campaign --engines` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReaderName {
+    Kernel,
+    DatafusionParquet,
+    DuckdbDelta,
+    DeltaRs,
+    Polars,
+    All,
+}
+
+/// The adapters `names` ask for, each once, in the order named; the workers start here.
+pub fn adapters(names: &[ReaderName]) -> Result<Vec<Box<dyn Adapter>>, String> {
+    use oracle::readers::DeltaReader;
+    let mut wanted: Vec<ReaderName> = Vec::new();
+    for n in names {
+        let each = match n {
+            ReaderName::All => vec![
+                ReaderName::Kernel,
+                ReaderName::DatafusionParquet,
+                ReaderName::DuckdbDelta,
+                ReaderName::DeltaRs,
+                ReaderName::Polars,
+            ],
+            one => vec![*one],
+        };
+        for r in each {
+            if !wanted.contains(&r) {
+                wanted.push(r);
+            }
+        }
+    }
+    let mut out: Vec<Box<dyn Adapter>> = Vec::new();
+    for r in wanted {
+        out.push(match r {
+            ReaderName::Kernel => Box::new(kernel::KernelAdapter::default()),
+            ReaderName::DatafusionParquet => {
+                Box::new(datafusion_parquet::DataFusionParquet::new()?)
+            }
+            ReaderName::DuckdbDelta => {
+                Box::new(workers::WorkerAdapter::start(DeltaReader::DuckdbDelta))
+            }
+            ReaderName::DeltaRs => Box::new(workers::WorkerAdapter::start(DeltaReader::DeltaRs)),
+            ReaderName::Polars => Box::new(workers::WorkerAdapter::start(DeltaReader::Polars)),
+            ReaderName::All => continue,
+        });
+    }
+    Ok(out)
+}

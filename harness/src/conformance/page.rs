@@ -1,0 +1,132 @@
+//! The conformance report: `report.json`, `README.md` and a plot of the verdicts per reader.
+
+use std::path::Path;
+
+use super::{ConformanceReport, Verdict};
+use crate::page::{bar_chart, write_file, write_json};
+
+const COLOURS: [(Verdict, &str); 8] = [
+    (Verdict::Correct, "#43a047"),
+    (Verdict::MissingRows, "#e53935"),
+    (Verdict::ExtraRows, "#fb8c00"),
+    (Verdict::Refused, "#8e24aa"),
+    (Verdict::Error, "#000000"),
+    (Verdict::VariantsDiffer, "#1e88e5"),
+    (Verdict::BothRefused, "#bdbdbd"),
+    (Verdict::TruthRefused, "#757575"),
+];
+
+pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<(), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let write = |name: &str, text: &str| write_file(out, name, text);
+    write_json(out, "report.json", report)?;
+    let rows: Vec<(String, Vec<(f64, &'static str)>)> = report
+        .engines
+        .iter()
+        .map(|(engine, tally)| {
+            (
+                engine.clone(),
+                COLOURS
+                    .iter()
+                    .map(|(v, c)| {
+                        (
+                            tally.verdicts.get(v.name()).copied().unwrap_or(0) as f64,
+                            *c,
+                        )
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let legend: Vec<(&str, &str)> = COLOURS.iter().map(|(v, c)| (v.name(), *c)).collect();
+    write(
+        "verdicts.svg",
+        &bar_chart("Cases per reader, by verdict", &rows, &legend),
+    )?;
+
+    let mut md = String::from("# Conformance: the Delta readers users run\n\n");
+    md.push_str(&format!(
+        "Command: `{command}`. Seed {}, {:.0} s, {} generated tables, {} predicates.\n\n",
+        report.seed, report.seconds, report.tables, report.predicates
+    ));
+    md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
+    md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | errors | variants differ | both refused | truth refused | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (engine, tally) in &report.engines {
+        let n = |v: Verdict| tally.verdicts.get(v.name()).copied().unwrap_or(0);
+        md.push_str(&format!(
+            "| {engine} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            tally.version,
+            tally.cases,
+            tally.cases_per_second(),
+            n(Verdict::Correct),
+            n(Verdict::MissingRows),
+            n(Verdict::ExtraRows),
+            n(Verdict::Refused),
+            n(Verdict::Error),
+            n(Verdict::VariantsDiffer),
+            n(Verdict::BothRefused),
+            n(Verdict::TruthRefused),
+            tally.skipped.values().sum::<u64>(),
+        ));
+    }
+    for (engine, tally) in &report.engines {
+        if !tally.skipped.is_empty() {
+            md.push_str(&format!("\n{engine} skipped: "));
+            md.push_str(
+                &tally
+                    .skipped
+                    .iter()
+                    .map(|(why, n)| format!("{n} case(s): {why}"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+            md.push('\n');
+        }
+    }
+    md.push_str("\nCases per second: the reader's own time and its truth's (both engine calls of a case, and the variant's), on the catalog's small tables.\n\n## Findings\n\n");
+    if report.findings.is_empty() {
+        md.push_str("None.\n");
+    }
+    for f in &report.findings {
+        md.push_str(&format!(
+            "- **{}** {} `{}` on `{}` (seed {}): `{}`\n  - minimized: `{}`\n  - {}\n",
+            f.engine,
+            f.version,
+            f.verdict.name(),
+            f.table,
+            f.seed,
+            f.predicate,
+            f.minimized,
+            f.detail
+        ));
+        if let Some(r) = &f.reproduction {
+            md.push_str(&format!("  - reproduction: [{r}]({r}/README.md)\n"));
+        }
+    }
+    for (title, pick) in [
+        ("By writer knob (the catalog table)", true),
+        ("By predicate construct", false),
+    ] {
+        md.push_str(&format!(
+            "\n## {title}\n\n| reader | {} | cases | findings |\n|---|---|---:|---:|\n",
+            if pick { "table" } else { "construct" }
+        ));
+        for (engine, tally) in &report.engines {
+            let groups = if pick {
+                &tally.by_table
+            } else {
+                &tally.by_construct
+            };
+            for (group, verdicts) in groups {
+                let cases: u64 = verdicts.values().sum();
+                let findings: u64 = Verdict::ALL
+                    .iter()
+                    .filter(|v| v.is_finding())
+                    .map(|v| verdicts.get(v.name()).copied().unwrap_or(0))
+                    .sum();
+                md.push_str(&format!("| {engine} | {group} | {cases} | {findings} |\n"));
+            }
+        }
+    }
+    write("README.md", &md)
+}

@@ -1,0 +1,70 @@
+//! The readers run as workers of `oracle/engines/worker.py` (`duckdb-delta`, `polars`,
+//! `delta-rs`; see `oracle::readers`): one long-lived process per reader, started once for the
+//! whole campaign; each table's rows are handed to it once for its truth.
+
+use oracle::engines::Answer;
+use oracle::readers::{DeltaReader, ReaderAnswer, ReaderWorker};
+
+use super::{Adapter, Reading, TableUnderTest};
+
+pub struct WorkerAdapter {
+    worker: ReaderWorker,
+}
+
+impl WorkerAdapter {
+    pub fn start(reader: DeltaReader) -> Self {
+        Self {
+            worker: ReaderWorker::start(reader),
+        }
+    }
+}
+
+impl Adapter for WorkerAdapter {
+    fn name(&self) -> &'static str {
+        self.worker.reader.name()
+    }
+
+    fn version(&self) -> Result<String, String> {
+        self.worker.version().map_err(|u| u.reason)
+    }
+
+    fn open(&mut self, table: &TableUnderTest) -> Result<Result<(), String>, String> {
+        // Rows the engine cannot hold leave it no truth for this table: skipped, with why.
+        self.worker.load(&table.loaded).map_err(|e| e.to_string())
+    }
+
+    fn read(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Reading, String> {
+        match self.worker.read(&table.location, predicate) {
+            Ok(Ok(ReaderAnswer::Refused(why))) => Ok(Reading::Refused(why)),
+            Ok(Ok(ReaderAnswer::Rows { total, per_file })) => {
+                let per_file = match per_file {
+                    None => None,
+                    Some(named) => {
+                        let mut rows = vec![0u64; table.files()];
+                        let mut all_known = true;
+                        for (path, n) in named {
+                            match table.file_index(&path) {
+                                Some(i) => rows[i] = n,
+                                None => all_known = false,
+                            }
+                        }
+                        // A file the log does not name as live: the count alone is compared
+                        // (and will differ if those rows are extra).
+                        all_known.then_some(rows)
+                    }
+                };
+                Ok(Reading::Rows { total, per_file })
+            }
+            Ok(Err(u)) => Err(u.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String> {
+        match self.worker.truth(&table.loaded, predicate) {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(u)) => Err(u.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}

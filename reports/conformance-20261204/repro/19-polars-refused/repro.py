@@ -1,0 +1,11 @@
+# A reproduction: the reader returns other rows than the table holds for this predicate.
+import os, sys
+
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table')
+PREDICATE = "st.b != 'zyxr'"
+EXPECTED = 186
+
+import polars as pl
+got = pl.scan_delta(TABLE).filter(pl.sql_expr(PREDICATE)).select(pl.len()).collect().item()
+print(f'{got} row(s), expected {EXPECTED}')
+sys.exit(0 if got == EXPECTED else 1)
