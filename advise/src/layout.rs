@@ -66,6 +66,43 @@ impl Layout {
         }
     }
 
+    /// The Delta SQL that lays `table` out so (Spark with Delta, or Databricks):
+    ///
+    /// | layout | statement |
+    /// |---|---|
+    /// | a sort or Z-order, the table unpartitioned | `OPTIMIZE t ZORDER BY (cs)` (a sort for one column) |
+    /// | a Hilbert curve, the table unpartitioned | `ALTER TABLE t CLUSTER BY (cs)` then `OPTIMIZE t FULL` (liquid clustering orders by a Hilbert curve) |
+    /// | a sort, a curve or a partitioning that drops the table's partitions | `REPLACE TABLE t USING DELTA CLUSTER BY (cs)` or `PARTITIONED BY (c)` `AS SELECT * FROM t` (a rewrite) |
+    /// | the partitions kept, a sort or curve within | `OPTIMIZE t ZORDER BY (cs)` (it works within each partition) |
+    pub fn statement(&self, table: &str, partitioned: bool) -> String {
+        let list = |cs: Vec<String>| {
+            cs.iter()
+                .map(|c| format!("`{}`", c.replace('`', "``")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let rewrite = |clause: String| {
+            format!("REPLACE TABLE {table} USING DELTA {clause} AS SELECT * FROM {table}")
+        };
+        match self {
+            Layout::Current => String::new(),
+            Layout::Partition(c) => rewrite(format!("PARTITIONED BY ({})", list(vec![c.clone()]))),
+            Layout::Sort(_) | Layout::ZOrder(_) | Layout::Hilbert(_) if partitioned => {
+                rewrite(format!("CLUSTER BY ({})", list(self.columns())))
+            }
+            Layout::Sort(_) | Layout::ZOrder(_) => {
+                format!("OPTIMIZE {table} ZORDER BY ({})", list(self.columns()))
+            }
+            Layout::Hilbert(_) => format!(
+                "ALTER TABLE {table} CLUSTER BY ({}); OPTIMIZE {table} FULL",
+                list(self.columns())
+            ),
+            Layout::Within(inner) => {
+                format!("OPTIMIZE {table} ZORDER BY ({})", list(inner.columns()))
+            }
+        }
+    }
+
     pub fn name(&self) -> String {
         match self {
             Layout::Current => "current layout".into(),

@@ -53,7 +53,13 @@ pub struct AdviseRequest {
     /// The seed of the sample.
     pub seed: u64,
     pub workers: usize,
+    /// The least share of the bytes a layout must save the workload, in percent, to be
+    /// recommended over the current one (rewriting a table costs more than a few percent).
+    pub min_saving_pct: f64,
 }
+
+/// The default of [`AdviseRequest::min_saving_pct`].
+pub const MIN_SAVING_PCT: f64 = 10.0;
 
 /// One predicate on one layout.
 #[derive(Clone, Debug, Serialize)]
@@ -133,10 +139,18 @@ pub struct Advice {
     pub columns: Vec<(String, usize)>,
     /// Best first; the current layout among them.
     pub layouts: Vec<LayoutResult>,
-    /// The best layout's name and its columns in order, or the current layout when nothing
-    /// reads less.
+    /// The best layout's name and its columns in order, or the current layout when none
+    /// saves at least `min_saving_pct` of the bytes.
     pub recommended: String,
     pub recommended_columns: Vec<String>,
+    /// The share of the workload's bytes the recommended layout saves, in percent.
+    pub saving_pct: f64,
+    /// The threshold a layout had to pass to be recommended.
+    pub min_saving_pct: f64,
+    /// The Delta SQL that makes the recommended layout (`OPTIMIZE ... ZORDER BY`, `ALTER TABLE
+    /// ... CLUSTER BY`, a `REPLACE TABLE` with new partitioning); null when the current layout
+    /// is kept.
+    pub statement: Option<String>,
     /// The table's liquid clustering columns, whose layout (Hilbert order over them, a sort
     /// for one) is among the candidates; null when the table is not clustered.
     pub clustering_columns: Option<Vec<String>>,
@@ -150,13 +164,7 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
     if request.predicates.is_empty() {
         return Err(ExplainError::Usage("the workload has no predicate".into()));
     }
-    let table_error = |e: oracle::OracleError| match e {
-        oracle::OracleError::Usage(m) => ExplainError::Usage(m),
-        other => ExplainError::Table {
-            table: request.location.clone(),
-            reason: other.to_string(),
-        },
-    };
+    let table_error = |e| table_error(&request.location, e);
     let snapshot =
         oracle::log::Snapshot::open_with(&request.location, &request.storage, request.version)
             .map_err(table_error)?;
@@ -328,10 +336,23 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
             .then(a.layout.columns().len().cmp(&b.layout.columns().len()))
             .then((a.layout != Layout::Current).cmp(&(b.layout != Layout::Current)))
     });
-    let best = results
-        .first()
-        .map(|r| (r.name.clone(), r.layout.columns()))
-        .unwrap_or_default();
+    // The best layout, if it saves enough to be worth a rewrite; else the current one.
+    let (best, saving_pct, statement) = match results.first() {
+        Some(r)
+            if r.layout != Layout::Current
+                && -r.bytes_read_vs_current_pct >= request.min_saving_pct =>
+        {
+            (
+                (r.name.clone(), r.layout.columns()),
+                -r.bytes_read_vs_current_pct,
+                Some(r.layout.statement(
+                    &table_reference(&request.location),
+                    !partition_columns.is_empty(),
+                )),
+            )
+        }
+        _ => ((Layout::Current.name(), Vec::new()), 0.0, None),
+    };
     let calibration = calibrate(
         &request.predicates,
         &real,
@@ -353,10 +374,34 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         layouts: results,
         recommended: best.0,
         recommended_columns: best.1,
+        saving_pct,
+        min_saving_pct: request.min_saving_pct,
+        statement,
         clustering_columns: clustering,
         calibration,
         elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     })
+}
+
+/// The oracle's error on the table at `location` as the command reports it: the table named
+/// once (the oracle's own "cannot read table X" is not said twice).
+pub(crate) fn table_error(location: &str, e: oracle::OracleError) -> ExplainError {
+    match e {
+        oracle::OracleError::Usage(m) => ExplainError::Usage(m),
+        oracle::OracleError::Table { reason, .. } => ExplainError::Table {
+            table: location.to_string(),
+            reason,
+        },
+        other => ExplainError::Table {
+            table: location.to_string(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// The table as Delta SQL names it by its location: ``delta.`s3://bucket/t` ``.
+fn table_reference(location: &str) -> String {
+    format!("delta.`{}`", location.replace('`', "``"))
 }
 
 /// The workload explained on the table at `location`: a report per predicate, or its error.

@@ -61,10 +61,7 @@ pub fn read_rows(
     workers: usize,
     files_read: &(dyn Fn(usize) + Sync),
 ) -> Result<SampledRows, ExplainError> {
-    let table_error = |e: oracle::OracleError| ExplainError::Table {
-        table: location.to_string(),
-        reason: e.to_string(),
-    };
+    let table_error = |e| crate::table_error(location, e);
     // The rate is set before reading, from the recorded row counts (deleted rows included: a
     // rate a little low gives a sample a little small).
     let recorded: Option<u64> = snapshot.files.iter().map(|f| f.num_records()).sum();

@@ -128,7 +128,7 @@ impl Hazard {
                 "--strict left {list} out of the scan: NaN rows could satisfy it beyond the recorded bounds"
             ),
             (Guard::NanBounds, Effect::Announced | Effect::Widened) => format!(
-                "{list} on float column(s): writers leave NaN out of min/max and Delta stats carry no NaN count; Spark and DuckDB put NaN above every number, DataFusion puts a NaN with its sign bit set below -inf, so a file whose matching rows are NaN can be pruned; --strict leaves these comparisons out of the scan"
+                "{list}: a file whose matching rows are NaN can be pruned (min/max leave NaN out); --strict keeps it"
             ),
             (Guard::FloatWidened, _) => format!(
                 "{list}: the column was widened from float and older files keep f32 statistics (`3.4` for 3.4000000953674316); the literal is widened by one f32 ulp"

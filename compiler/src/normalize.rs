@@ -474,9 +474,13 @@ fn push_not_as_written(
                 .primitive()
                 .is_some_and(|p| !matches!(p, delta_kernel::schema::PrimitiveType::Boolean))
             {
-                // DuckDB casts a number or a string standing alone to boolean (a number: not
-                // zero); Spark and DataFusion refuse it. Its reading depends on the data.
-                return unsupported(pred, negated, columns);
+                // A value, not a condition: Spark (FILTER_NOT_BOOLEAN, ANSI on and off) and
+                // DataFusion refuse it; DuckDB alone casts it (a number: not zero). Bad input,
+                // with the comparison DuckDB reads.
+                return Err(ExplainError::InvalidPredicate(format!(
+                    "column `{}` ({}) is a value, not a condition; write the comparison meant, e.g. `{} <> 0`",
+                    info.column, info.data_type, info.column
+                )));
             }
             if info.primitive().is_none() {
                 return Err(ExplainError::InvalidPredicate(format!(

@@ -26,16 +26,23 @@ use crate::nnf::{Leaf, Nnf};
 use crate::schema::{ColumnInfo, TableColumns};
 
 pub const CROSS_TYPE_COMPARISON: &str = "CROSS_TYPE_COMPARISON";
+/// A number beyond the column type's range: every engine compares it exactly, so the
+/// comparison is decided for every row (FALSE, or `x IS NOT NULL`) without statistics.
+pub const LITERAL_OUT_OF_RANGE: &str = "LITERAL_OUT_OF_RANGE";
 
 /// Rewrites every leaf whose literal is not of its column's type. The notes name the leaves
 /// engines disagree on.
 pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
     let mut disagree: Vec<String> = Vec::new();
     let mut engine_only: Vec<String> = Vec::new();
+    let mut beyond: Vec<String> = Vec::new();
     let out = pred.map_leaves(&mut |leaf: &Leaf| {
         let Some(info) = leaf.column().and_then(|c| columns.resolve(c).ok()) else {
             return Nnf::Leaf(leaf.clone());
         };
+        if let Some(range) = beyond_range(leaf, &info) {
+            beyond.push(format!("`{leaf}` ({range})"));
+        }
         let rewritten = match retype_leaf(leaf, &info) {
             Some((rewritten, engines_disagree)) => {
                 if engines_disagree {
@@ -55,6 +62,15 @@ pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
         })
     });
     let mut notes = Vec::new();
+    if !beyond.is_empty() {
+        notes.push(Note {
+            code: LITERAL_OUT_OF_RANGE,
+            message: format!(
+                "{}: a literal beyond the column type's range, compared exactly by every engine, so the comparison is decided for every row without statistics (a misspelt literal, most often)",
+                beyond.join(", ")
+            ),
+        });
+    }
     if !engine_only.is_empty() {
         notes.push(Note {
             code: CROSS_TYPE_COMPARISON,
@@ -140,6 +156,28 @@ fn domain(info: &ColumnInfo) -> Option<Domain> {
         | PrimitiveType::IntervalYearMonth
         | PrimitiveType::IntervalDayTime => None,
     }
+}
+
+/// The range a leaf's number lies beyond (`long holds -9223372036854775808 to ...`), for an
+/// integer or decimal column; `None` for every other leaf.
+fn beyond_range(leaf: &Leaf, info: &ColumnInfo) -> Option<String> {
+    let Some(Domain::Exact { min, max, .. }) = domain(info) else {
+        return None;
+    };
+    let literals: Vec<&Literal> = match leaf {
+        Leaf::Cmp { literal, .. } => vec![literal],
+        Leaf::In { list, .. } => list.iter().collect(),
+        Leaf::IsNull { .. } | Leaf::Bool { .. } | Leaf::Like { .. } | Leaf::Unsupported { .. } => {
+            return None;
+        }
+    };
+    let outside = literals.iter().any(|l| {
+        numeric_text(l)
+            .and_then(LongNumber::parse)
+            .is_some_and(|v| v < min || v > max)
+    });
+    let type_name = info.primitive().map(|p| p.to_string()).unwrap_or_default();
+    outside.then(|| format!("{type_name} holds {min} to {max}"))
 }
 
 /// A numeric literal's text: a number token, or a quoted number (engines cast it).

@@ -280,6 +280,23 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
             op: UnaryOperator::Not,
             expr: inner,
         } => Predicate::Not(Box::new(convert_predicate(inner)?)),
+        // A value, not a truth value: Spark refuses `WHERE p >> 5` (FILTER_NOT_BOOLEAN, ANSI
+        // on and off) and so does DataFusion; DuckDB alone casts a number to a boolean (non-zero
+        // is true). Bad input with the comparison DuckDB reads, not a fragment that keeps
+        // every file.
+        Expr::BinaryOp { op, .. } if computes_a_value(op) => {
+            return Err(ExplainError::InvalidPredicate(format!(
+                "`{expr}` computes a value, not a condition; write the comparison meant, e.g. `({expr}) <> 0`"
+            )));
+        }
+        Expr::UnaryOp {
+            op: UnaryOperator::Plus | UnaryOperator::Minus | UnaryOperator::BitwiseNot,
+            expr: inner,
+        } if column(inner).is_some() => {
+            return Err(ExplainError::InvalidPredicate(format!(
+                "`{expr}` computes a value, not a condition; write the comparison meant, e.g. `{expr} <> 0`"
+            )));
+        }
         Expr::BinaryOp { left, op, right } => match comparison_op(op) {
             Some(op) => match (operand(left)?, operand(right)?) {
                 (Some(l), Some(r))
@@ -395,6 +412,30 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
         }
         _ => unsupported(expr),
     })
+}
+
+/// The operators whose result is a number, a string or bits: arithmetic, concatenation, the
+/// bitwise ones. Every other operator is a comparison, a junction, or one this tool leaves out
+/// of pruning (kept as an unsupported fragment).
+fn computes_a_value(op: &BinaryOperator) -> bool {
+    matches!(
+        op,
+        BinaryOperator::Plus
+            | BinaryOperator::Minus
+            | BinaryOperator::Multiply
+            | BinaryOperator::Divide
+            | BinaryOperator::Modulo
+            | BinaryOperator::StringConcat
+            | BinaryOperator::BitwiseOr
+            | BinaryOperator::BitwiseAnd
+            | BinaryOperator::BitwiseXor
+            | BinaryOperator::DuckIntegerDivide
+            | BinaryOperator::MyIntegerDivide
+            | BinaryOperator::PGBitwiseXor
+            | BinaryOperator::PGBitwiseShiftLeft
+            | BinaryOperator::PGBitwiseShiftRight
+            | BinaryOperator::PGExp
+    )
 }
 
 /// The operands of a chain `a AND b AND c`, in order. The parser nests binary nodes (a chain

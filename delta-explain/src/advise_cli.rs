@@ -3,10 +3,10 @@
 
 use clap::ValueEnum;
 
-use explain_advise::{AdviseRequest, advise};
 use explain_core::error::ExplainError;
 
-use crate::render::{advice_html, advice_text};
+/// The default of `--min-saving` (the advisor's own, checked by a test).
+pub const MIN_SAVING_PCT: f64 = 10.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum AdviseFormat {
@@ -37,6 +37,13 @@ pub struct AdviseArgs {
     /// The seed of the sample.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Recommend a layout only if it saves the workload at least PCT percent of the bytes it
+    /// reads now (a rewrite of the table costs more than a few percent).
+    #[arg(long, value_name = "PCT", default_value_t = MIN_SAVING_PCT, value_parser = parse_saving)]
+    pub min_saving: f64,
+    /// Show the best N layouts in the text and HTML pages (the JSON has every one).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
     /// Advise on the table as of this version.
     #[arg(long, value_name = "N")]
     pub at_version: Option<u64>,
@@ -77,8 +84,27 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+fn parse_saving(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{text}` is not a percentage from 0 to 100")),
+    }
+}
+
+/// Runs `advise`: without the `verify` feature there is no advisor (it reads rows with
+/// DataFusion).
+#[cfg(not(feature = "verify"))]
+pub fn run(_args: &AdviseArgs) -> Result<String, ExplainError> {
+    Err(ExplainError::Usage(
+        "advise reads the rows with DataFusion, which this build leaves out (built without the `verify` feature)".into(),
+    ))
+}
+
 /// Runs `advise`: the page on success.
+#[cfg(feature = "verify")]
 pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
+    use crate::render::{advice_html, advice_text};
+    use explain_advise::{AdviseRequest, advise};
     let (shown, text) = crate::inputs::read_input(&args.predicates, true)?;
     let predicates: Vec<String> = text
         .lines()
@@ -96,15 +122,18 @@ pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
             "--sample must be at least 1 row".into(),
         ));
     }
+    let mut store = args.store.clone();
+    let location = store.locate(&args.table)?;
     let request = AdviseRequest {
-        location: args.table.clone(),
-        storage: args.store.options(),
+        location,
+        storage: store.options(),
         version: args.at_version,
         predicates,
         sample: args.sample,
         target_file_size: args.target_file_size,
         seed: args.seed,
         workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        min_saving_pct: args.min_saving,
     };
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let progress = |step: &str| {
@@ -114,8 +143,10 @@ pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
     };
     let advice = advise(&request, &progress)?;
     Ok(match args.format {
-        AdviseFormat::Text => advice_text::to_text(&advice),
-        AdviseFormat::Html => advice_html::to_html(&advice, &advice_text::to_text(&advice)),
+        AdviseFormat::Text => advice_text::to_text(&advice, args.top),
+        AdviseFormat::Html => {
+            advice_html::to_html(&advice, &advice_text::to_text(&advice, args.top), args.top)
+        }
         AdviseFormat::Json => {
             serde_json::to_string_pretty(&advice)
                 .map_err(|e| ExplainError::Output(e.to_string()))?
@@ -127,6 +158,12 @@ pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
 #[cfg(test)]
 mod tests {
     use super::parse_bytes;
+
+    #[cfg(feature = "verify")]
+    #[test]
+    fn the_default_saving_is_the_advisors() {
+        assert_eq!(super::MIN_SAVING_PCT, explain_advise::MIN_SAVING_PCT);
+    }
 
     #[test]
     fn sizes_parse_with_their_units() {

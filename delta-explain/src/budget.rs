@@ -76,11 +76,51 @@ impl Budget {
     }
 }
 
-/// What a stored run said of one entry.
+/// What a stored run said of one entry: its table's version and totals, and what it kept.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Baseline {
+    pub version: Option<u64>,
+    pub total_files: u64,
+    pub total_bytes: u64,
     pub final_files: u64,
     pub final_bytes: u64,
+}
+
+impl Baseline {
+    /// The same figures of a report of this run.
+    pub fn of(report: &Report) -> Baseline {
+        Baseline {
+            version: Some(report.version),
+            total_files: report.total_files as u64,
+            total_bytes: report.total_bytes,
+            final_files: report.final_files as u64,
+            final_bytes: report.final_bytes,
+        }
+    }
+
+    /// `version 3: 4 of 20 files, 38.2 KiB of 189.1 KiB kept (80.0% of files pruned)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} of {} files, {} of {} bytes kept ({:.1}% of files, {:.1}% of bytes pruned)",
+            self.version
+                .map_or("version unknown".to_string(), |v| format!("version {v}")),
+            self.final_files,
+            self.total_files,
+            self.final_bytes,
+            self.total_bytes,
+            pruned_pct(self.final_files, self.total_files),
+            pruned_pct(self.final_bytes, self.total_bytes),
+        )
+    }
+}
+
+/// The share pruned, in percent (0 of 0 kept prunes nothing).
+fn pruned_pct(kept: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        100.0 * (1.0 - kept as f64 / total as f64)
+    }
 }
 
 /// One entry's outcome.
@@ -106,27 +146,57 @@ pub struct BudgetRun {
     pub entries: Vec<EntryResult>,
 }
 
-/// Reads the per-entry baselines of a stored budget run (its JSON output).
+/// Reads the baselines of a stored run, by name: a budget run (`--budget ... --format json`,
+/// its entries by name), one report (`-w ... --format json`) or an array of reports
+/// (`--predicates ... --format json`), each report by its predicate's text.
 pub fn read_baseline(text: &str, shown: &str) -> Result<BTreeMap<String, Baseline>, ExplainError> {
     let bad = |why: String| ExplainError::Usage(format!("baseline {shown}: {why}"));
     let doc: serde_json::Value =
         serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
-    let entries = doc["entries"]
-        .as_array()
-        .ok_or_else(|| bad("not a budget run (no `entries`)".into()))?;
+    // (name, report, the run's version where the report does not carry it)
+    let named: Vec<(String, &serde_json::Value, Option<u64>)> = match &doc {
+        serde_json::Value::Object(o) if o.contains_key("entries") => {
+            let entries = doc["entries"]
+                .as_array()
+                .ok_or_else(|| bad("`entries` is not an array".into()))?;
+            entries
+                .iter()
+                .map(|e| {
+                    let name = e["name"]
+                        .as_str()
+                        .ok_or_else(|| bad("an entry without a name".into()))?;
+                    Ok((name.to_string(), &e["report"], doc["version"].as_u64()))
+                })
+                .collect::<Result<_, ExplainError>>()?
+        }
+        serde_json::Value::Object(o) if o.contains_key("total_files") => {
+            vec![(report_name(&doc), &doc, None)]
+        }
+        // Error entries of a --predicates run (a line that was not a predicate) have no counts.
+        serde_json::Value::Array(reports) => reports
+            .iter()
+            .filter(|r| r.get("error").is_none())
+            .map(|r| (report_name(r), r, None))
+            .collect(),
+        _ => {
+            return Err(bad(
+                "not a budget run, a report or an array of reports (the JSON of --budget, -w or --predicates)".into(),
+            ));
+        }
+    };
     let mut out = BTreeMap::new();
-    for entry in entries {
-        let name = entry["name"]
-            .as_str()
-            .ok_or_else(|| bad("an entry without a name".into()))?;
+    for (name, report, run_version) in named {
         let number = |key: &str| {
-            entry["report"][key]
+            report[key]
                 .as_u64()
-                .ok_or_else(|| bad(format!("`{name}` has no report.{key}")))
+                .ok_or_else(|| bad(format!("`{name}` has no {key}")))
         };
         out.insert(
-            name.to_string(),
+            name.clone(),
             Baseline {
+                version: report["version"].as_u64().or(run_version),
+                total_files: number("total_files")?,
+                total_bytes: number("total_bytes")?,
                 final_files: number("final_files")?,
                 final_bytes: number("final_bytes")?,
             },
@@ -135,21 +205,41 @@ pub fn read_baseline(text: &str, shown: &str) -> Result<BTreeMap<String, Baselin
     Ok(out)
 }
 
-/// The regressions of `report` against its baseline: files or bytes pruning no longer
-/// removes.
-pub fn regressions(report: &Report, baseline: &Baseline) -> Vec<String> {
+/// The name a report of one predicate is matched to its baseline by: the predicate as written
+/// (the baseline listing has none).
+pub fn report_name(report: &serde_json::Value) -> String {
+    report["predicate"]
+        .as_str()
+        .map_or_else(|| NO_PREDICATE.to_string(), |p| p.trim().to_string())
+}
+
+/// The name of the baseline listing (no predicate) in CI outputs and baselines.
+pub const NO_PREDICATE: &str = "(no predicate)";
+
+/// The regressions of `report` against its baseline: pruning that now removes a smaller share
+/// of the files or of the bytes than it did, by more than `tolerance` percentage points. Shares,
+/// not counts: a table that only gained data keeps more files for the same predicate and has
+/// not regressed.
+pub fn regressions(report: &Report, baseline: &Baseline, tolerance: f64) -> Vec<String> {
+    let now = Baseline::of(report);
     let mut out = Vec::new();
-    if report.final_files as u64 > baseline.final_files {
-        out.push(format!(
-            "regression: {} files kept, {} in the baseline",
-            report.final_files, baseline.final_files
-        ));
-    }
-    if report.final_bytes > baseline.final_bytes {
-        out.push(format!(
-            "regression: {} bytes kept, {} in the baseline",
-            report.final_bytes, baseline.final_bytes
-        ));
+    for (what, before, after) in [
+        (
+            "files",
+            pruned_pct(baseline.final_files, baseline.total_files),
+            pruned_pct(now.final_files, now.total_files),
+        ),
+        (
+            "bytes",
+            pruned_pct(baseline.final_bytes, baseline.total_bytes),
+            pruned_pct(now.final_bytes, now.total_bytes),
+        ),
+    ] {
+        if before - after > tolerance {
+            out.push(format!(
+                "regression: {after:.1}% of {what} pruned, {before:.1}% in the baseline (tolerance {tolerance} percentage points)"
+            ));
+        }
     }
     out
 }
@@ -167,9 +257,10 @@ impl BudgetRun {
             self.version
         );
         for e in &self.entries {
-            let baseline = e.baseline.as_ref().map_or("-".to_string(), |b| {
-                format!("{} files, {} bytes", b.final_files, b.final_bytes)
-            });
+            let baseline = e
+                .baseline
+                .as_ref()
+                .map_or("-".to_string(), Baseline::describe);
             let result = match e.result {
                 Outcome::Pass => "pass".to_string(),
                 Outcome::Fail => format!("**fail**: {}", e.failures.join("; ")),
@@ -254,6 +345,13 @@ impl BudgetRun {
                 e.name,
                 crate::render::summary_line(&e.report)
             ));
+            if let Some(b) = &e.baseline {
+                out.push_str(&format!(
+                    "    now      {}\n    baseline {}\n",
+                    Baseline::of(&e.report).describe(),
+                    b.describe()
+                ));
+            }
             for f in &e.failures {
                 out.push_str(&format!("    {f}\n"));
             }

@@ -9,6 +9,7 @@ use explain_core::report::Report;
 use explain_core::request::{ExplainRequest, Options, Progress, explain_many, explain_one};
 use explain_core::stream::StreamedReports;
 
+use crate::budget::NO_PREDICATE;
 use crate::inputs::{StoreArgs, read_input};
 use crate::progress::FileProgress;
 use crate::render;
@@ -124,15 +125,23 @@ pub struct Args {
     /// replay; exit 1 if any gate fails or (with --baseline) any predicate regresses.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["predicate", "predicates"])]
     pub budget: Option<std::path::PathBuf>,
-    /// A stored budget run (`--budget ... --format json` output) to compare with: a predicate
-    /// that now keeps more files or bytes than it did is a regression.
-    #[arg(long, value_name = "FILE", requires = "budget")]
+    /// A stored run to compare with (the JSON of `--budget`, of `-w` or of `--predicates`;
+    /// matched by budget name or by predicate text): a predicate whose pruning now removes a
+    /// smaller share of the files or bytes than it did is a regression (exit 1). Shares, not
+    /// counts: a table that only gained data has not regressed.
+    #[arg(long, value_name = "FILE")]
     pub baseline: Option<std::path::PathBuf>,
-    /// Append a markdown summary of the budget run to FILE (e.g. $GITHUB_STEP_SUMMARY).
-    #[arg(long, value_name = "FILE", requires = "budget")]
+    /// How many percentage points of pruning a predicate may lose against --baseline before it
+    /// is a regression.
+    #[arg(long, value_name = "PCT", default_value_t = 1.0, requires = "baseline", value_parser = parse_pct)]
+    pub baseline_tolerance: f64,
+    /// Append a markdown summary of the run (one row per predicate) to FILE (e.g.
+    /// $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
     pub summary_md: Option<std::path::PathBuf>,
-    /// Write the budget run as JUnit XML to FILE.
-    #[arg(long, value_name = "FILE", requires = "budget")]
+    /// Write the run as JUnit XML to FILE (one test case per predicate, a failure per failed
+    /// gate or regression).
+    #[arg(long, value_name = "FILE")]
     pub junit: Option<std::path::PathBuf>,
     /// Print completions for SHELL (bash, zsh, fish, elvish, powershell) and exit.
     #[arg(long, value_name = "SHELL", exclusive = true)]
@@ -234,10 +243,14 @@ pub fn run(args: &Args) -> Result<CommandOutput, ExplainError> {
             "--format html draws one predicate's page; use --format json with --predicates or --budget".into(),
         ));
     }
-    let location = args
+    let named = args
         .table
         .as_deref()
         .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
+    // A catalog's name becomes its storage location and vended credentials.
+    let mut args = args.clone();
+    let resolved = args.store.locate(named)?;
+    let (args, location) = (&args, resolved.as_str());
     let progress = FileProgress::replay(location);
     // Every run streams: one predicate alone (unless its report goes back to the files:
     // `--verify`, the ranges), many predicates over one replay.
@@ -291,8 +304,124 @@ fn run_one(
     );
     progress.finish();
     reading.finish();
-    let (report, failures) = reported?;
-    Ok(outcome(args, &report, failures))
+    let (report, mut failures) = reported?;
+    let name = report
+        .predicate
+        .as_deref()
+        .map_or_else(|| NO_PREDICATE.to_string(), |p| p.trim().to_string());
+    let ci = ci_outputs(args, vec![(name, report.clone(), failures.clone())])?;
+    failures.extend(ci.regressions);
+    let mut out = outcome(args, &report, failures);
+    if args.format == Format::Text {
+        out.stdout.push_str(&ci.text);
+    }
+    Ok(out)
+}
+
+/// What `--baseline`, `--summary-md` and `--junit` add to a run of one or many predicates.
+struct CiOutputs {
+    /// Each regression, `name: what`.
+    regressions: Vec<String>,
+    /// The baseline beside the current figures, for the text page (empty without a baseline).
+    text: String,
+}
+
+/// The baseline comparison and the CI files of a run of named reports (the predicate's text
+/// names each), as a budget run writes them.
+fn ci_outputs(
+    args: &Args,
+    reports: Vec<(String, Report, Vec<String>)>,
+) -> Result<CiOutputs, ExplainError> {
+    use crate::budget::{Baseline, BudgetRun, EntryResult, regressions};
+    if args.baseline.is_none() && args.summary_md.is_none() && args.junit.is_none() {
+        return Ok(CiOutputs {
+            regressions: Vec::new(),
+            text: String::new(),
+        });
+    }
+    let baseline = read_baselines(args)?;
+    let mut found = Vec::new();
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    for (name, report, mut failures) in reports {
+        let base = baseline.get(&name).cloned();
+        if let Some(b) = &base {
+            let lost = regressions(&report, b, args.baseline_tolerance);
+            found.extend(lost.iter().map(|r| format!("{name}: {r}")));
+            failures.extend(lost);
+            text.push_str(&format!(
+                "\nBaseline ({}):\n  now      {}\n  baseline {}\n",
+                name,
+                Baseline::of(&report).describe(),
+                b.describe()
+            ));
+        } else if args.baseline.is_some() {
+            text.push_str(&format!("\nBaseline: `{name}` is not in it\n"));
+        }
+        entries.push(EntryResult {
+            name: name.clone(),
+            predicate: report.predicate.clone().unwrap_or_default(),
+            result: if failures.is_empty() {
+                gates::Outcome::Pass
+            } else {
+                gates::Outcome::Fail
+            },
+            failures,
+            baseline: base,
+            report,
+        });
+    }
+    let (table, version) = entries
+        .first()
+        .map(|e| (e.report.table.clone(), e.report.version))
+        .unwrap_or_default();
+    let run = BudgetRun {
+        schema_version: crate::budget::BUDGET_SCHEMA_VERSION,
+        table,
+        version,
+        result: if entries.iter().all(|e| e.result == gates::Outcome::Pass) {
+            gates::Outcome::Pass
+        } else {
+            gates::Outcome::Fail
+        },
+        entries,
+    };
+    write_ci_files(args, &run)?;
+    Ok(CiOutputs {
+        regressions: found,
+        text,
+    })
+}
+
+/// The stored run of `--baseline`, by name (empty without one).
+fn read_baselines(
+    args: &Args,
+) -> Result<std::collections::BTreeMap<String, crate::budget::Baseline>, ExplainError> {
+    match &args.baseline {
+        Some(p) => {
+            let (shown, text) = read_input(p, false)?;
+            crate::budget::read_baseline(&text, &shown)
+        }
+        None => Ok(Default::default()),
+    }
+}
+
+/// `--summary-md` (appended) and `--junit` (written) of a run.
+fn write_ci_files(args: &Args, run: &crate::budget::BudgetRun) -> Result<(), ExplainError> {
+    if let Some(p) = &args.summary_md {
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .and_then(|mut f| f.write_all(run.to_markdown().as_bytes()))
+            .map_err(|e| ExplainError::Output(format!("{}: {e}", p.display())))?;
+    }
+    if let Some(p) = &args.junit {
+        std::fs::write(p, run.to_junit())
+            .map_err(|e| ExplainError::Output(format!("{}: {e}", p.display())))?;
+    }
+    Ok(())
 }
 
 /// The outcome of one report: printed in the asked format, exit 1 when a gate failed.
@@ -319,16 +448,10 @@ fn run_budget(
     path: &std::path::Path,
     progress: &FileProgress,
 ) -> Result<CommandOutput, ExplainError> {
-    use crate::budget::{Budget, BudgetRun, EntryResult, read_baseline, regressions};
+    use crate::budget::{Budget, BudgetRun, EntryResult, regressions};
     let (shown, text) = read_input(path, false)?;
     let budget = Budget::parse(&text, &shown)?;
-    let baseline = match &args.baseline {
-        Some(p) => {
-            let (shown, text) = read_input(p, false)?;
-            read_baseline(&text, &shown)?
-        }
-        None => Default::default(),
-    };
+    let baseline = read_baselines(args)?;
     let requests: Vec<(String, Options)> = budget
         .predicates
         .iter()
@@ -350,7 +473,7 @@ fn run_budget(
             .map_err(|e| ExplainError::Usage(format!("budget {shown}: `{}`: {e}", entry.name)))?;
         let base = baseline.get(&entry.name).cloned();
         if let Some(b) = &base {
-            failures.extend(regressions(&report, b));
+            failures.extend(regressions(&report, b, args.baseline_tolerance));
         }
         entries.push(EntryResult {
             name: entry.name.clone(),
@@ -381,19 +504,7 @@ fn run_budget(
         },
         entries,
     };
-    if let Some(p) = &args.summary_md {
-        use std::io::Write;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .and_then(|mut f| f.write_all(run.to_markdown().as_bytes()))
-            .map_err(|e| ExplainError::Output(format!("{}: {e}", p.display())))?;
-    }
-    if let Some(p) = &args.junit {
-        std::fs::write(p, run.to_junit())
-            .map_err(|e| ExplainError::Output(format!("{}: {e}", p.display())))?;
-    }
+    write_ci_files(args, &run)?;
     let stdout = match args.format {
         Format::Json => serde_json::to_string_pretty(&run).unwrap_or_default() + "\n",
         Format::Text | Format::Html => run.to_text(),
@@ -438,16 +549,14 @@ fn run_many(
         .map(|p| (p.to_string(), options.clone()))
         .collect();
     let outcomes = stream_many(args, location, &requests, progress)?.reports;
+    let mut named = Vec::new();
     for ((line, predicate), outcome) in lines.iter().zip(outcomes) {
         match outcome {
             Ok((report, gate_failures)) => {
-                failures.extend(
-                    gate_failures
-                        .into_iter()
-                        .map(|f| format!("line {line}: {f}")),
-                );
+                failures.extend(gate_failures.iter().map(|f| format!("line {line}: {f}")));
                 summary.push(render::summary_line(&report));
                 entries.push(serde_json::to_value(&report).unwrap_or_default());
+                named.push((predicate.to_string(), report, gate_failures));
             }
             Err(e @ (ExplainError::Table { .. } | ExplainError::Output(_))) => return Err(e),
             Err(e) => {
@@ -462,9 +571,11 @@ fn run_many(
             }
         }
     }
+    let ci = ci_outputs(args, named)?;
+    failures.extend(ci.regressions);
     let stdout = match args.format {
         Format::Json => serde_json::to_string_pretty(&entries).unwrap_or_default() + "\n",
-        Format::Text | Format::Html => summary.join("\n") + "\n",
+        Format::Text | Format::Html => summary.join("\n") + "\n" + &ci.text,
     };
     if bad_lines > 0 {
         failures.insert(

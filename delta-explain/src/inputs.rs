@@ -17,6 +17,28 @@ pub struct StoreArgs {
     /// Unsigned requests, for public buckets.
     #[arg(long)]
     pub anonymous: bool,
+    /// Read TABLE as a name in this catalog: `unity` resolves `catalog.schema.table` through
+    /// Unity Catalog's REST API (DATABRICKS_HOST and DATABRICKS_TOKEN, or a profile of
+    /// ~/.databrickscfg) and reads it with the credentials the catalog vends.
+    #[arg(long, value_enum, value_name = "CATALOG")]
+    pub catalog: Option<Catalog>,
+    /// The catalog's endpoint (over DATABRICKS_HOST and the profile's `host`).
+    #[arg(long, value_name = "URL", requires = "catalog")]
+    pub catalog_url: Option<String>,
+    /// The profile of ~/.databrickscfg to read the endpoint and token from (over
+    /// DATABRICKS_CONFIG_PROFILE; DEFAULT otherwise).
+    #[arg(long, value_name = "NAME", requires = "catalog")]
+    pub catalog_profile: Option<String>,
+    /// The credentials a catalog vended for the table, once resolved.
+    #[arg(skip)]
+    pub vended: Option<storage::unity::VendedCredentials>,
+}
+
+/// The catalogs a table can be named in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Catalog {
+    /// Unity Catalog (Databricks, or the open-source server).
+    Unity,
 }
 
 impl StoreArgs {
@@ -26,7 +48,31 @@ impl StoreArgs {
             options: self.storage_options.clone(),
             region: self.region.clone(),
             anonymous: self.anonymous,
+            vended: self.vended.clone(),
         }
+    }
+
+    /// `table` as a location: itself, or, with `--catalog`, the storage location the catalog
+    /// gives for the name (its vended credentials kept for the store). A malformed name is bad
+    /// input (exit 2); the catalog's refusals and failures are table errors (exit 3).
+    pub fn locate(&mut self, table: &str) -> Result<String, ExplainError> {
+        let Some(Catalog::Unity) = self.catalog else {
+            return Ok(table.to_string());
+        };
+        let options = storage::unity::CatalogOptions {
+            host: self.catalog_url.clone(),
+            profile: self.catalog_profile.clone(),
+        };
+        let resolved =
+            storage::unity::resolve(table, &options).map_err(|e| match e.exit_code() {
+                2 => ExplainError::Usage(e.to_string()),
+                _ => ExplainError::Table {
+                    table: table.to_string(),
+                    reason: e.to_string(),
+                },
+            })?;
+        self.vended = resolved.storage.vended;
+        Ok(resolved.location)
     }
 }
 

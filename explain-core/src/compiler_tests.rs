@@ -1299,8 +1299,13 @@ fn check_retype(sql: &str, expected: &str, disagree: bool) {
         &cols,
     );
     assert_eq!(nnf.to_string(), expected, "retyped `{sql}`");
+    // A literal beyond the column's range is noted on its own (every engine agrees on it).
+    let disagreements: Vec<_> = notes
+        .iter()
+        .filter(|n| n.code != crate::retype::LITERAL_OUT_OF_RANGE)
+        .collect();
     assert_eq!(
-        !notes.is_empty(),
+        !disagreements.is_empty(),
         disagree,
         "engines disagree on `{sql}`: {notes:?}"
     );

@@ -5,7 +5,7 @@
 //!
 //! | code | when |
 //! |---|---|
-//! | `NO_PARTITION_FILTER` | the table is partitioned and no conjunct constrains partition columns alone |
+//! | `NO_PARTITION_FILTER` | the table is partitioned and no conjunct constrains partition columns alone (not when data skipping already removes every file; info when it removes nine in ten) |
 //! | `WEAK_DATA_SKIPPING` | a data-column conjunct prunes under 10% of the files it sees, though they carry statistics |
 //! | `STATS_ABSENT` | files record no min/max for a data column the predicate uses |
 //! | `UNSUPPORTED_FRAGMENT` | a fragment no phase can evaluate; it keeps every file |
@@ -400,7 +400,17 @@ pub fn diagnose_from(
     let partition_columns = columns.partition_columns();
     let has_partition_phase = !classes.in_bucket(Bucket::PartitionSafe).is_empty()
         || !classes.in_bucket(Bucket::PartitionExact).is_empty();
-    if !partition_columns.is_empty() && !has_partition_phase {
+    // What data skipping already removes (the best conjunct alone, a lower bound): nothing
+    // left to gain when it removes every file, little when it removes nine in ten.
+    let skipped = evidence
+        .conjuncts
+        .iter()
+        .map(|c| c.pruned)
+        .max()
+        .unwrap_or(0);
+    let skips_all = evidence.input > 0 && skipped >= evidence.input;
+    let skips_most = skipped * 10 >= evidence.input * 9;
+    if !partition_columns.is_empty() && !has_partition_phase && !skips_all {
         let mentioned: Vec<String> = columns
             .split_columns(&compiled.normalized)
             .0
@@ -425,7 +435,11 @@ pub fn diagnose_from(
         };
         out.push(Diagnosis {
             code: NO_PARTITION_FILTER,
-            severity: Severity::Warning,
+            severity: if skips_most {
+                Severity::Info
+            } else {
+                Severity::Warning
+            },
             message,
             suggestion: format!(
                 "add a top-level AND condition on {} (equality, IN or a range) if the query allows it",

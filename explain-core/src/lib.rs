@@ -9,6 +9,7 @@
 //! [`request`] holds the entry points the command and the Python package call.
 
 pub mod accepted;
+pub mod coverage;
 pub mod diagnose;
 pub mod explain;
 pub mod features;
@@ -25,6 +26,7 @@ pub mod report;
 pub mod request;
 pub mod session;
 pub mod stream;
+#[cfg(feature = "verify")]
 pub mod verify;
 
 // The compiler's modules, under the paths the explanation and its users have always named

@@ -140,7 +140,7 @@ pub fn column_ranges(
     if let Some((lo, hi)) = &interval_text {
         texts.extend(lo.iter().chain(hi).map(String::as_str));
     }
-    let axis = Axis::fit(&texts);
+    let axis = Axis::fit_column(&info, &texts);
     let mut files: Vec<FileRange> = bounds
         .into_iter()
         .map(|(file, min, max)| FileRange {
@@ -189,7 +189,14 @@ fn file_bounds(table: &ReplayedTable, file: usize, info: &ColumnInfo) -> Option<
         return Some((value.clone(), value));
     }
     let stats = FileStats::parse(table.stats_json(file))?;
+    // A timestamp without a time zone is shown without one: some writers record its bounds
+    // with a `Z` that names no zone the values are in.
+    let ntz = matches!(
+        info.primitive(),
+        Some(delta_kernel::schema::PrimitiveType::TimestampNtz)
+    );
     let text = |v: &Value| match v {
+        Value::String(s) if ntz => Some(s.strip_suffix('Z').unwrap_or(s).to_string()),
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
@@ -316,16 +323,33 @@ enum Axis {
 }
 
 impl Axis {
+    /// The axis of a column's values: its type decides whether a time axis may be drawn (a
+    /// string column of dates is ordered text, not time: its distances are not claimed).
+    fn fit_column(info: &ColumnInfo, values: &[&str]) -> Axis {
+        use delta_kernel::schema::PrimitiveType as P;
+        match info.primitive() {
+            Some(P::Date | P::Timestamp | P::TimestampNtz) => Axis::fit(values),
+            Some(
+                P::Byte | P::Short | P::Integer | P::Long | P::Float | P::Double | P::Decimal(_),
+            ) if values.iter().all(|v| v.trim().parse::<f64>().is_ok()) => Axis::Numeric,
+            _ => Axis::rank(values),
+        }
+    }
+
+    fn rank(values: &[&str]) -> Axis {
+        let mut sorted: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        sorted.sort();
+        sorted.dedup();
+        Axis::Rank(sorted)
+    }
+
     fn fit(values: &[&str]) -> Axis {
         if values.iter().all(|v| v.trim().parse::<f64>().is_ok()) {
             Axis::Numeric
         } else if values.iter().all(|v| time_micros(v).is_some()) {
             Axis::Time
         } else {
-            let mut sorted: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-            sorted.sort();
-            sorted.dedup();
-            Axis::Rank(sorted)
+            Axis::rank(values)
         }
     }
 
@@ -366,6 +390,25 @@ fn time_micros(text: &str) -> Option<i64> {
 }
 
 impl Clustering {
+    /// The depths each bucket of the histogram holds, as a label: `7` for one depth, `17-20`
+    /// for a power-of-two bucket (cut at `files`, the deepest a file can be).
+    pub fn depth_labels(&self, files: usize) -> Vec<String> {
+        let mut from = 1usize;
+        self.depth_histogram
+            .iter()
+            .map(|(upto, _)| {
+                let to = (*upto).min(files.max(from));
+                let label = if to <= from {
+                    from.to_string()
+                } else {
+                    format!("{from}-{to}")
+                };
+                from = upto + 1;
+                label
+            })
+            .collect()
+    }
+
     /// The clustering figures of `spans` (`[low, high]` each; NaN ends are left out).
     pub fn of(spans: &[(f64, f64)]) -> Clustering {
         let spans: Vec<(f64, f64)> = spans
@@ -459,6 +502,20 @@ impl SparseMax {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn depth_buckets_are_labelled_with_the_depths_they_hold() {
+        let c = Clustering {
+            average_depth: 0.0,
+            average_overlaps: 0.0,
+            depth_histogram: (1..=16).map(|d| (d, 0)).chain([(32, 20)]).collect(),
+        };
+        let labels = c.depth_labels(20);
+        assert_eq!(labels[0], "1");
+        assert_eq!(labels[15], "16");
+        // Not "32" on a table of 20 files.
+        assert_eq!(labels[16], "17-20");
+    }
 
     #[test]
     fn disjoint_files_have_depth_one_and_stacked_files_their_count() {

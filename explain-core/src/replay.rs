@@ -268,6 +268,9 @@ pub struct TableHead {
     /// Physical paths of the data columns whose min/max the kernel reads for data skipping,
     /// as the table's current statistics configuration selects them.
     min_max_columns: BTreeSet<Vec<String>>,
+    /// Physical paths of the data columns whose null count it reads (every indexed column,
+    /// booleans and binaries among them).
+    null_count_columns: BTreeSet<Vec<String>>,
 }
 
 impl TableHead {
@@ -278,16 +281,19 @@ impl TableHead {
         snapshot: SnapshotRef,
         columns: TableColumns,
     ) -> Result<Self, ExplainError> {
-        let min_max_columns = min_max_columns(&snapshot).map_err(|e| ExplainError::Table {
+        let table_err = |e: delta_kernel::KernelError| ExplainError::Table {
             table: location.to_string(),
             reason: kernel_message(&e),
-        })?;
+        };
+        let min_max_columns = stats_columns(&snapshot, "minValues").map_err(table_err)?;
+        let null_count_columns = stats_columns(&snapshot, "nullCount").map_err(table_err)?;
         Ok(Self {
             location: location.to_string(),
             engine,
             snapshot,
             columns,
             min_max_columns,
+            null_count_columns,
         })
     }
 
@@ -316,6 +322,11 @@ impl TableHead {
     /// `delta.dataSkippingStatsColumns`) prunes nothing, whatever bounds its files record.
     pub fn has_min_max_column(&self, stats_path: &[String]) -> bool {
         self.min_max_columns.contains(stats_path)
+    }
+
+    /// Whether data skipping reads the null count of a data column (its physical path).
+    pub fn has_null_count_column(&self, stats_path: &[String]) -> bool {
+        self.null_count_columns.contains(stats_path)
     }
 }
 
@@ -568,14 +579,16 @@ fn open_store(
     ))
 }
 
-/// The data columns with min/max statistics under the table's current configuration, read off
-/// the kernel's own statistics schema (so this cannot disagree with what its skipping uses).
-fn min_max_columns(
+/// The data columns with `statistic` (`minValues`, `nullCount`) under the table's current
+/// configuration, read off the kernel's own statistics schema (so this cannot disagree with
+/// what its skipping uses).
+fn stats_columns(
     snapshot: &SnapshotRef,
+    statistic: &str,
 ) -> Result<BTreeSet<Vec<String>>, delta_kernel::KernelError> {
     let mut out = BTreeSet::new();
     if let Some(schemas) = stats_schemas(snapshot)?
-        && let Some(field) = schemas.physical.field("minValues")
+        && let Some(field) = schemas.physical.field(statistic)
     {
         collect_leaf_paths(field.data_type(), &mut Vec::new(), &mut out);
     }

@@ -98,6 +98,9 @@ impl Options {
             layers: self.layers,
             // `verify` says what would remove the false positives: the diagnoses.
             explain_why: self.explain_why || self.verify,
+            // One more pass over each file's statistics per predicate: for one predicate, and
+            // for many where the diagnoses read the statistics anyway.
+            stats_coverage: self.explain_why || self.verify,
         }
     }
 
@@ -179,7 +182,10 @@ impl ExplainRequest {
             storage: self.storage.clone(),
             version: self.version,
             predicate: self.predicate.clone(),
-            report: self.options.report_request(),
+            report: ReportRequest {
+                stats_coverage: true,
+                ..self.options.report_request()
+            },
             ..StreamRequest::new(&self.location)
         }
     }
@@ -226,7 +232,7 @@ pub fn explain_one(
         .as_deref()
         .map(|text| CompiledPredicate::compile(text, &table))
         .transpose()?;
-    let ((mut report, mut failures), explanation) =
+    let ((mut report, failures), explanation) =
         session.explained(compiled.as_ref(), &stream.report, started)?;
     let mut columns = request.options.ranges.clone();
     if request.referenced_ranges {
@@ -252,20 +258,31 @@ pub fn explain_one(
                 .collect::<Result<_, _>>()?,
         );
     }
+    #[cfg(not(feature = "verify"))]
     if request.options.verify {
-        let verify = crate::verify::VerifyRequest {
-            storage: stream.storage.clone(),
-            parallelism: request.parallelism,
-        };
-        failures.extend(crate::verify::verify(
-            &table,
-            &explanation,
-            stream.predicate.as_deref(),
-            &verify,
-            &mut report,
-            progress.files_read,
-        )?);
+        return Err(ExplainError::Usage(
+            "--verify reads the rows with DataFusion, which this build leaves out (built without the `verify` feature)".into(),
+        ));
     }
+    #[cfg(feature = "verify")]
+    let failures = {
+        let mut failures = failures;
+        if request.options.verify {
+            let verify = crate::verify::VerifyRequest {
+                storage: stream.storage.clone(),
+                parallelism: request.parallelism,
+            };
+            failures.extend(crate::verify::verify(
+                &table,
+                &explanation,
+                stream.predicate.as_deref(),
+                &verify,
+                &mut report,
+                progress.files_read,
+            )?);
+        }
+        failures
+    };
     report.elapsed_ms = elapsed_ms(started);
     Ok((report, failures))
 }

@@ -33,6 +33,8 @@ pub struct ReportRequest {
     pub layers: bool,
     /// `--explain-why`.
     pub explain_why: bool,
+    /// `analysis.stats_coverage` (a pass over the statistics of the partition survivors).
+    pub stats_coverage: bool,
 }
 
 /// One report and the lines of the gates it failed.
@@ -146,6 +148,13 @@ impl<'t> Session<'t> {
         }
         if request.explain_why {
             report.set_diagnoses(diagnose_with(table, &explanation, self.present_values())?);
+        }
+        if request.stats_coverage
+            && let Some(analysis) = &mut report.analysis
+        {
+            let plan = crate::coverage::CoveragePlan::new(table.columns(), &explanation);
+            analysis.stats_coverage =
+                Some(crate::coverage::gather(table, &explanation, &plan).entries(&plan));
         }
         Ok(((report, failures), explanation))
     }

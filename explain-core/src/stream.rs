@@ -42,6 +42,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::accepted::{PresentValues, present_values};
+use crate::coverage::{self, ColumnCoverage, Coverage, CoveragePlan};
 use crate::diagnose::{
     Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_planned,
 };
@@ -120,6 +121,8 @@ impl Streamed {
 pub struct Explained {
     pub explanation: Explanation,
     pub tallies: FileTallies,
+    /// `analysis.stats_coverage`, when asked for and there is a predicate.
+    pub coverage: Option<Vec<ColumnCoverage>>,
     /// The diagnoses, when asked for.
     pub diagnoses: Option<Vec<Diagnosis>>,
     /// The `--assert-stats` assertion over every file, when asked for.
@@ -155,6 +158,9 @@ impl Explained {
             report.set_files(files.clone(), table.file_count());
         }
         report.layers = self.layers.clone();
+        if let Some(analysis) = &mut report.analysis {
+            analysis.stats_coverage = self.coverage.clone();
+        }
         report
     }
 
@@ -500,6 +506,8 @@ struct PredicateStream<'a> {
     planned: Option<(CompiledPredicate, KernelScans)>,
     /// The diagnoses' kernel scans, lowered at the first window (`--explain-why`).
     evidence_plan: Option<EvidencePlan>,
+    /// The statistics coverage's columns, resolved at the first window.
+    coverage_plan: Option<CoveragePlan>,
     /// What the windows of this replay attempt have said (a restart starts it again).
     gathered: Gathered,
     /// The predicate's own error, kept in its place.
@@ -518,6 +526,7 @@ struct Gathered {
     explanation: Option<Explanation>,
     tallies: FileTallies,
     evidence: Option<Evidence>,
+    coverage: Option<Coverage>,
     stats_assertion: Option<Assertion>,
     files: Option<Vec<FileReport>>,
     layers: Option<Layers>,
@@ -530,6 +539,7 @@ impl<'a> PredicateStream<'a> {
             request,
             planned: None,
             evidence_plan: None,
+            coverage_plan: None,
             gathered: Gathered::default(),
             failed: None,
             busy: Duration::ZERO,
@@ -542,6 +552,7 @@ impl<'a> PredicateStream<'a> {
     fn restart(&mut self) {
         self.gathered = Gathered::default();
         self.evidence_plan = None;
+        self.coverage_plan = None;
         self.busy = Duration::ZERO;
     }
 
@@ -573,6 +584,16 @@ impl<'a> PredicateStream<'a> {
             so_far.evidence = Some(match so_far.evidence.take() {
                 Some(before) => before.plus(evidence),
                 None => evidence,
+            });
+        }
+        if request.stats_coverage && explanation.predicate.is_some() {
+            let plan = self
+                .coverage_plan
+                .get_or_insert_with(|| CoveragePlan::new(window.columns(), &explanation));
+            let counted = coverage::gather(window, &explanation, plan);
+            so_far.coverage = Some(match so_far.coverage.take() {
+                Some(before) => before.plus(counted),
+                None => counted,
             });
         }
         if request.assert_stats {
@@ -633,9 +654,14 @@ impl<'a> PredicateStream<'a> {
                 &evidence,
             )
         });
+        let coverage = match (gathered.coverage, &self.coverage_plan) {
+            (Some(counted), Some(plan)) => Some(counted.entries(plan)),
+            _ => None,
+        };
         Ok(Explained {
             explanation,
             tallies: gathered.tallies,
+            coverage,
             diagnoses,
             stats_assertion: gathered.stats_assertion,
             files: gathered.files,

@@ -543,3 +543,39 @@ pub fn oracle_subject(
         .collect();
     Ok((loaded, files, predicates))
 }
+
+/// Runs `exe measure ARGS` (a report binary measuring itself in a child process, so each
+/// mode's peak memory is its own) and reads the sample it prints as JSON.
+pub fn measure_child<T: serde::de::DeserializeOwned>(
+    exe: &Path,
+    args: &[&std::ffi::OsStr],
+    what: &str,
+) -> Result<T, String> {
+    let output = std::process::Command::new(exe)
+        .arg("measure")
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "measure {what}: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| format!("measure {what}: {e}"))
+}
+
+/// Over a mode's runs, `(peak, start)` resident sets in KiB each: the highest peak and the
+/// largest working set (peak less the start), in MiB to two decimals.
+pub fn memory_mib(runs: impl Iterator<Item = (u64, u64)>) -> (f64, f64) {
+    let (peak, working) = runs.fold((0u64, 0u64), |(p, w), (peak, start)| {
+        (p.max(peak), w.max(peak.saturating_sub(start)))
+    });
+    let mib = |kib: u64| round2(kib as f64 / 1024.0);
+    (mib(peak), mib(working))
+}
+
+/// `v` to two decimals.
+pub fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}

@@ -232,6 +232,7 @@ fn main() -> ExitCode {
             options: args.storage_options.clone(),
             region: args.region.clone(),
             anonymous: args.anonymous,
+            vended: None,
         };
         // Contradicting engine flags are bad input before the table is opened.
         args.engine.cluster()?;

@@ -15,11 +15,14 @@ or its store cannot be read), both ``DeltaExplainError`` with an ``exit_code`` a
 
 from __future__ import annotations
 
-import json
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+import json as _json
+import typing as _typing
 
 from . import _native
 from ._native import BadInputError, DeltaExplainError, TableError
+
+if _typing.TYPE_CHECKING:  # the annotations' names, not the module's API
+    from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 __all__ = [
     "explain",
@@ -36,6 +39,11 @@ __version__: str = _native.__version__
 DeltaExplainError.exit_code = 1
 BadInputError.exit_code = 2
 TableError.exit_code = 3
+# The errors are this package's: a traceback names `delta_explain.BadInputError`, not the
+# extension module the classes are made in.
+for _error in (DeltaExplainError, BadInputError, TableError):
+    _error.__module__ = __name__
+del _error
 
 
 def _location(table: Any) -> str:
@@ -51,7 +59,7 @@ def _storage(storage_options: Optional[Mapping[str, str]]) -> Optional[Dict[str,
 
 def _options(arguments: Mapping[str, Any]) -> str:
     # The keyword arguments that are the library's options (``_native.OPTIONS``), as JSON.
-    return json.dumps(
+    return _json.dumps(
         {
             name: list(value) if name == "ranges" else value
             for name, value in arguments.items()
@@ -98,7 +106,7 @@ def explain(
         version=version,
         options=_options(locals()),
     )
-    return json.loads(text)
+    return _json.loads(text)
 
 
 def explain_many(
@@ -140,7 +148,7 @@ def explain_many(
     reports: List[Dict[str, Any]] = []
     for index, (predicate, (text, message, exit_code)) in enumerate(zip(predicates, outcomes)):
         if text is not None:
-            reports.append(json.loads(text))
+            reports.append(_json.loads(text))
         elif errors == "raise":
             raise BadInputError(f"predicate {index} ({predicate!r}): {message}")
         else:
@@ -199,8 +207,8 @@ def files(
         "kept": [f["kept"] for f in rows],
         "pruned_by": [f["pruned_by"] for f in rows],
         "partition_values": [list(f["partition_values"].items()) for f in rows],
-        "min_values": [json.dumps(f["min_values"]) for f in rows],
-        "max_values": [json.dumps(f["max_values"]) for f in rows],
-        "null_count": [json.dumps(f["null_count"]) for f in rows],
+        "min_values": [_json.dumps(f["min_values"]) for f in rows],
+        "max_values": [_json.dumps(f["max_values"]) for f in rows],
+        "null_count": [_json.dumps(f["null_count"]) for f in rows],
     }
     return pa.table(columns, schema=schema)

@@ -12,7 +12,7 @@ if [ ! -x "${venv}/bin/python" ]; then
   python3 -m venv "${venv}"
 fi
 "${venv}/bin/python" -m pip install -q --disable-pip-version-check \
-  "maturin>=1.9,<2" "pytest>=8" "pyarrow>=14" "deltalake>=0.25" "moto[server]>=5"
+  "maturin>=1.9,<2" "pytest>=8" "pyarrow>=14" "deltalake>=0.25" "pandas>=1.5" "moto[server]>=5"
 MATURIN_PEP517_ARGS="--profile ${DX_PYTHON_PROFILE:-dev}" \
   "${venv}/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
 export DX_BIN="${DX_BIN:-${CARGO_TARGET_DIR}/debug/delta-explain}"

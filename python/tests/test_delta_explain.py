@@ -342,3 +342,32 @@ def test_an_empty_binary_partition_value_is_kept_whichever_way_it_is_read(tmp_pa
         assert any(p.endswith(name) for p in kept), (where, kept, name)
         codes = [n["code"] for n in report["analysis"]["notes"]]
         assert "PARTITION_VALUE_DISTRUSTED" in codes, (where, codes)
+
+
+def test_the_module_exposes_its_api_and_nothing_else():
+    # `import json` or `from typing import Dict` in the package made `delta_explain.json` and
+    # `delta_explain.Dict` look like its API.
+    public = {name for name in dir(delta_explain) if not name.startswith("_")}
+    assert public == set(delta_explain.__all__) - {"__version__"}, public
+
+
+def test_errors_are_named_as_the_package_exports_them():
+    import traceback
+
+    with pytest.raises(delta_explain.BadInputError) as caught:
+        delta_explain.explain(str(TAXI), "nosuch = 1")
+    shown = "".join(traceback.format_exception_only(caught.type, caught.value))
+    assert shown.startswith("delta_explain.BadInputError: "), shown
+    assert "_native" not in shown, shown
+    for error in (delta_explain.DeltaExplainError, delta_explain.TableError):
+        assert error.__module__ == "delta_explain"
+
+
+def test_pandas_is_an_extra_and_to_pandas_works_with_it():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "python" / "pyproject.toml").read_text())["project"]
+    assert any(d.startswith("pandas") for d in project["optional-dependencies"]["pandas"])
+    assert not any(d.startswith("pandas") for d in project["dependencies"])
+    frame = delta_explain.files(str(TAXI), MIXED).to_pandas()
+    assert int(frame["kept"].sum()) == 2

@@ -33,14 +33,24 @@ impl StorageError {
 /// with the store's own words after it (object_store's messages carry no credentials).
 pub fn describe(error: &object_store::Error) -> String {
     use object_store::Error as E;
-    let text = one_line(&error.to_string());
+    let text = one_line(&error_body_cut(&error.to_string()));
+    let lower = text.to_ascii_lowercase();
+    // The instance metadata service is asked last, when nothing else gave credentials; its
+    // refusal (a 403 off EC2) is not the bucket's.
+    if matches!(error, E::Generic { .. })
+        && (lower.contains("169.254.169.254")
+            || lower.contains("instance metadata")
+            || lower.contains("/latest/api/token")
+            || lower.contains("/latest/meta-data/iam"))
+    {
+        return NO_AWS_CREDENTIALS.to_string();
+    }
     let what = match error {
         E::NotFound { .. } => "not found",
         E::PermissionDenied { .. } => "access denied (the credentials lack permission)",
         E::Unauthenticated { .. } => "not authenticated (credentials missing or refused)",
         E::UnknownConfigurationKey { .. } => "unknown option",
         _ => {
-            let lower = text.to_ascii_lowercase();
             if lower.contains("signaturedoesnotmatch")
                 || lower.contains("invalidaccesskeyid")
                 || lower.contains("403 forbidden")
@@ -49,12 +59,6 @@ pub fn describe(error: &object_store::Error) -> String {
                 "access denied (the credentials were refused)"
             } else if lower.contains("nosuchbucket") {
                 "no such bucket"
-            } else if lower.contains("169.254.169.254")
-                || lower.contains("instance metadata")
-                || lower.contains("/latest/api/token")
-                || lower.contains("/latest/meta-data/iam")
-            {
-                "no credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, --storage-option, or --anonymous for a public bucket)"
             } else if lower.contains("error sending request")
                 || lower.contains("connection refused")
                 || lower.contains("dns error")
@@ -68,6 +72,40 @@ pub fn describe(error: &object_store::Error) -> String {
         }
     };
     format!("{what}: {text}")
+}
+
+/// What S3 credentials were looked for, where none were found.
+const NO_AWS_CREDENTIALS: &str = "no credentials found: looked in --storage-option, the environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE), the profile files (~/.aws/credentials and ~/.aws/config, or AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE) and the instance metadata service (169.254.169.254, which gave none); set one of them, or pass --anonymous for a public bucket";
+
+/// A store's error body (S3's or Azure's XML, often 600 characters and more) replaced by what
+/// a user needs of it: its code, message and request id.
+fn error_body_cut(text: &str) -> String {
+    let Some(start) = text.find("<?xml").or_else(|| text.find("<Error")) else {
+        return text.to_string();
+    };
+    let body = &text[start..];
+    let tag = |name: &str| -> Option<String> {
+        let open = format!("<{name}>");
+        let from = body.find(&open)? + open.len();
+        let to = body[from..].find(&format!("</{name}>"))? + from;
+        Some(body[from..to].chars().take(200).collect())
+    };
+    let mut parts = Vec::new();
+    if let Some(code) = tag("Code") {
+        parts.push(format!("code {code}"));
+    }
+    if let Some(message) = tag("Message") {
+        parts.push(message);
+    }
+    if let Some(id) = tag("RequestId") {
+        parts.push(format!("request id {id}"));
+    }
+    let head = text[..start].trim_end().trim_end_matches(':');
+    if parts.is_empty() {
+        format!("{head} (the store's answer left out)")
+    } else {
+        format!("{head} ({})", parts.join("; "))
+    }
 }
 
 /// Control characters and line breaks of a message escaped (errors are one line), and the
@@ -110,6 +148,31 @@ pub fn redact_queries(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_error_body_keeps_its_code_message_and_request_id() {
+        let raw = "Generic S3 error: Error performing GET http://127.0.0.1:5123/nobucket in 156ms - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\" encoding=\"utf-8\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><BucketName>nobucket</BucketName><RequestId>hO4ksw</RequestId><HostId>9Gjjt1m+cjU4OPvX9O9/8RuvnG41MRb/18Oux2o5H5MY7ISNTlXN+Dz9IG62/ILVxhAGI0qyPfg=</HostId></Error>";
+        let cut = error_body_cut(raw);
+        assert_eq!(
+            cut,
+            "Generic S3 error: Error performing GET http://127.0.0.1:5123/nobucket in 156ms - Server returned non-2xx status code: 404 Not Found (code NoSuchBucket; The specified bucket does not exist; request id hO4ksw)"
+        );
+        assert_eq!(error_body_cut("no body"), "no body");
+    }
+
+    #[test]
+    fn a_refusal_of_the_metadata_service_is_no_credentials() {
+        let e = object_store::Error::Generic {
+            store: "S3",
+            source: "Error performing PUT http://169.254.169.254/latest/api/token in 2ms - Server returned non-2xx status code: 403 Forbidden".into(),
+        };
+        let said = describe(&e);
+        assert!(
+            said.starts_with("no credentials found: looked in"),
+            "{said}"
+        );
+        assert!(!said.contains("access denied"), "{said}");
+    }
 
     #[test]
     fn url_queries_are_cut_from_messages() {

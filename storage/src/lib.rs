@@ -24,6 +24,7 @@ mod aws_profile;
 mod error;
 mod location;
 pub mod retries;
+pub mod unity;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,6 +50,9 @@ pub struct StorageOptions {
     pub region: Option<String>,
     /// Unsigned requests: public buckets.
     pub anonymous: bool,
+    /// Credentials a Unity Catalog vended for the table (asked for again as they expire);
+    /// over every other source.
+    pub vended: Option<unity::VendedCredentials>,
 }
 
 impl StorageOptions {
@@ -164,10 +168,102 @@ fn retry() -> RetryConfig {
 /// Options this crate reads itself rather than passing to a builder.
 const OWN_KEYS: &[&str] = &["profile", "aws_profile"];
 
+/// The option names a misspelt key is matched against, per store (each one a key its
+/// builder parses: checked by a test). Not every alias, the ones people write.
+const S3_KEYS: &[&str] = &[
+    "aws_access_key_id",
+    "aws_secret_access_key",
+    "aws_session_token",
+    "aws_region",
+    "aws_default_region",
+    "aws_endpoint",
+    "aws_endpoint_url",
+    "aws_bucket",
+    "aws_virtual_hosted_style_request",
+    "aws_imdsv1_fallback",
+    "aws_metadata_endpoint",
+    "aws_unsigned_payload",
+    "aws_skip_signature",
+    "aws_checksum_algorithm",
+    "aws_container_credentials_relative_uri",
+    "aws_s3_express",
+    "aws_request_payer",
+    "aws_server_side_encryption",
+    "aws_sse_kms_key_id",
+    "access_key_id",
+    "secret_access_key",
+    "session_token",
+    "region",
+    "endpoint",
+    "endpoint_url",
+    "skip_signature",
+    "allow_http",
+    "aws_profile",
+    "profile",
+];
+const AZURE_KEYS: &[&str] = &[
+    "azure_storage_account_name",
+    "azure_storage_account_key",
+    "azure_storage_sas_key",
+    "azure_storage_token",
+    "azure_storage_client_id",
+    "azure_storage_client_secret",
+    "azure_storage_tenant_id",
+    "azure_storage_use_emulator",
+    "azure_storage_endpoint",
+    "azure_use_azure_cli",
+    "azure_skip_signature",
+    "azure_container_name",
+    "azure_federated_token_file",
+    "account_name",
+    "account_key",
+    "access_key",
+    "sas_key",
+    "sas_token",
+    "bearer_token",
+    "client_id",
+    "client_secret",
+    "tenant_id",
+    "use_emulator",
+    "endpoint",
+    "use_azure_cli",
+    "allow_http",
+];
+const GCS_KEYS: &[&str] = &[
+    "google_service_account",
+    "google_service_account_path",
+    "google_service_account_key",
+    "google_application_credentials",
+    "google_bucket",
+    "google_bucket_name",
+    "google_skip_signature",
+    "service_account",
+    "service_account_path",
+    "service_account_key",
+    "bucket",
+    "bucket_name",
+    "allow_http",
+];
+
 fn unknown_key(store: &str, key: &str) -> StorageError {
-    StorageError::BadOption(format!(
-        "unknown {store} storage option '{key}' (see the option names of object_store's {store} configuration)"
-    ))
+    let known = match store {
+        "S3" => S3_KEYS,
+        "Azure" => AZURE_KEYS,
+        _ => GCS_KEYS,
+    };
+    let typed = key.to_ascii_lowercase();
+    let nearest = known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(&typed, k), *k))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k);
+    StorageError::BadOption(match nearest {
+        Some(k) => format!("unknown {store} storage option '{key}' (did you mean '{k}'?)"),
+        None => format!(
+            "unknown {store} storage option '{key}' (see the option names of object_store's {store} configuration)"
+        ),
+    })
 }
 
 fn s3(url: &Url, options: &StorageOptions) -> Result<object_store::aws::AmazonS3, StorageError> {
@@ -206,6 +302,9 @@ fn s3(url: &Url, options: &StorageOptions) -> Result<object_store::aws::AmazonS3
     if options.anonymous {
         builder = builder.with_skip_signature(true);
     }
+    if let Some(vended) = &options.vended {
+        builder = builder.with_credentials(Arc::new(unity::AwsProvider(vended.clone())));
+    }
     if builder
         .get_config_value(&AmazonS3ConfigKey::Endpoint)
         .is_some_and(|e| e.starts_with("http://"))
@@ -236,6 +335,9 @@ fn azure(
     }
     if options.anonymous {
         builder = builder.with_skip_signature(true);
+    }
+    if let Some(vended) = &options.vended {
+        builder = builder.with_credentials(Arc::new(unity::AzureProvider(vended.clone())));
     }
     if builder
         .get_config_value(&AzureConfigKey::Endpoint)
@@ -268,6 +370,9 @@ fn gcs(
     if options.anonymous {
         builder = builder.with_skip_signature(true);
     }
+    if let Some(vended) = &options.vended {
+        builder = builder.with_credentials(Arc::new(unity::GcpProvider(vended.clone())));
+    }
     builder
         .with_url(url.as_str())
         .build()
@@ -286,6 +391,44 @@ mod tests {
         );
         assert!(StorageOptions::parse_pair("novalue").is_err());
         assert!(StorageOptions::parse_pair("=x").is_err());
+    }
+
+    #[test]
+    fn every_suggested_option_is_one_the_store_parses() {
+        for k in S3_KEYS {
+            assert!(
+                OWN_KEYS.contains(k) || k.parse::<AmazonS3ConfigKey>().is_ok(),
+                "S3 {k}"
+            );
+        }
+        for k in AZURE_KEYS {
+            assert!(k.parse::<AzureConfigKey>().is_ok(), "Azure {k}");
+        }
+        for k in GCS_KEYS {
+            assert!(k.parse::<GoogleConfigKey>().is_ok(), "GCS {k}");
+        }
+    }
+
+    #[test]
+    fn a_misspelt_option_is_told_its_nearest_name() {
+        for (url, key, meant) in [
+            ("s3://b/t", "aws_acess_key_id", "aws_access_key_id"),
+            ("s3://b/t", "AWS_SECERT_ACCESS_KEY", "aws_secret_access_key"),
+            ("az://c/t", "acount_name", "account_name"),
+            (
+                "gs://b/t",
+                "google_service_acount",
+                "google_service_account",
+            ),
+        ] {
+            let options = StorageOptions {
+                options: vec![(key.into(), "SECRET-VALUE".into())],
+                ..StorageOptions::default()
+            };
+            let e = open(url, &options).unwrap_err().to_string();
+            assert!(e.contains(&format!("did you mean '{meant}'?")), "{e}");
+            assert!(!e.contains("SECRET-VALUE"), "{e}");
+        }
     }
 
     #[test]

@@ -21,18 +21,32 @@ b.dataset.errors=String(window.dxErrors||0);\
 b.dataset.layoutBars=String(document.querySelectorAll('svg.ranking rect.layout-bar').length);\
 b.dataset.layoutCharts=String(document.querySelectorAll('svg.layout').length);\
 b.dataset.predicateBars=String(document.querySelectorAll('svg.layout rect.predicate-bar').length);\
+b.dataset.predicateCounts=String(document.querySelectorAll('svg.layout text.predicate-count').length);\
+b.dataset.axisTitles=String(document.querySelectorAll('svg.layout text.axis-title').length);\
 b.dataset.rendered='ok';})();";
 
 const NOW: &str = "#c4c9d0";
 const THEN: &str = "#2b6cb0";
 
-pub fn to_html(advice: &Advice, text: &str) -> String {
+/// The page, the best `top` layouts drawn (and the current layout, wherever it ranks).
+pub fn to_html(advice: &Advice, text: &str, top: usize) -> String {
     let mut out = String::new();
-    let _ = write_page(advice, text, &mut out);
+    let _ = write_page(advice, text, top.clamp(1, CHARTS), &mut out);
     out
 }
 
-fn write_page(advice: &Advice, text: &str, out: &mut String) -> std::fmt::Result {
+/// The best `top` layouts, and the current layout after them where it is not among them.
+pub fn shown_layouts(layouts: &[LayoutResult], top: usize) -> Vec<&LayoutResult> {
+    let mut shown: Vec<&LayoutResult> = layouts.iter().take(top).collect();
+    if let Some(current) = layouts.iter().find(|l| l.layout == Layout::Current)
+        && !shown.iter().any(|l| l.layout == Layout::Current)
+    {
+        shown.push(current);
+    }
+    shown
+}
+
+fn write_page(advice: &Advice, text: &str, top: usize, out: &mut String) -> std::fmt::Result {
     write!(
         out,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Layout advice: {}</title><style>{STYLE}</style><script>{ERRORS}</script></head><body>",
@@ -48,18 +62,36 @@ fn write_page(advice: &Advice, text: &str, out: &mut String) -> std::fmt::Result
         advice.live_rows
     )?;
     write!(out, "<h2>Recommended: {}</h2>", esc(&advice.recommended))?;
-    write!(out, "<h2>Bytes the workload reads, per layout</h2>")?;
-    ranking_chart(&advice.layouts, out)?;
+    match &advice.statement {
+        Some(statement) => write!(
+            out,
+            "<p class=\"meta\">It saves {:.1}% of the bytes the workload reads. To make it:</p><pre class=\"statement\">{}</pre>",
+            advice.saving_pct,
+            esc(statement)
+        )?,
+        None => write!(
+            out,
+            "<p class=\"meta\">No layout saves {}% of the bytes the workload reads; keep the current one.</p>",
+            advice.min_saving_pct
+        )?,
+    }
+    let shown = shown_layouts(&advice.layouts, top);
+    write!(
+        out,
+        "<h2>Bytes the workload reads, per layout</h2><p class=\"meta\">The best {} of {} layouts and the current one; the JSON has every one.</p>",
+        shown.len().min(top),
+        advice.layouts.len()
+    )?;
+    ranking_chart(&shown, out)?;
     let current = advice.layouts.iter().find(|l| l.layout == Layout::Current);
     write!(
         out,
         "<h2>Files read per predicate</h2><p class=\"meta\">Each chart: per predicate, the files read under the layout (blue) against the current layout (grey), out of the layout's files.</p>"
     )?;
-    let drawn = advice
-        .layouts
+    let drawn = shown
         .iter()
+        .copied()
         .filter(|l| l.layout != Layout::Current)
-        .take(CHARTS)
         .chain(current);
     for layout in drawn {
         layout_chart(advice, layout, current, out)?;
@@ -69,7 +101,7 @@ fn write_page(advice: &Advice, text: &str, out: &mut String) -> std::fmt::Result
 }
 
 /// A bar per layout, its length the bytes read, best first.
-fn ranking_chart(layouts: &[LayoutResult], out: &mut String) -> std::fmt::Result {
+fn ranking_chart(layouts: &[&LayoutResult], out: &mut String) -> std::fmt::Result {
     let most = layouts
         .iter()
         .map(|l| l.bytes_read)
@@ -92,7 +124,15 @@ fn ranking_chart(layouts: &[LayoutResult], out: &mut String) -> std::fmt::Result
         } else {
             THEN
         };
-        svg.push(text(0.0, y + 12.0, &format!("{}. {}", i + 1, l.name)));
+        // A name longer than its column is cut with an ellipsis, the whole name its title.
+        svg.push(
+            text(
+                0.0,
+                y + 12.0,
+                &fit(&format!("{}. {}", i + 1, l.name), LABEL_CHARS),
+            )
+            .title(&l.name),
+        );
         svg.push(
             rect(label, y, w, row - 4.0)
                 .class("layout-bar")
@@ -127,7 +167,8 @@ fn layout_chart(
 ) -> std::fmt::Result {
     let (label, bar, row) = (400.0, 360.0, 14.0);
     let n = advice.predicates.len();
-    let height = row * 2.0 * n as f64 + 30.0;
+    let axis = 34.0;
+    let height = row * 2.0 * n as f64 + 10.0 + axis;
     write!(out, "<h3>{}</h3>", esc(&layout.name))?;
     let mut svg = Svg::in_page(
         "layout",
@@ -137,8 +178,7 @@ fn layout_chart(
     );
     for (i, predicate) in advice.predicates.iter().enumerate() {
         let y = i as f64 * row * 2.0 + 4.0;
-        let shown: String = predicate.chars().take(48).collect();
-        svg.push(text(0.0, y + 11.0, &shown).title(predicate));
+        svg.push(text(0.0, y + 11.0, &fit(predicate, 60)).title(predicate));
         let bars = [
             (current.and_then(|c| c.per_predicate[i].as_ref()), NOW, 0.0),
             (layout.per_predicate[i].as_ref(), THEN, row - 2.0),
@@ -157,8 +197,44 @@ fn layout_chart(
                         human_bytes(cost.bytes_read)
                     )),
             );
+            svg.push(
+                text(
+                    label + w.max(1.0) + 4.0,
+                    y + dy + row - 5.0,
+                    &format!("{} of {}", cost.files_read, cost.total_files),
+                )
+                .class("predicate-count"),
+            );
         }
     }
+    // The axis: the share of the layout's files read.
+    let base = row * 2.0 * n as f64 + 8.0;
+    svg.push(rect(label, base, bar, 1.0).fill("#555"));
+    for (share, at) in [("0%", 0.0), ("50%", 0.5), ("100%", 1.0)] {
+        svg.push(rect(label + bar * at, base, 1.0, 5.0).fill("#555"));
+        svg.push(text(label + bar * at - 8.0, base + 17.0, share));
+    }
+    svg.push(
+        text(
+            label,
+            base + 30.0,
+            "files read, share of the layout's files (grey: now, blue: this layout)",
+        )
+        .class("axis-title"),
+    );
     out.push_str(&svg.finish());
     Ok(())
+}
+
+/// The characters of a ranking label that fit beside its bar.
+const LABEL_CHARS: usize = 62;
+
+/// `text` cut to `chars` characters, the cut marked with an ellipsis.
+fn fit(text: &str, chars: usize) -> String {
+    if text.chars().count() <= chars {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(chars.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }

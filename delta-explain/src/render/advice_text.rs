@@ -10,7 +10,8 @@ use super::text::human_bytes as bytes;
 
 const BAR: usize = 30;
 
-pub fn to_text(advice: &Advice) -> String {
+/// The page, the best `top` layouts ranked (and the current layout, wherever it ranks).
+pub fn to_text(advice: &Advice, top: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -22,10 +23,16 @@ pub fn to_text(advice: &Advice) -> String {
         .iter()
         .map(|(c, n)| format!("{c} ({n})"))
         .collect();
+    let failed = advice.errors.iter().filter(|e| e.is_some()).count();
     let _ = writeln!(
         out,
-        "Workload:  {} predicate(s); columns by use: {}",
-        advice.predicates.len(),
+        "Workload:  {} predicate(s){}; columns by use: {}",
+        advice.predicates.len() - failed,
+        if failed > 0 {
+            format!(" ({failed} left out, below)")
+        } else {
+            String::new()
+        },
         columns.join(", ")
     );
     let _ = writeln!(
@@ -55,7 +62,6 @@ pub fn to_text(advice: &Advice) -> String {
             }
         );
     }
-    let failed = advice.errors.iter().filter(|e| e.is_some()).count();
     if failed > 0 {
         let _ = writeln!(
             out,
@@ -68,8 +74,8 @@ pub fn to_text(advice: &Advice) -> String {
         }
     }
     let _ = writeln!(out);
-    let widest = advice
-        .layouts
+    let shown = super::advice_html::shown_layouts(&advice.layouts, top.max(1));
+    let widest = shown
         .iter()
         .map(|l| l.name.chars().count())
         .max()
@@ -87,7 +93,12 @@ pub fn to_text(advice: &Advice) -> String {
         "rank  {:<widest$}  files  files read  bytes read   vs current",
         "layout"
     );
-    for (rank, l) in advice.layouts.iter().enumerate() {
+    for l in &shown {
+        let rank = advice
+            .layouts
+            .iter()
+            .position(|x| x.layout == l.layout)
+            .unwrap_or(0);
         let filled = ((l.bytes_read as f64 / most as f64) * BAR as f64).round() as usize;
         let _ = writeln!(
             out,
@@ -101,26 +112,42 @@ pub fn to_text(advice: &Advice) -> String {
             "█".repeat(filled)
         );
     }
+    if advice.layouts.len() > shown.len() {
+        let _ = writeln!(
+            out,
+            "      ({} more layout(s): --top N, or --format json for every one)",
+            advice.layouts.len() - shown.len()
+        );
+    }
     let _ = writeln!(out);
-    match advice.layouts.first() {
-        Some(best) if best.layout.columns().is_empty() => {
+    let best = advice.layouts.first();
+    match (&advice.statement, best) {
+        (Some(statement), Some(best)) => {
+            let _ = writeln!(
+                out,
+                "Recommended: {} (cluster on {}, in this order): the workload reads {} instead of {} ({:.1}% less).",
+                best.name,
+                best.layout.columns().join(", "),
+                bytes(best.bytes_read),
+                bytes(current(advice).map_or(0, |c| c.bytes_read)),
+                advice.saving_pct,
+            );
+            let _ = writeln!(out, "To make it:\n  {statement}");
+            per_predicate(&mut out, advice, best);
+        }
+        (None, Some(best)) if best.layout != explain_advise::layout::Layout::Current => {
+            let _ = writeln!(
+                out,
+                "Recommended: keep the current layout; the best candidate ({}) saves {:.1}% of the bytes read, under the {}% a rewrite needs (--min-saving).",
+                best.name, -best.bytes_read_vs_current_pct, advice.min_saving_pct
+            );
+        }
+        (None, _) | (Some(_), None) => {
             let _ = writeln!(
                 out,
                 "Recommended: keep the current layout; no candidate reads less for this workload."
             );
         }
-        Some(best) => {
-            let _ = writeln!(
-                out,
-                "Recommended: {} (cluster on {}, in this order): the workload reads {} instead of {}.",
-                best.name,
-                best.layout.columns().join(", "),
-                bytes(best.bytes_read),
-                bytes(current(advice).map_or(0, |c| c.bytes_read)),
-            );
-            per_predicate(&mut out, advice, best);
-        }
-        None => {}
     }
     let c = &advice.calibration;
     let _ = writeln!(

@@ -64,6 +64,12 @@ fn write_page(report: &Report, out: &mut String) -> std::fmt::Result {
         None => log_stages(report),
     };
     writeln!(out, "<h2>Funnel</h2>")?;
+    if stages.iter().any(|s| s.row_groups.is_some()) {
+        writeln!(
+            out,
+            "<p class=\"meta\" id=\"bytes-note\">Bytes: the files' sizes for the log's stages; from the footers on, the compressed bytes of the row groups an engine reads (a file's footer and metadata aside).</p>"
+        )?;
+    }
     funnel_chart(&stages, out)?;
     if let Some(funnel) = &report.verify {
         writeln!(out, "<p>Row groups: {}.</p>", esc(funnel.row_group_rules))?;
@@ -163,7 +169,17 @@ fn funnel_chart(stages: &[Stage], out: &mut String) -> std::fmt::Result {
                     .attr("data-stage", stage.name)
                     .fill(KEPT),
             );
-            svg.push(text(x0 + w + 4.0, y + ROW / 2.0, &shown(v)));
+            // From the footers' stage on, the bytes are the row groups' (compressed column
+            // chunks), not the files'.
+            let unit = if *name == "bytes" && stage.row_groups.is_some() {
+                " in row groups"
+            } else {
+                ""
+            };
+            svg.push(
+                text(x0 + w + 4.0, y + ROW / 2.0, &format!("{}{unit}", shown(v)))
+                    .class("funnel-value"),
+            );
         }
     }
     for (i, stage) in stages.iter().enumerate() {
@@ -194,8 +210,9 @@ fn ranges_chart(column: &ColumnRanges, out: &mut String) -> std::fmt::Result {
     let c = &column.clustering;
     writeln!(
         out,
-        "<p>{} files with bounds ({} axis), {} without. Clustering: average overlap depth \
+        "<p class=\"axis\" data-axis=\"{}\">{} files with bounds ({} axis), {} without. Clustering: average overlap depth \
          <b>{}</b>, average overlaps {}.</p>",
+        column.axis,
         thousands(column.files.len() as u64),
         column.axis,
         thousands(column.files_without_bounds as u64),
@@ -273,31 +290,51 @@ fn ranges_chart(column: &ColumnRanges, out: &mut String) -> std::fmt::Result {
             .span("#b7791f", "\u{25a0} predicate"),
     );
     out.push_str(&svg.finish());
-    histogram(&c.depth_histogram, out)
+    histogram(&c.depth_histogram, &c.depth_labels(column.files.len()), out)
 }
 
-/// Files per overlap depth.
-fn histogram(buckets: &[(usize, usize)], out: &mut String) -> std::fmt::Result {
-    const BAR: f64 = 26.0;
+/// Files per overlap depth: a bar per bucket, its depths under it and its files above it.
+fn histogram(buckets: &[(usize, usize)], labels: &[String], out: &mut String) -> std::fmt::Result {
+    const BAR: f64 = 40.0;
+    const TOP: f64 = 16.0;
     const HEIGHT: f64 = 120.0;
     let most = buckets.iter().map(|b| b.1).max().unwrap_or(0).max(1) as f64;
-    let width = (BAR * buckets.len().max(1) as f64 + 20.0).max(220.0);
-    let mut svg = Svg::in_page("histogram", "overlap depth histogram", width, HEIGHT + 30.0);
-    for (i, (depth, files)) in buckets.iter().enumerate() {
+    let width = (BAR * buckets.len().max(1) as f64 + 20.0).max(260.0);
+    let mut svg = Svg::in_page(
+        "histogram",
+        "overlap depth histogram",
+        width,
+        TOP + HEIGHT + 34.0,
+    );
+    for (i, ((_, files), depth)) in buckets.iter().zip(labels).enumerate() {
         let h = *files as f64 / most * HEIGHT;
         let x = 10.0 + BAR * i as f64;
+        let middle = x + (BAR - 4.0) / 2.0;
         svg.push(
-            rect(x, HEIGHT - h, BAR - 4.0, h)
+            rect(x, TOP + HEIGHT - h, BAR - 4.0, h)
                 .class("depth-bar")
                 .fill(KEPT)
-                .title(&format!("depth {depth}: {files} files")),
+                .title(&format!("depth {depth}: {files} file(s)")),
         );
         svg.push(
-            text(x + (BAR - 4.0) / 2.0, HEIGHT + 14.0, &depth.to_string())
+            text(middle, TOP + HEIGHT - h - 3.0, &files.to_string())
+                .class("depth-count")
+                .attr("text-anchor", "middle"),
+        );
+        svg.push(
+            text(middle, TOP + HEIGHT + 14.0, depth)
+                .class("depth-label")
                 .attr("text-anchor", "middle"),
         );
     }
-    svg.push(text(10.0, HEIGHT + 28.0, "files by overlap depth").class("legend"));
+    svg.push(
+        text(
+            10.0,
+            TOP + HEIGHT + 30.0,
+            "files (bar height) by overlap depth (under each bar)",
+        )
+        .class("legend"),
+    );
     out.push_str(&svg.finish());
     Ok(())
 }
@@ -320,6 +357,10 @@ b.dataset.errors=String(window.dxErrors||0);\
 b.dataset.funnelBars=String(document.querySelectorAll('svg.funnel rect.funnel-bar').length);\
 b.dataset.rangeBars=String(document.querySelectorAll('svg.ranges rect.range-bar').length);\
 b.dataset.depthBars=String(document.querySelectorAll('svg.histogram rect.depth-bar').length);\
+b.dataset.depthLabels=Array.prototype.map.call(document.querySelectorAll('svg.histogram text.depth-label'),function(t){return t.textContent;}).join(',');\
+b.dataset.axis=Array.prototype.map.call(document.querySelectorAll('h2 + p.axis'),function(p){return p.dataset.axis;}).join(',');\
+b.dataset.rowGroupBytes=String(Array.prototype.filter.call(document.querySelectorAll('svg.funnel text.funnel-value'),function(t){return t.textContent.indexOf(' in row groups')>0;}).length);\
+b.dataset.bytesNote=String(document.querySelectorAll('#bytes-note').length);\
 b.dataset.rendered='ok';})();";
 
 #[cfg(test)]

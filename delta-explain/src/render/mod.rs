@@ -4,7 +4,9 @@
 //! a page and the JSON cannot disagree.
 
 mod abbreviate;
+#[cfg(feature = "verify")]
 pub mod advice_html;
+#[cfg(feature = "verify")]
 pub mod advice_text;
 pub mod html;
 pub mod text;

@@ -51,6 +51,7 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             list(&a.fragments.unsplittable)
         )?;
         writeln!(out, "  confidence:      {}", a.confidence.label())?;
+        write_coverage(a.stats_coverage.as_deref().unwrap_or_default(), out)?;
         for (column, values) in a.partition_values_accepted.iter() {
             if let Some(values) = values {
                 let shown: Vec<String> = values
@@ -71,7 +72,9 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         for n in &a.notes {
             writeln!(out, "  note [{}]: {}", n.code, n.message)?;
         }
-        for h in &a.hazards {
+        // A hazard is said once: under --explain-why its diagnosis (with what to do) says it.
+        let diagnosed = |code: &str| report.diagnoses.iter().flatten().any(|d| d.code == code);
+        for h in a.hazards.iter().filter(|h| !diagnosed(h.code)) {
             writeln!(out, "  hazard [{}] ({}): {}", h.code, h.effect, h.message)?;
         }
     }
@@ -481,11 +484,13 @@ fn write_ranges(column: &explain_core::ranges::ColumnRanges, out: &mut String) -
             thousands(files.len() as u64)
         )?;
     }
+    let labels = c.depth_labels(files.len());
     let histogram: Vec<String> = c
         .depth_histogram
         .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(d, n)| format!("{d}: {n}"))
+        .zip(&labels)
+        .filter(|((_, n), _)| *n > 0)
+        .map(|((_, n), depth)| format!("depth {depth}: {n} file(s)"))
         .collect();
     writeln!(out, "  files by overlap depth: {}", histogram.join(", "))
 }
@@ -647,6 +652,34 @@ pub(super) fn format_pct(p: f64) -> String {
     } else {
         format!("{p:.1}%")
     }
+}
+
+/// `analysis.stats_coverage`: a line per column and requirement, and below 100% the writer
+/// setting that would cover the rest.
+fn write_coverage(
+    coverage: &[explain_core::coverage::ColumnCoverage],
+    out: &mut String,
+) -> std::fmt::Result {
+    for c in coverage {
+        writeln!(
+            out,
+            "  stats coverage:  {} ({}): {} of {} file(s) data skipping sees ({}%)",
+            c.column,
+            c.requirement.label(),
+            thousands(c.covered_files as u64),
+            thousands(c.candidate_files as u64),
+            c.coverage_pct
+        )?;
+        if c.covered_files < c.candidate_files {
+            writeln!(
+                out,
+                "    diagnosis [STATS_ABSENT]: data skipping keeps the other {} whatever the predicate says; have writers collect `{}` (delta.dataSkippingStatsColumns, or delta.dataSkippingNumIndexedCols above its position) and rewrite or recompute those files' statistics",
+                thousands((c.candidate_files - c.covered_files) as u64),
+                c.column
+            )?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ fn request(table: &str, predicates: Vec<String>, sample: Option<u64>) -> AdviseR
         target_file_size: None,
         seed: 7,
         workers: 2,
+        min_saving_pct: explain_advise::MIN_SAVING_PCT,
     }
 }
 

@@ -121,11 +121,22 @@ fn a_baseline_turns_lost_pruning_into_a_failure() {
     assert!(
         regressed
             .stdout
-            .contains("regression: 2 files kept, 1 in the baseline"),
+            .contains("regression: 90.0% of files pruned, 95.0% in the baseline"),
         "{}",
         regressed.stdout
     );
-    assert!(regressed.stdout.contains("bytes kept, 100 in the baseline"));
+    assert!(
+        regressed
+            .stdout
+            .contains("% of bytes pruned, 99.9% in the baseline")
+    );
+    assert!(
+        regressed
+            .stdout
+            .contains("baseline version 3: 1 of 20 files"),
+        "{}",
+        regressed.stdout
+    );
 }
 
 #[test]

@@ -96,6 +96,20 @@ fn the_page_renders_in_chromium_with_its_figures() {
     assert!(data("depth-bars").parse::<usize>().unwrap() >= 2);
     assert!(dom.stdout.contains("Ranges of <code>fare_amount</code>"));
     assert!(dom.stdout.contains("Ranges of <code>pickup_date</code>"));
+    // What the figures say, read off the rendered page: pickup_date is a string column (its
+    // order is drawn, not a time scale); each depth bucket names the depths it holds, none
+    // deeper than the table's 20 files; the bytes that become row groups' say so.
+    assert_eq!(data("axis"), "rank,numeric");
+    for label in data("depth-labels").split(',') {
+        let deepest: usize = label.rsplit('-').next().unwrap().parse().unwrap();
+        assert!(deepest <= 20, "depth bucket {label} on a table of 20 files");
+    }
+    assert_eq!(data("bytes-note"), "1");
+    assert_eq!(
+        data("row-group-bytes"),
+        "2",
+        "the two row-group stages' bytes"
+    );
 
     let shot = dir.path().join("page.png");
     let screenshot = format!("--screenshot={}", shot.display());
@@ -133,7 +147,13 @@ fn the_advice_page_renders_in_chromium_with_a_chart_per_layout() {
     ]);
     assert_eq!(json.code, 0, "{}", json.stderr);
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    let layouts = doc["layouts"].as_array().unwrap().len();
+    let layouts = doc["layouts"].as_array().unwrap();
+    // The best five, and the current layout where it is not among them.
+    let current_among_best = layouts
+        .iter()
+        .take(5)
+        .any(|l| l["layout"]["kind"] == "current");
+    let shown = layouts.len().min(5) + usize::from(!current_among_best && layouts.len() > 5);
     let r = run(&[
         "advise",
         &taxi(),
@@ -160,10 +180,17 @@ fn the_advice_page_renders_in_chromium_with_a_chart_per_layout() {
     };
     assert_eq!(data("rendered"), "ok");
     assert_eq!(data("errors"), "0");
-    assert_eq!(data("layout-bars"), layouts.to_string());
-    let charts = layouts.min(delta_explain::render::advice_html::CHARTS + 1);
-    assert_eq!(data("layout-charts"), charts.to_string());
-    // Two bars per predicate and chart (the current layout's own chart draws both too).
-    assert_eq!(data("predicate-bars"), (charts * 3 * 2).to_string());
+    assert_eq!(data("layout-bars"), shown.to_string());
+    assert_eq!(data("layout-charts"), shown.to_string());
+    // Two bars per predicate and chart (the current layout's own chart draws both too), each
+    // with its count beside it, and an axis per chart.
+    assert_eq!(data("predicate-bars"), (shown * 3 * 2).to_string());
+    assert_eq!(data("predicate-counts"), (shown * 3 * 2).to_string());
+    assert_eq!(data("axis-titles"), shown.to_string());
     assert!(dom.stdout.contains("Recommended:"));
+    // What to run, or why nothing is worth it.
+    assert!(
+        dom.stdout.contains("class=\"statement\"") || dom.stdout.contains("keep the current one"),
+        "the page says what to run"
+    );
 }

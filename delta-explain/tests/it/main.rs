@@ -14,6 +14,7 @@ mod fuzz;
 mod golden_reports;
 mod html_page;
 mod layers;
+mod new_user;
 mod partition_memory;
 mod peer_contract;
 mod peer_validation;
@@ -23,8 +24,10 @@ mod predicates_file;
 mod progress;
 mod remote;
 mod schema;
+mod stats_coverage;
 mod support;
 mod taxi;
+mod unity;
 mod verify;
 mod workspace;
 

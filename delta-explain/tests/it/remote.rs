@@ -310,7 +310,9 @@ fn no_credentials_anywhere_says_so() {
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(
-        stderr.contains("no credentials found (set AWS_ACCESS_KEY_ID"),
+        stderr.contains(
+            "no credentials found: looked in --storage-option, the environment (AWS_ACCESS_KEY_ID"
+        ),
         "{stderr}"
     );
 }

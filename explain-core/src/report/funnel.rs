@@ -95,6 +95,7 @@ impl Funnel {
 }
 
 impl Waste {
+    #[cfg_attr(not(feature = "verify"), allow(dead_code))]
     pub(crate) fn add(&mut self, bytes: u64, example: &str) {
         self.count += 1;
         self.bytes += bytes;

@@ -109,9 +109,10 @@ pub struct Analysis {
     pub partition_exact: Option<String>,
     pub stats_safe: Option<String>,
     pub unsplittable: Option<String>,
-    /// The peer report's per-column coverage; null: not computed by this tool (the per-file
-    /// view and `--explain-why`'s `STATS_ABSENT` say which files lack which statistics).
-    pub stats_coverage: Option<Vec<serde_json::Value>>,
+    /// Per column and requirement of the statistics-safe fragments, the files data skipping
+    /// sees that record what it needs (`coverage.rs`); null where not computed (a run of many
+    /// predicates without `--explain-why`).
+    pub stats_coverage: Option<Vec<crate::coverage::ColumnCoverage>>,
     pub fragments: Fragments,
     pub confidence: Confidence,
     pub notes: Vec<Note>,

@@ -15,15 +15,14 @@
 //! Build it in release: `cargo run --release -p harness --bin many_memory -- report ...`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use explain_core::request::{ExplainRequest, Options, explain_many};
 use harness::page::{bar_chart, write_file, write_json};
 use harness::scaling::{
-    LogLayout, Partitioning, TableShape, cpu_ms, delta_explain, final_files, floor_scan, median,
-    resident_kib, scan_predicates,
+    LogLayout, Partitioning, TableShape, cpu_ms, delta_explain, final_files, floor_scan,
+    measure_child, median, memory_mib, resident_kib, round2 as round, scan_predicates,
 };
 use serde::{Deserialize, Serialize};
 
@@ -291,18 +290,15 @@ fn report(args: &ReportArgs) -> Result<(), String> {
 
 fn child(exe: &Path, mode: Mode, table: &str, predicates: &Path) -> Result<Sample, String> {
     let name = format!("{mode:?}").to_lowercase();
-    let output = Command::new(exe)
-        .args(["measure", "--mode", &name, "--table", table, "--predicates"])
-        .arg(predicates)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "measure {name} on {table}: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    serde_json::from_slice(&output.stdout).map_err(|e| format!("measure {name}: {e}"))
+    let args: [&std::ffi::OsStr; 6] = [
+        "--mode".as_ref(),
+        name.as_ref(),
+        "--table".as_ref(),
+        table.as_ref(),
+        "--predicates".as_ref(),
+        predicates.as_os_str(),
+    ];
+    measure_child(exe, &args, &format!("{name} on {table}"))
 }
 
 fn figures(mode: Mode, samples: &[Sample]) -> Result<ModeRow, String> {
@@ -310,27 +306,19 @@ fn figures(mode: Mode, samples: &[Sample]) -> Result<ModeRow, String> {
     if samples.iter().any(|s| s.kept != first.kept) {
         return Err(format!("{mode:?}: the runs kept different files"));
     }
-    let mib = |kib: u64| round(kib as f64 / 1024.0);
     let wall: Vec<f64> = samples.iter().map(|s| s.wall_ms).collect();
     let cpu: Vec<f64> = samples.iter().map(|s| s.cpu_ms).collect();
+    let (peak_mib, working_set_mib) = memory_mib(samples.iter().map(|s| (s.peak_kib, s.start_kib)));
     Ok(ModeRow {
         mode,
         runs: samples.len(),
         median_ms: round(median(&wall)),
         median_cpu_ms: round(median(&cpu)),
-        peak_mib: mib(samples.iter().map(|s| s.peak_kib).max().unwrap_or(0)),
-        working_set_mib: mib(samples
-            .iter()
-            .map(|s| s.peak_kib.saturating_sub(s.start_kib))
-            .max()
-            .unwrap_or(0)),
+        peak_mib,
+        working_set_mib,
         kept: first.kept,
         explained: first.explained,
     })
-}
-
-fn round(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
 }
 
 fn write_report(out: &Path, report: &ManyReport) -> Result<(), String> {

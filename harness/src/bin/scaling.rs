@@ -22,8 +22,8 @@ use harness::one_core::OneCore;
 use harness::page::{Series, Stroke, log_log_chart};
 use harness::scaling::{
     ParquetCount, Partitioning, PredicateClass, TableShape, cpu_ms, delta_explain,
-    delta_explain_with, final_files, floor_scan, log_log_slope, median, naive_explain,
-    oracle_subject, resident_kib, scan_predicates,
+    delta_explain_with, final_files, floor_scan, log_log_slope, measure_child, median, memory_mib,
+    naive_explain, oracle_subject, resident_kib, round2 as round, scan_predicates,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -690,46 +690,30 @@ fn runs_for(files: usize, repeats: usize) -> usize {
 
 fn child(exe: &Path, mode: Mode, table: &str, predicate: Option<&str>) -> Result<Sample, String> {
     let mode_name = format!("{mode:?}").to_lowercase();
-    let mut command = Command::new(exe);
-    command.args(["measure", "--mode", &mode_name, "--table", table]);
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "--mode".as_ref(),
+        mode_name.as_ref(),
+        "--table".as_ref(),
+        table.as_ref(),
+    ];
     if let Some(p) = predicate {
-        command.args(["--where", p]);
+        args.extend([std::ffi::OsStr::new("--where"), std::ffi::OsStr::new(p)]);
     }
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "measure {mode_name} on {table}: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("measure {mode_name} on {table}: {e}"))
+    measure_child(exe, &args, &format!("{mode_name} on {table}"))
 }
 
 fn figures(samples: &[Sample]) -> ModeFigures {
     let runs: Vec<f64> = samples.iter().map(|s| round(s.wall_ms)).collect();
-    let mib = |kib: u64| round(kib as f64 / 1024.0);
-    let peak = samples.iter().map(|s| s.peak_kib).max().unwrap_or(0);
-    let working = samples
-        .iter()
-        .map(|s| s.peak_kib.saturating_sub(s.start_kib))
-        .max()
-        .unwrap_or(0);
+    let (peak_mib, working_set_mib) = memory_mib(samples.iter().map(|s| (s.peak_kib, s.start_kib)));
     let cpu: Vec<f64> = samples.iter().map(|s| s.cpu_ms).collect();
     ModeFigures {
         median_cpu_ms: round(median(&cpu)),
         median_ms: round(median(&runs)),
         min_ms: runs.iter().copied().fold(f64::INFINITY, f64::min),
         runs,
-        peak_mib: mib(peak),
-        working_set_mib: mib(working),
+        peak_mib,
+        working_set_mib,
     }
-}
-
-fn round(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
 }
 
 /// Log-log slopes of time and working set from 10k files up, per shape and mode.

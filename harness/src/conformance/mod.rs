@@ -249,14 +249,26 @@ pub fn check(
     table: &TableUnderTest,
     predicate: &str,
 ) -> (Verdict, String) {
+    let (verdict, detail, _) = checked(adapter, table, predicate);
+    (verdict, detail)
+}
+
+/// [`check`], and the reader's reading when it gave one (the metamorphic check compares an
+/// equivalent spelling with it rather than reading the predicate again).
+pub fn checked(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    predicate: &str,
+) -> (Verdict, String, Option<Reading>) {
     let reading = match adapter.read(table, predicate) {
         Ok(r) => r,
-        Err(e) => return (Verdict::Error, e),
+        Err(e) => return (Verdict::Error, e, None),
     };
-    match adapter.truth(table, predicate) {
+    let (verdict, detail) = match adapter.truth(table, predicate) {
         Ok(truth) => classify(&reading, &truth),
         Err(e) => (Verdict::Error, format!("the truth failed: {e}")),
-    }
+    };
+    (verdict, detail, Some(reading))
 }
 
 /// The variants whose equivalence holds in SQL's three-valued logic in every engine
@@ -496,17 +508,15 @@ fn run_table(
         for case in predicates {
             let sql = &case.sql;
             let timer = Instant::now();
-            let (mut verdict, mut detail) = check(adapter.as_mut(), table, sql);
-            // The metamorphic check: one equivalent spelling, where the first is not a
-            // finding already.
+            let (mut verdict, mut detail, reading) = checked(adapter.as_mut(), table, sql);
+            // The metamorphic check: one equivalent spelling against the reading just made,
+            // where the first is not a finding already.
             if !verdict.is_finding()
+                && let Some(a) = &reading
                 && let Some(p) = &case.tree
                 && let Some(variant) = VARIANTS.iter().find_map(|v| apply(*v, p))
-                && let (Ok(a), Ok(b)) = (
-                    adapter.read(table, sql),
-                    adapter.read(table, &variant.to_string()),
-                )
-                && let Some(why) = variants_differ(&a, &b)
+                && let Ok(b) = adapter.read(table, &variant.to_string())
+                && let Some(why) = variants_differ(a, &b)
             {
                 verdict = Verdict::VariantsDiffer;
                 detail = format!("`{variant}` gives {why}");

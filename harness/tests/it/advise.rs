@@ -152,6 +152,7 @@ fn advised(location: &str, predicates: Vec<String>) -> explain_advise::Advice {
         target_file_size: None,
         seed: 1,
         workers: 2,
+        min_saving_pct: explain_advise::MIN_SAVING_PCT,
     };
     advise(&request, &|_| {}).expect("the advisor runs")
 }

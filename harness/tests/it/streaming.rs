@@ -253,6 +253,7 @@ fn entry_request(i: usize, strict: bool) -> ReportRequest {
         limit: (i % 5 == 1).then_some(2),
         layers: i % 2 == 1,
         explain_why: i % 3 == 1,
+        stats_coverage: i % 4 < 2,
     }
 }
 

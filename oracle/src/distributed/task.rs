@@ -59,6 +59,8 @@ impl From<&WireStorage> for storage::StorageOptions {
             options: o.options.clone(),
             region: o.region.clone(),
             anonymous: o.anonymous,
+            // Vended credentials stay with the process that asked the catalog.
+            vended: None,
         }
     }
 }

@@ -1,0 +1,396 @@
+//! Tables named in a Unity Catalog (`--catalog unity`), against a real catalog on 127.0.0.1:
+//! the open-source server `uc-server` (crates.io `olai-uc-server`, its in-memory backend),
+//! installed by `.ci/run` (or `cargo install --locked olai-uc-server --version 0.0.11
+//! --features bin`; `DX_UC_SERVER` names another binary). Without it the tests fail: they are
+//! never skipped. The shared fixtures are registered as external Delta tables; the server
+//! vends no cloud credential for a `file://` location, so the vended-credential path is held
+//! here as far as the catalog answers it (the request and its answer), and the S3, Azure and
+//! GCP credential providers by the storage crate's own code.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{fixtures, run, taxi};
+
+/// A token no message may show.
+const TOKEN: &str = "dapi-SECRET-0123456789";
+
+fn server_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("DX_UC_SERVER") {
+        return PathBuf::from(p);
+    }
+    let home = std::env::var_os("HOME").expect("HOME is set");
+    let p = PathBuf::from(home).join(".cache/delta-explain/tools/bin/uc-server");
+    assert!(
+        p.is_file(),
+        "no uc-server at {}: `bash .ci/run` installs it (cargo install --locked olai-uc-server --version 0.0.11 --features bin --root ~/.cache/delta-explain/tools), or set DX_UC_SERVER",
+        p.display()
+    );
+    p
+}
+
+/// A Unity Catalog server on 127.0.0.1 with the fixtures registered; stopped on drop.
+struct Catalog {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Catalog {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `curl` with a JSON body: the status and the answer.
+fn call(method: &str, url: &str, body: Option<&serde_json::Value>) -> (u16, serde_json::Value) {
+    let mut args = vec![
+        "-s".to_string(),
+        "-o".into(),
+        "-".into(),
+        "-w".into(),
+        "\n%{http_code}".into(),
+        "-X".into(),
+        method.into(),
+        "-H".into(),
+        "content-type: application/json".into(),
+        url.into(),
+    ];
+    if let Some(b) = body {
+        args.push("-d".into());
+        args.push(b.to_string());
+    }
+    let out = Command::new("curl")
+        .args(&args)
+        .output()
+        .expect("curl runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (body, status) = text.rsplit_once('\n').unwrap_or(("", "0"));
+    (
+        status.trim().parse().unwrap_or(0),
+        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+impl Catalog {
+    fn start() -> Catalog {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(fixtures()).unwrap();
+        let config = dir.path().join("uc.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "local-storage:\n  allowed-roots:\n    - {}\nui:\n  serve: false\n",
+                root.display()
+            ),
+        )
+        .unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(server_binary())
+            .args(["serve", "--config"])
+            .arg(&config)
+            .args([
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--no-ui",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("uc-server starts");
+        let url = format!("http://127.0.0.1:{port}");
+        let catalog = Catalog {
+            child,
+            url,
+            _dir: dir,
+        };
+        let started = Instant::now();
+        loop {
+            let (status, _) = call("GET", &catalog.api("catalogs"), None);
+            if status == 200 {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "uc-server did not answer within a minute"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        catalog.create("catalogs", serde_json::json!({"name": "fixtures"}));
+        catalog.create(
+            "schemas",
+            serde_json::json!({"name": "real", "catalog_name": "fixtures"}),
+        );
+        catalog
+    }
+
+    fn api(&self, path: &str) -> String {
+        format!("{}/api/2.1/unity-catalog/{path}", self.url)
+    }
+
+    fn create(&self, what: &str, body: serde_json::Value) -> serde_json::Value {
+        let (status, answer) = call("POST", &self.api(what), Some(&body));
+        assert_eq!(status, 200, "create {what} {body}: {answer}");
+        answer
+    }
+
+    /// Registers `location` as the external table `fixtures.real.<name>`.
+    fn register(&self, name: &str, location: &str, format: &str, properties: serde_json::Value) {
+        let location = format!(
+            "file://{}",
+            std::fs::canonicalize(location).unwrap().display()
+        );
+        self.create(
+            "tables",
+            serde_json::json!({
+                "name": name,
+                "catalog_name": "fixtures",
+                "schema_name": "real",
+                "table_type": "EXTERNAL",
+                "data_source_format": format,
+                "storage_location": location,
+                "properties": properties,
+            }),
+        );
+    }
+
+    /// `delta-explain` with the catalog's endpoint and token in the environment.
+    fn explain(&self, args: &[&str]) -> testkit::Run {
+        self.explain_with(
+            args,
+            &[("DATABRICKS_HOST", &self.url), ("DATABRICKS_TOKEN", TOKEN)],
+        )
+    }
+
+    fn explain_with(&self, args: &[&str], env: &[(&str, &str)]) -> testkit::Run {
+        let out = Command::new(env!("CARGO_BIN_EXE_delta-explain"))
+            .args(args)
+            .env_remove("DATABRICKS_HOST")
+            .env_remove("DATABRICKS_TOKEN")
+            .env_remove("DATABRICKS_CONFIG_PROFILE")
+            .env("DATABRICKS_CONFIG_FILE", "/nonexistent/databrickscfg")
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        testkit::Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// A report without what differs between a name and a path (the location, the time).
+fn comparable(stdout: &str) -> serde_json::Value {
+    let mut doc: serde_json::Value = serde_json::from_str(stdout).expect("JSON");
+    doc["table"] = serde_json::Value::Null;
+    doc["elapsed_ms"] = 0.into();
+    doc
+}
+
+#[test]
+fn a_fixture_named_in_the_catalog_explains_as_by_its_path() {
+    let catalog = Catalog::start();
+    let real = fixtures().join("real");
+    let tables = [
+        (
+            "taxi_nyc",
+            taxi(),
+            "pickup_date = '2024-01-03' AND trip_distance > 5",
+        ),
+        (
+            "basic_partitioned",
+            real.join("basic_partitioned").display().to_string(),
+            "letter = 'a'",
+        ),
+        (
+            "dv_partitioned",
+            real.join("dv-partitioned-with-checkpoint")
+                .display()
+                .to_string(),
+            "part = 0 OR col1 > 5",
+        ),
+    ];
+    for (name, path, predicate) in &tables {
+        catalog.register(name, path, "DELTA", serde_json::json!({}));
+        let full = format!("fixtures.real.{name}");
+        let by_name = catalog.explain(&[
+            &full,
+            "--catalog",
+            "unity",
+            "-w",
+            predicate,
+            "-v",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(by_name.code, 0, "{full}: {}", by_name.stderr);
+        let by_path = run(&[path, "-w", predicate, "-v", "--format", "json"]);
+        assert_eq!(by_path.code, 0, "{path}: {}", by_path.stderr);
+        assert_eq!(
+            comparable(&by_name.stdout),
+            comparable(&by_path.stdout),
+            "{full} against {path}"
+        );
+    }
+    // advise takes the same names.
+    let workload = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(workload.path(), "trip_distance > 5\n").unwrap();
+    let advice = catalog.explain(&[
+        "advise",
+        "fixtures.real.taxi_nyc",
+        "--catalog",
+        "unity",
+        "--predicates",
+        workload.path().to_str().unwrap(),
+    ]);
+    assert_eq!(advice.code, 0, "{}", advice.stderr);
+    // The catalog answers the credentials request for a file:// location with none to vend.
+    let (status, info) = call("GET", &catalog.api("tables/fixtures.real.taxi_nyc"), None);
+    assert_eq!(status, 200, "{info}");
+    let (status, vended) = call(
+        "POST",
+        &catalog.api("temporary-table-credentials"),
+        Some(&serde_json::json!({"table_id": info["table_id"], "operation": "READ"})),
+    );
+    assert_eq!(status, 200, "{vended}");
+}
+
+#[test]
+fn each_catalog_error_is_one_line_with_its_exit_code_and_no_token() {
+    let catalog = Catalog::start();
+    catalog.register("taxi_nyc", &taxi(), "DELTA", serde_json::json!({}));
+    catalog.register("taxi_parquet", &taxi(), "PARQUET", serde_json::json!({}));
+    catalog.register(
+        "taxi_managed",
+        &taxi(),
+        "DELTA",
+        serde_json::json!({"delta.feature.catalogManaged": "supported"}),
+    );
+    let p = "trip_distance > 5";
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let closed = format!("http://{closed}");
+    let cases: Vec<(testkit::Run, i32, &str, &str)> = vec![
+        (
+            catalog.explain(&["fixtures.real.nosuch", "--catalog", "unity", "-w", p]),
+            3,
+            "the Unity Catalog has no table fixtures.real.nosuch",
+            "unknown table",
+        ),
+        (
+            catalog.explain(&["taxi_nyc", "--catalog", "unity", "-w", p]),
+            2,
+            "not a Unity Catalog table name",
+            "malformed name",
+        ),
+        (
+            catalog.explain_with(
+                &["fixtures.real.taxi_nyc", "--catalog", "unity", "-w", p],
+                &[("DATABRICKS_HOST", &catalog.url)],
+            ),
+            3,
+            "no token for the Unity Catalog",
+            "no token",
+        ),
+        (
+            catalog.explain_with(
+                &["fixtures.real.taxi_nyc", "--catalog", "unity", "-w", p],
+                &[("DATABRICKS_HOST", &closed), ("DATABRICKS_TOKEN", TOKEN)],
+            ),
+            3,
+            "cannot reach the Unity Catalog",
+            "unreachable catalog",
+        ),
+        (
+            catalog.explain(&["fixtures.real.taxi_parquet", "--catalog", "unity", "-w", p]),
+            3,
+            "not a Delta table",
+            "not Delta",
+        ),
+        (
+            catalog.explain(&["fixtures.real.taxi_managed", "--catalog", "unity", "-w", p]),
+            3,
+            "catalog-managed",
+            "catalog-managed",
+        ),
+        (
+            catalog.explain_with(
+                &["fixtures.real.taxi_nyc", "--catalog", "unity", "-w", p],
+                &[("DATABRICKS_TOKEN", TOKEN)],
+            ),
+            2,
+            "no Unity Catalog endpoint",
+            "no endpoint",
+        ),
+    ];
+    for (out, code, fragment, what) in cases {
+        testkit::assert_error(&out, what, code, fragment);
+        assert!(
+            !out.stderr.contains(TOKEN),
+            "{what}: the token shows: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn the_endpoint_and_token_come_from_a_databricks_profile() {
+    let catalog = Catalog::start();
+    catalog.register("taxi_nyc", &taxi(), "DELTA", serde_json::json!({}));
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("databrickscfg");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[DEFAULT]\nhost = http://127.0.0.1:1\ntoken = wrong\n\n[local]\nhost = {}\ntoken = {TOKEN}\n",
+            catalog.url
+        ),
+    )
+    .unwrap();
+    let cfg = cfg.to_string_lossy().into_owned();
+    let args = [
+        "fixtures.real.taxi_nyc",
+        "--catalog",
+        "unity",
+        "--catalog-profile",
+        "local",
+        "-w",
+        "trip_distance > 5",
+    ];
+    let out = catalog.explain_with(&args, &[("DATABRICKS_CONFIG_FILE", &cfg)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("Total reduction: 20 -> 9 files"),
+        "{}",
+        out.stdout
+    );
+    // DATABRICKS_CONFIG_PROFILE names it too; a profile that is not there is bad input.
+    let out = catalog.explain_with(
+        &args[..3]
+            .iter()
+            .chain(&args[5..])
+            .copied()
+            .collect::<Vec<_>>(),
+        &[
+            ("DATABRICKS_CONFIG_FILE", &cfg),
+            ("DATABRICKS_CONFIG_PROFILE", "local"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut missing = args.to_vec();
+    missing[4] = "nosuch";
+    let out = catalog.explain_with(&missing, &[("DATABRICKS_CONFIG_FILE", &cfg)]);
+    testkit::assert_error(&out, "missing profile", 2, "no profile [nosuch]");
+}
