@@ -212,3 +212,6 @@ def files(
         "null_count": [_json.dumps(f["null_count"]) for f in rows],
     }
     return pa.table(columns, schema=schema)
+
+# `from __future__ import annotations` binds the name `annotations`; it is not the API.
+del annotations

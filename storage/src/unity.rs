@@ -164,6 +164,7 @@ impl Endpoint {
         // `{code, message}`.
         let code = body["error_code"]
             .as_str()
+            .or_else(|| body["errorCode"].as_str())
             .map(str::to_string)
             .or_else(|| body["code"].as_i64().map(|c| format!("code {c}")))
             .unwrap_or_default();

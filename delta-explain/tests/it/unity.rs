@@ -79,12 +79,15 @@ impl Catalog {
     fn start() -> Catalog {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(fixtures()).unwrap();
+        let managed = std::fs::canonicalize(dir.path()).unwrap().join("managed");
+        std::fs::create_dir(&managed).unwrap();
         let config = dir.path().join("uc.yaml");
         std::fs::write(
             &config,
             format!(
-                "local-storage:\n  allowed-roots:\n    - {}\nui:\n  serve: false\n",
-                root.display()
+                "local_storage:\n  allowed-roots:\n    - {}\n    - {}\nui:\n  serve: false\n",
+                root.display(),
+                managed.display()
             ),
         )
         .unwrap();
@@ -125,7 +128,26 @@ impl Catalog {
             );
             std::thread::sleep(Duration::from_millis(200));
         }
-        catalog.create("catalogs", serde_json::json!({"name": "fixtures"}));
+        // file:// locations need an external location (with a storage credential, which
+        // the server requires and which vends nothing for local files), the managed catalog
+        // a storage root inside one.
+        catalog.create(
+            "credentials",
+            serde_json::json!({"name": "local_files", "purpose": "STORAGE",
+                "azure_storage_key": {"account_name": "unused", "account_key": "dW51c2Vk"}}),
+        );
+        for (name, url) in [("shared_fixtures", &root), ("managed_root", &managed)] {
+            catalog.create(
+                "external-locations",
+                serde_json::json!({"name": name, "url": format!("file://{}", url.display()),
+                    "credential_name": "local_files"}),
+            );
+        }
+        catalog.create(
+            "catalogs",
+            serde_json::json!({"name": "fixtures",
+                "storage_root": format!("file://{}", managed.display())}),
+        );
         catalog.create(
             "schemas",
             serde_json::json!({"name": "real", "catalog_name": "fixtures"}),
@@ -269,10 +291,17 @@ fn a_fixture_named_in_the_catalog_explains_as_by_its_path() {
 fn each_catalog_error_is_one_line_with_its_exit_code_and_no_token() {
     let catalog = Catalog::start();
     catalog.register("taxi_nyc", &taxi(), "DELTA", serde_json::json!({}));
-    catalog.register("taxi_parquet", &taxi(), "PARQUET", serde_json::json!({}));
+    // Each table at a location of its own (the catalog refuses overlapping ones).
+    let real = fixtures().join("real");
+    catalog.register(
+        "taxi_parquet",
+        &real.join("basic-decimal-table").display().to_string(),
+        "PARQUET",
+        serde_json::json!({}),
+    );
     catalog.register(
         "taxi_managed",
-        &taxi(),
+        &real.join("basic-with-checkpoint").display().to_string(),
         "DELTA",
         serde_json::json!({"delta.feature.catalogManaged": "supported"}),
     );

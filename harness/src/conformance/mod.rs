@@ -344,6 +344,10 @@ pub struct Finding {
     pub seed: u64,
     pub predicate: String,
     pub minimized: String,
+    /// For variants that differ: the equivalent spelling of the minimized predicate that reads
+    /// other rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub detail: String,
     /// Where its reproduction was written, relative to the report.
     pub reproduction: Option<String>,
@@ -499,6 +503,7 @@ fn run_table(
                     seed: table.seed,
                     predicate: String::new(),
                     minimized: String::new(),
+                    variant: None,
                     detail: format!("cannot open the table: {e}"),
                     reproduction: None,
                 });
@@ -555,9 +560,20 @@ fn run_table(
                 continue;
             }
             *tried += 1;
-            let minimized = match &case.tree {
-                Some(p) => shrink(adapter.as_mut(), table, p, verdict).to_string(),
-                None => sql.clone(),
+            let shrunk = case
+                .tree
+                .as_ref()
+                .map(|p| shrink(adapter.as_mut(), table, p, verdict));
+            let minimized = shrunk
+                .as_ref()
+                .map_or_else(|| sql.clone(), ToString::to_string);
+            // The spelling the shrinker kept differing from it.
+            let variant = match (verdict, &shrunk) {
+                (Verdict::VariantsDiffer, Some(p)) => VARIANTS
+                    .iter()
+                    .find_map(|v| apply(*v, p))
+                    .map(|v| v.to_string()),
+                _ => None,
             };
             let columns = columns_of(&minimized);
             if report
@@ -575,6 +591,7 @@ fn run_table(
                 seed: table.seed,
                 predicate: sql.clone(),
                 minimized,
+                variant,
                 detail,
                 reproduction: None,
             };

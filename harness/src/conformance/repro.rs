@@ -61,24 +61,27 @@ pub fn write(
             "repro.py",
             python_script(
                 predicate,
+                finding.variant.as_deref(),
                 expected_total,
-                "import duckdb, duckdb_extension_delta, glob, os\next = glob.glob(os.path.join(os.path.dirname(duckdb_extension_delta.__file__), 'extensions', '*', '*.duckdb_extension'))[0]\ncon = duckdb.connect(config={'allow_unsigned_extensions': 'true'})\ncon.execute(f\"LOAD '{ext}'\")\ngot = con.execute(f\"SELECT count(*) FROM delta_scan('{TABLE}') WHERE {PREDICATE}\").fetchone()[0]",
+                "import duckdb, duckdb_extension_delta, glob, os\next = glob.glob(os.path.join(os.path.dirname(duckdb_extension_delta.__file__), 'extensions', '*', '*.duckdb_extension'))[0]\ncon = duckdb.connect(config={'allow_unsigned_extensions': 'true'})\ncon.execute(f\"LOAD '{ext}'\")\n\ndef count(predicate):\n    return con.execute(f\"SELECT count(*) FROM delta_scan('{TABLE}') WHERE {predicate}\").fetchone()[0]",
             ),
         )),
         "polars" => Some((
             "repro.py",
             python_script(
                 predicate,
+                finding.variant.as_deref(),
                 expected_total,
-                "import polars as pl\ngot = pl.scan_delta(TABLE).filter(pl.sql_expr(PREDICATE)).select(pl.len()).collect().item()",
+                "import polars as pl\n\ndef count(predicate):\n    return pl.scan_delta(TABLE).filter(pl.sql_expr(predicate)).select(pl.len()).collect().item()",
             ),
         )),
         "delta-rs" => Some((
             "repro.py",
             python_script(
                 predicate,
+                finding.variant.as_deref(),
                 expected_total,
-                "from deltalake import DeltaTable, QueryBuilder\nresult = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {PREDICATE}').read_all()\ngot = result.column('n')[0].as_py()",
+                "from deltalake import DeltaTable, QueryBuilder\n\ndef count(predicate):\n    result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()\n    return result.column('n')[0].as_py()",
             ),
         )),
         "datafusion-parquet" => Some((
@@ -118,9 +121,18 @@ pub fn write(
     Ok(format!("repro/{name}"))
 }
 
-fn python_script(predicate: &str, expected: u64, body: &str) -> String {
+/// A script that counts with the reader (`body` defines `count(predicate)`): the predicate's
+/// rows against the expected count, or, for variants that differ, the rows of both spellings
+/// against each other (they must be equal whatever the data).
+fn python_script(predicate: &str, variant: Option<&str>, expected: u64, body: &str) -> String {
+    let check = match variant {
+        Some(variant) => format!(
+            "# Two spellings of one predicate, equal in SQL's three-valued logic: the reader must\n# read the same rows for both.\nVARIANT = {variant:?}\na, b = count(PREDICATE), count(VARIANT)\nprint(f'{{a}} row(s) for the predicate, {{b}} for its equivalent spelling')\nsys.exit(0 if a == b else 1)\n"
+        ),
+        None => "got = count(PREDICATE)\nprint(f'{got} row(s), expected {EXPECTED}')\nsys.exit(0 if got == EXPECTED else 1)\n".to_string(),
+    };
     format!(
-        "# A reproduction: the reader returns other rows than the table holds for this predicate.\nimport os, sys\n\nTABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table')\nPREDICATE = {predicate:?}\nEXPECTED = {expected}\n\n{body}\nprint(f'{{got}} row(s), expected {{EXPECTED}}')\nsys.exit(0 if got == EXPECTED else 1)\n"
+        "# A reproduction: the reader returns other rows than the table holds for this predicate.\nimport os, sys\n\nTABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table')\nPREDICATE = {predicate:?}\nEXPECTED = {expected}\n\n{body}\n\n{check}"
     )
 }
 
@@ -164,4 +176,33 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_script;
+
+    /// Runs a generated script whose reader counts a predicate by its length.
+    fn exit_code(variant: Option<&str>, expected: u64) -> Option<i32> {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("repro.py");
+        let body = "def count(predicate):\n    return len(predicate)";
+        std::fs::write(&script, python_script("a = 1", variant, expected, body)).unwrap();
+        std::process::Command::new("python3")
+            .arg(&script)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    }
+
+    #[test]
+    fn a_variants_script_compares_both_spellings() {
+        // `NOT (a != 1)` reads 12 "rows", `a = 1` 5: the reader differs, the script says so.
+        assert_eq!(exit_code(Some("NOT (a != 1)"), 0), Some(1));
+        assert_eq!(exit_code(Some("1 = a"), 0), Some(0));
+        // Without a variant, the rows against the expected count.
+        assert_eq!(exit_code(None, 5), Some(0));
+        assert_eq!(exit_code(None, 4), Some(1));
+    }
 }
