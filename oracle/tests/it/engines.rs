@@ -104,6 +104,13 @@ fn the_engines_read_literals_as_measured() {
         ("id > 4.5F", &[Spark, SparkAnsi], Some(&[5, BIG, BIG + 1])),
         ("id > 4.0BD", &[Spark, SparkAnsi], Some(&[5, BIG, BIG + 1])),
         ("id > 4.5D", &[Duckdb, Datafusion], None),
+        // A value where a condition stands (docs/semantics.md: refused with exit 2): Spark
+        // (FILTER_NOT_BOOLEAN, ANSI on and off) and DataFusion refuse it; DuckDB alone casts
+        // the number to a boolean (non-zero is true).
+        ("id >> 1", &[Spark, SparkAnsi, Datafusion], None),
+        ("id >> 1", &[Duckdb], Some(&IDS)),
+        ("id", &[Spark, SparkAnsi, Datafusion], None),
+        ("id", &[Duckdb], Some(&IDS)),
         // Spark with ANSI off casts a boolean for `=` alone; DuckDB for any comparison.
         ("id = TRUE", &[Spark, Duckdb], Some(&[])),
         ("id != TRUE", &[Spark, Duckdb], Some(&IDS)),
