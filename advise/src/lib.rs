@@ -158,6 +158,20 @@ pub struct Advice {
     pub elapsed_ms: u64,
 }
 
+impl Advice {
+    /// The best `top` layouts, and the current layout after them where it is not among them:
+    /// what every page of the advice shows.
+    pub fn shown_layouts(&self, top: usize) -> Vec<&LayoutResult> {
+        let mut shown: Vec<&LayoutResult> = self.layouts.iter().take(top).collect();
+        if let Some(current) = self.layouts.iter().find(|l| l.layout == Layout::Current)
+            && !shown.iter().any(|l| l.layout == Layout::Current)
+        {
+            shown.push(current);
+        }
+        shown
+    }
+}
+
 /// Advises on `request`; `progress` hears a line per step.
 pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice, ExplainError> {
     let started = Instant::now();

@@ -29,6 +29,10 @@ pub struct StoreArgs {
     /// DATABRICKS_CONFIG_PROFILE; DEFAULT otherwise).
     #[arg(long, value_name = "NAME", requires = "catalog")]
     pub catalog_profile: Option<String>,
+    /// Ask the catalog for new credentials this many seconds before the vended ones expire
+    /// (60 by default).
+    #[arg(long, value_name = "SECONDS", requires = "catalog")]
+    pub catalog_refresh_before: Option<u64>,
     /// The credentials a catalog vended for the table, once resolved.
     #[arg(skip)]
     pub vended: Option<storage::unity::VendedCredentials>,
@@ -62,6 +66,9 @@ impl StoreArgs {
         let options = storage::unity::CatalogOptions {
             host: self.catalog_url.clone(),
             profile: self.catalog_profile.clone(),
+            refresh_before: self
+                .catalog_refresh_before
+                .map(std::time::Duration::from_secs),
         };
         let resolved =
             storage::unity::resolve(table, &options).map_err(|e| match e.exit_code() {

@@ -23,9 +23,9 @@ use crate::nnf::Leaf;
 use crate::replay::ReplayedTable;
 use crate::schema::{ColumnInfo, TableColumns};
 
-/// What data skipping needs of a file's statistics for one column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// What data skipping needs of a file's statistics for one column; serialized as its
+/// [`label`](Requirement::label).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Requirement {
     MinMax,
     NullCount,
@@ -47,12 +47,19 @@ impl Requirement {
         }
     }
 
+    /// Its name in the report and on the text page (the schema's enum).
     pub fn label(self) -> &'static str {
         match self {
             Requirement::MinMax => "min_max",
             Requirement::NullCount => "null_count",
             Requirement::NullCountAndNumRecords => "null_count_and_num_records",
         }
+    }
+}
+
+impl Serialize for Requirement {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.label())
     }
 }
 

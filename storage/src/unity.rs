@@ -7,7 +7,7 @@
 //! | credentials | `POST /api/2.1/unity-catalog/temporary-table-credentials` `{table_id, operation: READ}` | AWS keys with a session token, an Azure SAS, a GCP OAuth token, their expiry |
 //!
 //! The credentials reach the object store as a credential provider that asks the catalog again
-//! a minute before they expire, so a long run outlives them. The endpoint and the token come
+//! a minute (`--catalog-refresh-before`) before they expire, so a long run outlives them. The endpoint and the token come
 //! the way Databricks tools read them: the flags, then `DATABRICKS_HOST` and
 //! `DATABRICKS_TOKEN`, then a profile (`--catalog-profile`, `DATABRICKS_CONFIG_PROFILE`, else
 //! `DEFAULT`) of `~/.databrickscfg` (`DATABRICKS_CONFIG_FILE`). No message carries the token or
@@ -28,7 +28,14 @@ pub struct CatalogOptions {
     pub host: Option<String>,
     /// `--catalog-profile`: over `DATABRICKS_CONFIG_PROFILE`.
     pub profile: Option<String>,
+    /// `--catalog-refresh-before`: how long before the vended credentials expire the catalog
+    /// is asked for new ones ([`REFRESH_BEFORE`] when unset).
+    pub refresh_before: Option<Duration>,
 }
+
+/// How long before vended credentials expire new ones are asked for, by default: longer than
+/// a store request with its retries takes.
+pub const REFRESH_BEFORE: Duration = Duration::from_secs(60);
 
 /// The catalog's endpoint and the token to present.
 #[derive(Clone)]
@@ -266,6 +273,7 @@ pub fn resolve(name: &str, options: &CatalogOptions) -> Result<CatalogTable, Sto
             endpoint,
             table_id: table_id.clone(),
             full_name: full_name.clone(),
+            refresh_before: options.refresh_before.unwrap_or(REFRESH_BEFORE),
             current: Mutex::new(None),
         });
         let first = vending.vend().await?;
@@ -288,6 +296,7 @@ pub struct Vending {
     endpoint: Endpoint,
     table_id: String,
     full_name: String,
+    refresh_before: Duration,
     current: Mutex<Option<Vended>>,
 }
 
@@ -347,7 +356,11 @@ impl Vending {
                     .collect()
             }),
             gcp_token: text(&answer["gcp_oauth_token"]["oauth_token"]),
-            expires_at_ms: answer["expiration_time"].as_u64(),
+            // A number (Databricks), or a string (int64 in protobuf's JSON mapping, as the
+            // open-source server writes it).
+            expires_at_ms: answer["expiration_time"]
+                .as_u64()
+                .or_else(|| answer["expiration_time"].as_str()?.trim().parse().ok()),
         };
         if vended.has_credentials() && vended.expiring(Duration::ZERO) {
             return Err(StorageError::Store(format!(
@@ -358,7 +371,8 @@ impl Vending {
         Ok(vended)
     }
 
-    /// The credentials to use now: the cached ones, or new ones a minute before they expire.
+    /// The credentials to use now: the cached ones, or new ones once they expire within
+    /// `refresh_before`.
     async fn now(&self) -> Result<Vended, StorageError> {
         let cached = self
             .current
@@ -366,18 +380,13 @@ impl Vending {
             .unwrap_or_else(|p| p.into_inner())
             .clone();
         match cached {
-            Some(v) if !v.expiring(Duration::from_secs(60)) => Ok(v),
+            Some(v) if !v.expiring(self.refresh_before) => Ok(v),
             _ => {
                 let fresh = self.vend().await?;
                 *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(fresh.clone());
                 Ok(fresh)
             }
         }
-    }
-
-    /// The catalog's id of the table.
-    pub fn table_id(&self) -> &str {
-        &self.table_id
     }
 }
 

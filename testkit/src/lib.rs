@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod azurite;
 pub mod damage;
 pub mod fuzz;
 pub mod net;

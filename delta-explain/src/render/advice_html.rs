@@ -35,17 +35,6 @@ pub fn to_html(advice: &Advice, text: &str, top: usize) -> String {
     out
 }
 
-/// The best `top` layouts, and the current layout after them where it is not among them.
-pub fn shown_layouts(layouts: &[LayoutResult], top: usize) -> Vec<&LayoutResult> {
-    let mut shown: Vec<&LayoutResult> = layouts.iter().take(top).collect();
-    if let Some(current) = layouts.iter().find(|l| l.layout == Layout::Current)
-        && !shown.iter().any(|l| l.layout == Layout::Current)
-    {
-        shown.push(current);
-    }
-    shown
-}
-
 fn write_page(advice: &Advice, text: &str, top: usize, out: &mut String) -> std::fmt::Result {
     write!(
         out,
@@ -75,7 +64,7 @@ fn write_page(advice: &Advice, text: &str, top: usize, out: &mut String) -> std:
             advice.min_saving_pct
         )?,
     }
-    let shown = shown_layouts(&advice.layouts, top);
+    let shown = advice.shown_layouts(top);
     write!(
         out,
         "<h2>Bytes the workload reads, per layout</h2><p class=\"meta\">The best {} of {} layouts and the current one; the JSON has every one.</p>",

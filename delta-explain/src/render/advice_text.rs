@@ -74,7 +74,7 @@ pub fn to_text(advice: &Advice, top: usize) -> String {
         }
     }
     let _ = writeln!(out);
-    let shown = super::advice_html::shown_layouts(&advice.layouts, top.max(1));
+    let shown = advice.shown_layouts(top.max(1));
     let widest = shown
         .iter()
         .map(|l| l.name.chars().count())

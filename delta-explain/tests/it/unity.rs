@@ -2,14 +2,16 @@
 //! the open-source server `uc-server` (crates.io `olai-uc-server`, its in-memory backend),
 //! installed by `.ci/run` (or `cargo install --locked olai-uc-server --version 0.0.11
 //! --features bin`; `DX_UC_SERVER` names another binary). Without it the tests fail: they are
-//! never skipped. The shared fixtures are registered as external Delta tables; the server
-//! vends no cloud credential for a `file://` location, so the vended-credential path is held
-//! here as far as the catalog answers it (the request and its answer), and the S3, Azure and
-//! GCP credential providers by the storage crate's own code.
+//! never skipped. The shared fixtures are registered as external Delta tables at their
+//! `file://` folders (for which the server vends nothing), and taxi-nyc once more in Azure Blob
+//! Storage's emulator (Azurite, `testkit::azurite`), governed by the emulator's account key:
+//! there the server signs a SAS per request and the table is read with it alone. The server's
+//! clock is set back with libfaketime to vend credentials that have expired; its request log
+//! counts how often it was asked for credentials.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use crate::support::{fixtures, run, taxi};
@@ -35,7 +37,7 @@ fn server_binary() -> PathBuf {
 struct Catalog {
     child: Child,
     url: String,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Drop for Catalog {
@@ -57,6 +59,9 @@ fn call(method: &str, url: &str, body: Option<&serde_json::Value>) -> (u16, serd
         method.into(),
         "-H".into(),
         "content-type: application/json".into(),
+        // The user a trusting proxy would forward (ignored by an anonymous server).
+        "-H".into(),
+        "x-forwarded-user: admin".into(),
         url.into(),
     ];
     if let Some(b) = body {
@@ -75,17 +80,37 @@ fn call(method: &str, url: &str, body: Option<&serde_json::Value>) -> (u16, serd
     )
 }
 
+/// How a test's catalog server runs.
+#[derive(Default)]
+struct Setup {
+    /// Its clock set back by this many seconds (libfaketime), so the credentials it vends
+    /// expire that much sooner than it says.
+    clock_behind_secs: Option<u64>,
+    /// Behind a trusted proxy (`auth.mode: reverse-proxy`): a request without the forwarded
+    /// user, as every request of ours is, is refused with 401.
+    reverse_proxy: bool,
+}
+
 impl Catalog {
     fn start() -> Catalog {
+        Catalog::start_with(Setup::default())
+    }
+
+    fn start_with(setup: Setup) -> Catalog {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(fixtures()).unwrap();
         let managed = std::fs::canonicalize(dir.path()).unwrap().join("managed");
         std::fs::create_dir(&managed).unwrap();
         let config = dir.path().join("uc.yaml");
+        let auth = if setup.reverse_proxy {
+            "auth:\n  mode: reverse-proxy\n"
+        } else {
+            ""
+        };
         std::fs::write(
             &config,
             format!(
-                "local_storage:\n  allowed-roots:\n    - {}\n    - {}\nui:\n  serve: false\n",
+                "local_storage:\n  allowed-roots:\n    - {}\n    - {}\nui:\n  serve: false\n{auth}",
                 root.display(),
                 managed.display()
             ),
@@ -96,7 +121,20 @@ impl Catalog {
             .local_addr()
             .unwrap()
             .port();
-        let child = Command::new(server_binary())
+        let mut command = match setup.clock_behind_secs {
+            Some(secs) => {
+                // The multi-threaded libfaketime (the server's runtime has threads), its
+                // monotonic clock left alone (timers and timeouts run as they would).
+                let mut c = Command::new("faketime");
+                c.args(["-m", "--exclude-monotonic", "-f", &format!("-{secs}s")])
+                    .arg(server_binary());
+                c
+            }
+            None => Command::new(server_binary()),
+        };
+        // Its log holds a line per request (tower-http's trace at debug).
+        let log = std::fs::File::create(dir.path().join("server.log")).unwrap();
+        let child = command
             .args(["serve", "--config"])
             .arg(&config)
             .args([
@@ -106,16 +144,15 @@ impl Catalog {
                 &port.to_string(),
                 "--no-ui",
             ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .env("RUST_LOG", "tower_http=debug")
+            .env("NO_COLOR", "1")
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
             .spawn()
-            .expect("uc-server starts");
+            .expect("uc-server starts (and faketime, where the clock is set back)");
         let url = format!("http://127.0.0.1:{port}");
-        let catalog = Catalog {
-            child,
-            url,
-            _dir: dir,
-        };
+        let catalog = Catalog { child, url, dir };
+
         let started = Instant::now();
         loop {
             let (status, _) = call("GET", &catalog.api("catalogs"), None);
@@ -165,12 +202,23 @@ impl Catalog {
         answer
     }
 
-    /// Registers `location` as the external table `fixtures.real.<name>`.
+    /// Registers the local folder `location` as the external table `fixtures.real.<name>`.
     fn register(&self, name: &str, location: &str, format: &str, properties: serde_json::Value) {
         let location = format!(
             "file://{}",
             std::fs::canonicalize(location).unwrap().display()
         );
+        self.register_url(name, &location, format, properties);
+    }
+
+    /// Registers the storage URL `location` as the external table `fixtures.real.<name>`.
+    fn register_url(
+        &self,
+        name: &str,
+        location: &str,
+        format: &str,
+        properties: serde_json::Value,
+    ) {
         self.create(
             "tables",
             serde_json::json!({
@@ -183,6 +231,34 @@ impl Catalog {
                 "properties": properties,
             }),
         );
+    }
+
+    /// The container `lake` of `azurite` as an external location, governed by the emulator's
+    /// account key as a storage credential: the catalog signs a SAS for each read from it.
+    fn govern(&self, azurite: &testkit::azurite::Azurite) {
+        self.create(
+            "credentials",
+            serde_json::json!({"name": "azurite_key", "purpose": "STORAGE",
+                "azure_storage_key": {"account_name": testkit::azurite::ACCOUNT,
+                    "account_key": testkit::azurite::ACCOUNT_KEY}}),
+        );
+        self.create(
+            "external-locations",
+            serde_json::json!({"name": "lake", "url": azurite.url("lake", ""),
+                "credential_name": "azurite_key"}),
+        );
+    }
+
+    /// How many times the server was asked for table credentials (its request log).
+    fn credential_requests(&self) -> usize {
+        std::fs::read_to_string(self.dir.path().join("server.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| {
+                l.contains("temporary-table-credentials")
+                    && l.contains("started processing request")
+            })
+            .count()
     }
 
     /// `delta-explain` with the catalog's endpoint and token in the environment.
@@ -422,4 +498,154 @@ fn the_endpoint_and_token_come_from_a_databricks_profile() {
     missing[4] = "nosuch";
     let out = catalog.explain_with(&missing, &[("DATABRICKS_CONFIG_FILE", &cfg)]);
     testkit::assert_error(&out, "missing profile", 2, "no profile [nosuch]");
+}
+
+/// taxi-nyc in Azure Blob Storage (the Azurite emulator on 127.0.0.1), registered in the
+/// catalog with the emulator's account key as its storage credential.
+fn azure_lake(setup: Setup) -> (Catalog, testkit::azurite::Azurite) {
+    let azurite = testkit::azurite::Azurite::start();
+    azurite.upload("lake", "taxi-nyc", std::path::Path::new(&taxi()));
+    let catalog = Catalog::start_with(setup);
+    catalog.govern(&azurite);
+    catalog.register_url(
+        "taxi_azure",
+        &azurite.url("lake", "taxi-nyc"),
+        "DELTA",
+        serde_json::json!({}),
+    );
+    (catalog, azurite)
+}
+
+/// The store's endpoint and nothing else: no key, so a read succeeds only with what the
+/// catalog vends.
+fn endpoint_only(azurite: &testkit::azurite::Azurite) -> String {
+    format!("azure_storage_endpoint={}", azurite.endpoint())
+}
+
+#[test]
+fn a_table_in_azure_storage_is_read_with_the_sas_the_catalog_vends() {
+    let (catalog, azurite) = azure_lake(Setup::default());
+    let endpoint = endpoint_only(&azurite);
+    let predicate = "pickup_date = '2024-01-03' AND trip_distance > 5";
+    let by_name = catalog.explain(&[
+        "fixtures.real.taxi_azure",
+        "--catalog",
+        "unity",
+        "--storage-option",
+        &endpoint,
+        "-w",
+        predicate,
+        "-v",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(by_name.code, 0, "{}", by_name.stderr);
+    let by_path = run(&[&taxi(), "-w", predicate, "-v", "--format", "json"]);
+    assert_eq!(by_path.code, 0, "{}", by_path.stderr);
+    assert_eq!(comparable(&by_name.stdout), comparable(&by_path.stdout));
+    assert!(
+        catalog.credential_requests() >= 1,
+        "the catalog was asked for credentials"
+    );
+    // The same location without the catalog has no credential: the store refuses it, so the
+    // read above went through the vended SAS.
+    let url = azurite.url("lake", "taxi-nyc");
+    let bare = run(&[
+        &url,
+        "--storage-option",
+        &endpoint,
+        "--storage-option",
+        "azure_storage_account_name=devstoreaccount1",
+        "--anonymous",
+        "-w",
+        predicate,
+    ]);
+    assert_eq!(bare.code, 3, "{}{}", bare.stdout, bare.stderr);
+}
+
+#[test]
+fn vended_credentials_are_asked_for_again_before_they_expire() {
+    let (catalog, azurite) = azure_lake(Setup::default());
+    let endpoint = endpoint_only(&azurite);
+    let args = |refresh: &'static str| {
+        let mut a = vec![
+            "fixtures.real.taxi_azure".to_string(),
+            "--catalog".into(),
+            "unity".into(),
+            "--storage-option".into(),
+            endpoint.clone(),
+            "-w".into(),
+            "trip_distance > 5".into(),
+        ];
+        if !refresh.is_empty() {
+            a.extend(["--catalog-refresh-before".to_string(), refresh.to_string()]);
+        }
+        a
+    };
+    let run_with = |refresh: &'static str| {
+        let a = args(refresh);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let out = catalog.explain(&a);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(
+            out.stdout.contains("Total reduction: 20 -> 9 files"),
+            "{}",
+            out.stdout
+        );
+    };
+    // The SAS lives an hour: a short run asks once, when it resolves the table.
+    let before = catalog.credential_requests();
+    run_with("");
+    assert_eq!(catalog.credential_requests() - before, 1);
+    // Credentials that expire within the refresh window are asked for again at each use,
+    // and the read goes on with the new ones: more than one request in one run.
+    let before = catalog.credential_requests();
+    run_with("7200");
+    let asked = catalog.credential_requests() - before;
+    assert!(
+        asked > 1,
+        "credentials inside the refresh window were asked for {asked} time(s)"
+    );
+}
+
+#[test]
+fn expired_credentials_and_a_refused_caller_are_one_line_errors() {
+    // A catalog whose clock is two hours behind vends a SAS that expired an hour ago.
+    let (catalog, azurite) = azure_lake(Setup {
+        clock_behind_secs: Some(7200),
+        ..Setup::default()
+    });
+    let endpoint = endpoint_only(&azurite);
+    let args = [
+        "fixtures.real.taxi_azure",
+        "--catalog",
+        "unity",
+        "--storage-option",
+        &endpoint,
+        "-w",
+        "trip_distance > 5",
+    ];
+    let out = catalog.explain(&args);
+    testkit::assert_error(&out, "expired credentials", 3, "already expired");
+    assert!(!out.stderr.contains(TOKEN), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("sig="),
+        "a vended secret shows: {}",
+        out.stderr
+    );
+    // A catalog behind a proxy that forwards no user for us refuses every request: 401.
+    let guarded = Catalog::start_with(Setup {
+        reverse_proxy: true,
+        ..Setup::default()
+    });
+    guarded.register("taxi_nyc", &taxi(), "DELTA", serde_json::json!({}));
+    let out = guarded.explain(&[
+        "fixtures.real.taxi_nyc",
+        "--catalog",
+        "unity",
+        "-w",
+        "trip_distance > 5",
+    ]);
+    testkit::assert_error(&out, "refused caller", 3, "refused the token");
+    assert!(!out.stderr.contains(TOKEN), "{}", out.stderr);
 }

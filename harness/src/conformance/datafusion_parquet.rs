@@ -5,17 +5,19 @@
 //! DataFusion session over the oracle's rows (`matching_rows_as_written`), pruning off, so a
 //! difference is the scan's.
 //!
-//! Tables it cannot read as such a reader would are skipped with the reason: deletion vectors
-//! (a plain Parquet scan does not apply them), column mapping (physical names), files named
-//! by absolute URLs.
+//! Under column mapping the files are read by their physical column names and each column
+//! renamed to its logical name before the predicate (as a reader's schema mapping does); a
+//! nested field with a physical name of its own is not renamed so, and such a table is
+//! skipped. Also skipped with the reason: deletion vectors (a plain Parquet scan does not apply
+//! them) and files named by absolute URLs.
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Schema, UInt32Type};
-use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext, lit};
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext, ident, lit};
 use datafusion::scalar::ScalarValue;
-use oracle::delta_schema::{ColumnMapping, arrow_schema};
+use oracle::delta_schema::{ColumnMapping, DeltaField, DeltaType, arrow_schema};
 use oracle::engines::Answer;
 use oracle::matching::FILE_COLUMN;
 
@@ -28,7 +30,10 @@ type PartitionScalars = Vec<(String, Option<ScalarValue>)>;
 /// Per live file: its absolute path and its partition values.
 struct OpenTable {
     files: Vec<(String, PartitionScalars)>,
+    /// The data columns as the files name them (physical names under column mapping).
     data_schema: Arc<Schema>,
+    /// Under column mapping: each data column's (physical, logical) name, in schema order.
+    renames: Vec<Rename>,
 }
 
 pub struct DataFusionParquet {
@@ -71,9 +76,23 @@ impl Adapter for DataFusionParquet {
     fn open(&mut self, table: &TableUnderTest) -> Result<Result<(), String>, String> {
         self.open = None;
         let snapshot = &table.loaded.snapshot;
-        if snapshot.mapping != ColumnMapping::None {
+        let partition_columns = &snapshot.metadata.partition_columns;
+        let data_fields: Vec<_> = snapshot
+            .fields
+            .iter()
+            .filter(|f| !partition_columns.contains(&f.name))
+            .cloned()
+            .collect();
+        if snapshot.mapping != ColumnMapping::None
+            && data_fields.iter().any(|f| {
+                !matches!(
+                    f.data_type,
+                    DeltaType::Primitive(_) | DeltaType::Decimal { .. }
+                )
+            })
+        {
             return Ok(Err(
-                "column mapping (a Parquet scan sees physical names)".into()
+                "column mapping of nested fields (their physical names are not renamed by a Parquet scan)".into(),
             ));
         }
         if snapshot.files.iter().any(|f| f.deletion_vector.is_some()) {
@@ -84,14 +103,21 @@ impl Adapter for DataFusionParquet {
         if snapshot.files.iter().any(|f| f.path.contains("://")) {
             return Ok(Err("files named by absolute URLs".into()));
         }
-        let partition_columns = &snapshot.metadata.partition_columns;
-        let data_fields: Vec<_> = snapshot
-            .fields
+        let renames: Vec<Rename> = match snapshot.mapping {
+            ColumnMapping::None => Vec::new(),
+            mode @ (ColumnMapping::Name | ColumnMapping::Id) => data_fields
+                .iter()
+                .map(|f| (f.physical(mode).to_string(), f.name.clone()))
+                .collect(),
+        };
+        let physical: Vec<_> = data_fields
             .iter()
-            .filter(|f| !partition_columns.contains(&f.name))
-            .cloned()
+            .map(|f| DeltaField {
+                name: f.physical(snapshot.mapping).to_string(),
+                ..f.clone()
+            })
             .collect();
-        let data_schema = arrow_schema(&data_fields);
+        let data_schema = arrow_schema(&physical);
         // Each file's partition values as the oracle typed them: from one of its rows.
         let mut values: Vec<Option<PartitionScalars>> = vec![None; snapshot.files.len()];
         for batch in table.loaded.rows() {
@@ -124,7 +150,11 @@ impl Adapter for DataFusionParquet {
                 (path.to_string_lossy().into_owned(), v)
             })
             .collect();
-        self.open = Some(OpenTable { files, data_schema });
+        self.open = Some(OpenTable {
+            files,
+            data_schema,
+            renames,
+        });
         Ok(Ok(()))
     }
 
@@ -142,6 +172,14 @@ impl Adapter for DataFusionParquet {
                     .schema(&open.data_schema)
                     .file_extension(&extension);
                 let mut df = ctx.read_parquet(path.as_str(), options).await?;
+                if !open.renames.is_empty() {
+                    df = df.select(
+                        open.renames
+                            .iter()
+                            .map(|(physical, logical)| ident(physical).alias(logical))
+                            .collect::<Vec<_>>(),
+                    )?;
+                }
                 for (name, value) in partitions {
                     let value = match value {
                         Some(v) => lit(v.clone()),
@@ -209,11 +247,24 @@ pub type FilePartitionSql = (String, Vec<(String, String)>);
 /// Each live file's partition values as SQL, for a reproduction that adds them as the adapter
 /// does.
 pub fn partition_sql(table: &TableUnderTest) -> Result<Vec<FilePartitionSql>, String> {
+    Ok(read_plan(table)?.0)
+}
+
+/// Under column mapping, each data column's (physical, logical) name, for a reproduction that
+/// renames them as the adapter does; empty otherwise.
+pub fn renames(table: &TableUnderTest) -> Result<Vec<Rename>, String> {
+    Ok(read_plan(table)?.1)
+}
+
+/// A column's (physical, logical) name.
+type Rename = (String, String);
+
+fn read_plan(table: &TableUnderTest) -> Result<(Vec<FilePartitionSql>, Vec<Rename>), String> {
     let mut adapter = DataFusionParquet::new()?;
     adapter.open(table)??;
     let open = adapter.open.take().ok_or("the table is not open")?;
     let root = std::path::Path::new(&table.location);
-    Ok(open
+    let files = open
         .files
         .into_iter()
         .map(|(path, values)| {
@@ -239,7 +290,8 @@ pub fn partition_sql(table: &TableUnderTest) -> Result<Vec<FilePartitionSql>, St
                 .collect();
             (relative, exprs)
         })
-        .collect())
+        .collect();
+    Ok((files, open.renames))
 }
 
 /// The SQL name of a partition column's type.

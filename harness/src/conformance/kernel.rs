@@ -38,11 +38,7 @@ impl Adapter for KernelAdapter {
 
     fn read(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Reading, String> {
         let columns = self.columns.as_ref().ok_or("the table is not open")?;
-        // What the compiler cannot lower gives the kernel nothing to skip with: a reader
-        // scans every file then (the refusal is the compiler's, not the kernel's).
-        let kernel = CompiledPredicate::compile_against(predicate, columns)
-            .and_then(|compiled| unguarded_kernel_predicate(&compiled, columns))
-            .unwrap_or(None);
+        let kernel = lowered(predicate, columns);
         let kept = fresh_scan_paths(&table.location, None, kernel)?;
         let mut survivors = vec![false; table.files()];
         for path in &kept {
@@ -75,6 +71,29 @@ impl Adapter for KernelAdapter {
                 .collect(),
         ))
     }
+}
+
+/// `predicate` as the kernel is given it: lowered as written, no guard. What the compiler
+/// cannot lower gives the kernel nothing to skip with (`None`): a reader scans every file then
+/// (the refusal is the compiler's, not the kernel's).
+fn lowered(predicate: &str, columns: &TableColumns) -> Option<delta_kernel::PredicateRef> {
+    CompiledPredicate::compile_against(predicate, columns)
+        .and_then(|compiled| unguarded_kernel_predicate(&compiled, columns))
+        .unwrap_or(None)
+}
+
+/// The kernel's predicate for `predicate` on the table at `location`, as JSON (the kernel's
+/// own serde form), for a reproduction that hands it to a plain kernel scan; `None` where
+/// nothing is lowered.
+pub fn predicate_json(location: &str, predicate: &str) -> Result<Option<String>, String> {
+    let (url, engine) = open_engine(location).map_err(|e| e.to_string())?;
+    let snapshot = Snapshot::builder_for(url.as_str())
+        .build(engine.as_ref())
+        .map_err(|e| e.to_string())?;
+    let columns = TableColumns::of_snapshot(&snapshot);
+    lowered(predicate, &columns)
+        .map(|p| serde_json::to_string_pretty(p.as_ref()).map_err(|e| e.to_string()))
+        .transpose()
 }
 
 /// The delta_kernel version this build links, read from the workspace's lock file.

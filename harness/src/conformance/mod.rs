@@ -20,6 +20,7 @@
 pub mod datafusion_parquet;
 pub mod kernel;
 pub mod page;
+pub mod reduce;
 pub mod repro;
 pub mod workers;
 
@@ -597,7 +598,27 @@ fn run_table(
             };
             if let Some(out) = &options.out {
                 let n = report.findings.len() + 1;
-                finding.reproduction = repro::write(out, n, &finding, table, adapter.as_mut()).ok();
+                // The table shrunk too, for the predicate the shrinker kept.
+                let reduced = reduce::reduce(adapter.as_mut(), table, &|a, t| {
+                    shows(
+                        a,
+                        t,
+                        &finding.minimized,
+                        finding.variant.as_deref(),
+                        verdict,
+                    )
+                });
+                let shown = match &reduced {
+                    Some(r) => {
+                        let _ = adapter.open(&r.table);
+                        &r.table
+                    }
+                    None => table,
+                };
+                finding.reproduction =
+                    repro::write(out, n, &finding, shown, table.files(), adapter.as_mut()).ok();
+                // The campaign goes on with the table it was given.
+                let _ = adapter.open(table);
             }
             report.findings.push(finding);
         }
@@ -648,20 +669,40 @@ fn shrink(
 ) -> Predicate {
     let adapter = std::cell::RefCell::new(adapter);
     minimize(p, &|q| {
-        let sql = q.to_string();
-        let mut a = adapter.borrow_mut();
-        match verdict {
-            Verdict::VariantsDiffer => {
-                VARIANTS.iter().find_map(|v| apply(*v, q)).is_some_and(|v| {
-                    matches!(
-                        (a.read(table, &sql), a.read(table, &v.to_string())),
-                        (Ok(x), Ok(y)) if variants_differ(&x, &y).is_some()
-                    )
-                })
-            }
-            _ => check(&mut **a, table, &sql).0 == verdict,
-        }
+        let variant = match verdict {
+            Verdict::VariantsDiffer => match VARIANTS.iter().find_map(|v| apply(*v, q)) {
+                Some(v) => Some(v.to_string()),
+                None => return false,
+            },
+            _ => None,
+        };
+        shows(
+            &mut **adapter.borrow_mut(),
+            table,
+            &q.to_string(),
+            variant.as_deref(),
+            verdict,
+        )
     })
+}
+
+/// Whether the reader still gives `verdict` for `sql` on `table`: for differing variants,
+/// whether `sql` and its `variant` read differently.
+fn shows(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    sql: &str,
+    variant: Option<&str>,
+    verdict: Verdict,
+) -> bool {
+    match (verdict, variant) {
+        (Verdict::VariantsDiffer, Some(v)) => matches!(
+            (adapter.read(table, sql), adapter.read(table, v)),
+            (Ok(x), Ok(y)) if variants_differ(&x, &y).is_some()
+        ),
+        (Verdict::VariantsDiffer, None) => false,
+        _ => check(adapter, table, sql).0 == verdict,
+    }
 }
 
 /// The folder a report of this campaign goes to by default.

@@ -1,9 +1,10 @@
 //! A finding's reproduction, in the reader's own terms, so that its maintainers need none of
 //! this project's tools: `DIR/repro/NN-ENGINE-VERDICT/` holds the table (copied), a
 //! `README.md` saying what was expected and what the reader returned, and a script that shows
-//! it: `repro.py` for the Python readers (exit 1 while the reader is wrong), `repro.rs` for
-//! DataFusion (a test to paste into a crate depending on `datafusion` and `tokio`). The kernel's
-//! finding names the files it dropped and the predicate it was given.
+//! it: `repro.py` for the Python readers (exit 1 while the reader is wrong); for the kernel and
+//! DataFusion a crate of one test (`Cargo.toml`, `repro.rs`: `cargo test` fails while the
+//! reader is wrong), the kernel's given the predicate exactly as the adapter gave it (the
+//! kernel's own JSON form of it) and the files that must survive.
 
 use std::path::Path;
 
@@ -17,6 +18,7 @@ pub fn write(
     n: usize,
     finding: &Finding,
     table: &TableUnderTest,
+    original_files: usize,
     adapter: &mut dyn Adapter,
 ) -> Result<String, String> {
     let name = format!("{n:02}-{}-{}", finding.engine, finding.verdict.name());
@@ -47,13 +49,20 @@ pub fn write(
         Reading::Refused(why) => format!("refused: {why}"),
     };
     let mut readme = format!(
-        "# {} {}: {}\n\nTable: `table/` (`{}`, seed {}: a table of the generators' catalog, or a shared fixture where the seed is 0; {} live files).\n\nPredicate (minimized from `{}`):\n\n```sql\n{predicate}\n```\n\nExpected: {expected_total} matching row(s) (the same engine's reading of the predicate over the table's live rows, read without Delta). The reader: {got}.\n\n",
+        "# {} {}: {}\n\nTable: `table/` (`{}`, seed {}: a table of the generators' catalog, or a shared fixture where the seed is 0; {} live file(s){}).\n\nPredicate (minimized from `{}`):\n\n```sql\n{predicate}\n```\n\nExpected: {expected_total} matching row(s) (the same engine's reading of the predicate over the table's live rows, read without Delta). The reader: {got}.\n\n",
         finding.engine,
         finding.version,
         finding.verdict.name(),
         finding.table,
         finding.seed,
         table.files(),
+        if table.files() < original_files {
+            format!(
+                " of its {original_files}: a last commit removes the files the finding does not need"
+            )
+        } else {
+            String::new()
+        },
         finding.predicate,
     );
     let script = match finding.engine.as_str() {
@@ -88,24 +97,39 @@ pub fn write(
             "repro.rs",
             datafusion_test(
                 &super::datafusion_parquet::partition_sql(table)?,
+                &super::datafusion_parquet::renames(table)?,
                 predicate,
                 &expected,
             ),
         )),
+        "kernel" => super::kernel::predicate_json(&table.location, predicate)
+            .ok()
+            .flatten()
+            .map(|json| {
+                let must_keep: Vec<&str> = expected
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| **r > 0)
+                    .map(|(i, _)| table.loaded.snapshot.files[i].path.as_str())
+                    .collect();
+                ("repro.rs", kernel_test(&json, &must_keep))
+            }),
         _ => None,
     };
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if let Some((file, text)) = script {
-        readme.push_str(&format!(
-            "Run: `{}` (exits 1 while the reader returns other rows).\n",
-            if file.ends_with(".py") {
-                "python repro.py"
-            } else {
-                "cargo test (repro.rs in a crate depending on datafusion and tokio)"
-            }
-        ));
+        readme.push_str(if file.ends_with(".py") {
+            "Run: `python repro.py` (exits 1 while the reader returns other rows).\n"
+        } else {
+            "Run: `cargo test` here (`Cargo.toml` and `repro.rs`: the test fails while the reader is wrong).\n"
+        });
+        if file.ends_with(".rs") {
+            std::fs::write(dir.join("Cargo.toml"), cargo_toml(&finding.engine))
+                .map_err(|e| e.to_string())?;
+        }
         std::fs::write(dir.join(file), text).map_err(|e| e.to_string())?;
-    } else {
+    }
+    if finding.engine == "kernel" {
         readme.push_str(&format!(
             "The kernel was given the predicate as written (no guard): a `delta_kernel` scan of `table/` with it keeps the files above; every file holding a matching row must be kept. Matching rows per live file: {}.\n",
             expected
@@ -136,13 +160,59 @@ fn python_script(predicate: &str, variant: Option<&str>, expected: u64, body: &s
     )
 }
 
+/// The manifest of a reproduction crate: the reader at the version the campaign ran.
+fn cargo_toml(engine: &str) -> String {
+    let lock = include_str!("../../../Cargo.lock");
+    let version = |name: &str| {
+        lock.split("[[package]]")
+            .find(|p| p.contains(&format!("name = \"{name}\"\n")))
+            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+            .map_or_else(
+                || "\"*\"".to_string(),
+                |v| format!("\"={}\"", v.trim_matches('"')),
+            )
+    };
+    let deps = match engine {
+        "kernel" => format!(
+            "delta_kernel = {{ version = {}, features = [\"arrow-59\"] }}\ndelta_kernel_default_engine = {{ version = {}, default-features = false, features = [\"arrow-59\"] }}\nobject_store = {{ version = {}, default-features = false, features = [\"fs\"] }}\nserde_json = \"1\"\nurl = \"2\"\n",
+            version("delta_kernel"),
+            version("delta_kernel_default_engine"),
+            version("object_store"),
+        ),
+        _ => format!(
+            "datafusion = {{ version = {}, default-features = false, features = [\"parquet\", \"sql\"] }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n",
+            version("datafusion"),
+        ),
+    };
+    format!(
+        "[package]\nname = \"{engine}-repro\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dev-dependencies]\n{deps}\n[[test]]\nname = \"repro\"\npath = \"repro.rs\"\n"
+    )
+}
+
+/// A test giving a plain kernel scan of `table/` the predicate (the kernel's JSON form, as the
+/// adapter built it): every file holding a matching row must survive.
+fn kernel_test(predicate_json: &str, must_keep: &[&str]) -> String {
+    format!(
+        "// A plain delta_kernel scan of `table/` with the predicate below (the kernel's own JSON form\n// of it): every file holding a row that matches must survive the scan's pruning.\nuse std::sync::Arc;\n\nuse delta_kernel::Snapshot;\nuse delta_kernel::arrow::array::{{Array, AsArray}};\nuse delta_kernel::engine::arrow_data::ArrowEngineData;\nuse delta_kernel::expressions::Predicate;\nuse delta_kernel_default_engine::DefaultEngineBuilder;\n\nconst PREDICATE: &str = r#\"{predicate_json}\"#;\n\n/// The files that hold a matching row.\nconst MUST_KEEP: &[&str] = &{must_keep:?};\n\n#[test]\nfn the_scan_keeps_every_file_holding_a_matching_row() {{\n    let dir = std::fs::canonicalize(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table\")).unwrap();\n    let url = url::Url::from_directory_path(&dir).unwrap();\n    let store = Arc::new(object_store::local::LocalFileSystem::new());\n    let engine = DefaultEngineBuilder::new(store).build();\n    let snapshot = Snapshot::builder_for(url.as_str()).build(&engine).unwrap();\n    let predicate: Predicate = serde_json::from_str(PREDICATE).unwrap();\n    let scan = snapshot.scan_builder().with_predicate(Arc::new(predicate)).build().unwrap();\n    let mut kept = Vec::new();\n    for meta in scan.scan_metadata(&engine).unwrap() {{\n        let (data, selection) = meta.unwrap().scan_files.into_parts();\n        let data = ArrowEngineData::try_from_engine_data(data).unwrap();\n        let paths = data.record_batch().column_by_name(\"path\").unwrap().as_string::<i32>().clone();\n        for row in 0..paths.len() {{\n            if selection.get(row).copied().unwrap_or(true) {{\n                kept.push(paths.value(row).to_string());\n            }}\n        }}\n    }}\n    for file in MUST_KEEP {{\n        assert!(kept.iter().any(|k| k == file), \"{{file}} holds a matching row and was pruned; kept: {{kept:?}}\");\n    }}\n}}\n"
+    )
+}
+
 /// A test reading each live file with DataFusion's pruned Parquet scan, its partition values
 /// added as columns, as the adapter does.
 fn datafusion_test(
     files: &[super::datafusion_parquet::FilePartitionSql],
+    renames: &[(String, String)],
     predicate: &str,
     expected: &[u64],
 ) -> String {
+    let renames = format!(
+        "[{}]",
+        renames
+            .iter()
+            .map(|(p, l)| format!("({p:?}, {l:?})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let cases = format!(
         "[{}]",
         files
@@ -159,11 +229,12 @@ fn datafusion_test(
             .join(", ")
     );
     format!(
-        "// Each live file of `table/` read by DataFusion's Parquet scan with pruning and filter\n// pushdown on, its partition values added as columns: the rows matching the predicate must\n// be the rows the file holds that match.\nuse datafusion::prelude::*;\n\n#[tokio::test]\nasync fn pruned_parquet_scan_matches_every_row() {{\n    let mut config = SessionConfig::new();\n    config.options_mut().execution.parquet.pushdown_filters = true;\n    config.options_mut().execution.parquet.enable_page_index = true;\n    let ctx = SessionContext::new_with_config(config);\n    let root = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table/\");\n    // (file, [(partition column, value as SQL)], matching rows)\n    let files: &[(&str, &[(&str, &str)], usize)] = &{cases};\n    for (file, partitions, expected) in files {{\n        let mut df = ctx.read_parquet(format!(\"{{root}}{{file}}\"), ParquetReadOptions::default()).await.unwrap();\n        for (column, value) in *partitions {{\n            let value = df.parse_sql_expr(value).unwrap();\n            df = df.with_column(column, value).unwrap();\n        }}\n        let filter = df.parse_sql_expr({predicate:?}).unwrap();\n        let n = df.filter(filter).unwrap().count().await.unwrap();\n        assert_eq!(n, *expected, \"{{file}}\");\n    }}\n}}\n"
+        "// Each live file of `table/` read by DataFusion's Parquet scan with pruning and filter\n// pushdown on, its partition values added as columns: the rows matching the predicate must\n// be the rows the file holds that match.\nuse datafusion::prelude::*;\n\n#[tokio::test]\nasync fn pruned_parquet_scan_matches_every_row() {{\n    let mut config = SessionConfig::new();\n    config.options_mut().execution.parquet.pushdown_filters = true;\n    config.options_mut().execution.parquet.enable_page_index = true;\n    let ctx = SessionContext::new_with_config(config);\n    let root = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table/\");\n    // (file, [(partition column, value as SQL)], matching rows)\n    let files: &[(&str, &[(&str, &str)], usize)] = &{cases};\n    // Under column mapping: each data column's (physical name in the files, logical name).\n    let renames: &[(&str, &str)] = &{renames};\n    for (file, partitions, expected) in files {{\n        let mut df = ctx.read_parquet(format!(\"{{root}}{{file}}\"), ParquetReadOptions::default()).await.unwrap();\n        if !renames.is_empty() {{\n            df = df.select(renames.iter().map(|(physical, logical)| ident(*physical).alias(*logical)).collect::<Vec<_>>()).unwrap();\n        }}\n        for (column, value) in *partitions {{\n            let value = df.parse_sql_expr(value).unwrap();\n            df = df.with_column(column, value).unwrap();\n        }}\n        let filter = df.parse_sql_expr({predicate:?}).unwrap();\n        let n = df.filter(filter).unwrap().count().await.unwrap();\n        assert_eq!(n, *expected, \"{{file}}\");\n    }}\n}}\n"
     )
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+/// `from`'s files and folders copied under `to`.
+pub(super) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
     for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
         let entry = entry.map_err(|e| e.to_string())?;

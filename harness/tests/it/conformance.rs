@@ -163,3 +163,144 @@ fn the_kernel_adapter_reproduces_the_signed_zero_partition_drop() {
     let (verdict, detail) = check(&mut kernel, &table, "pf < 0.5");
     assert_eq!(verdict, Verdict::Correct, "{detail}");
 }
+
+/// The shrinker's table half on the signed-zero finding: the table reduces to fewer live
+/// files that still show the drop (each removed by a commit of the copy, the checkpoints and
+/// partition spellings kept), and the kernel's reproduction is a crate of one test holding
+/// the kernel's own form of the predicate it was given and the files that must survive.
+#[test]
+fn a_kernel_finding_reduces_its_table_and_reproduces_as_a_rust_test() {
+    use harness::conformance::{Finding, reduce, repro};
+    let (_dir, table) = table("signed-zero-partitions", 7_870_161_820_730_376_918);
+    let mut kernel = KernelAdapter::default();
+    kernel.open(&table).unwrap().unwrap();
+    let predicate = "pf = 0";
+    assert_eq!(
+        check(&mut kernel, &table, predicate).0,
+        Verdict::MissingRows
+    );
+    let reduced = reduce::reduce(&mut kernel, &table, &|a, t| {
+        check(a, t, predicate).0 == Verdict::MissingRows
+    })
+    .expect("some files are not needed to show the drop");
+    let small = &reduced.table;
+    assert!(
+        small.files() < table.files() && small.files() >= 1,
+        "{} of {} files",
+        small.files(),
+        table.files()
+    );
+    kernel.open(small).unwrap().unwrap();
+    let (verdict, detail) = check(&mut kernel, small, predicate);
+    assert_eq!(verdict, Verdict::MissingRows, "{detail}");
+    // Nothing removed that the finding needs: without a negative-zero partition it is gone.
+    assert!(
+        small
+            .loaded
+            .snapshot
+            .files
+            .iter()
+            .any(|f| matches!(f.partition_values.get("pf"), Some(Some(v)) if v.starts_with("-0")))
+    );
+    let finding = Finding {
+        engine: "kernel".into(),
+        version: "test".into(),
+        verdict,
+        table: small.spec.clone(),
+        seed: small.seed,
+        predicate: predicate.into(),
+        minimized: predicate.into(),
+        variant: None,
+        detail,
+        reproduction: None,
+    };
+    let out = tempfile::tempdir().unwrap();
+    let folder = repro::write(out.path(), 1, &finding, small, table.files(), &mut kernel).unwrap();
+    let dir = out.path().join(folder);
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!(
+            "{} live file(s) of its {}",
+            small.files(),
+            table.files()
+        )),
+        "{readme}"
+    );
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("delta_kernel = { version = \"=0.30."),
+        "{manifest}"
+    );
+    let test = std::fs::read_to_string(dir.join("repro.rs")).unwrap();
+    let json = test
+        .split("r#\"")
+        .nth(1)
+        .and_then(|rest| rest.split("\"#").next())
+        .expect("the predicate's JSON");
+    let given: delta_kernel::expressions::Predicate = serde_json::from_str(json).unwrap();
+    assert!(format!("{given:?}").contains("pf"), "{given:?}");
+    // The files that must survive are the negative-zero partitions' files the kernel drops.
+    for f in
+        small.loaded.snapshot.files.iter().filter(
+            |f| matches!(f.partition_values.get("pf"), Some(Some(v)) if v.starts_with("-0")),
+        )
+    {
+        assert!(
+            test.contains(&format!("{:?}", f.path)),
+            "{} in {test}",
+            f.path
+        );
+    }
+    assert!(dir.join("table/_delta_log").is_dir());
+}
+
+/// Column mapping: the Parquet scan reads each file by its physical column names and renames
+/// them to the logical ones before the predicate, as a reader's schema mapping does, so the
+/// shared fixtures written with `delta.columnMapping.mode = name` are read, not skipped, and
+/// agree with the truth on the predicates of their corpora.
+#[test]
+fn the_parquet_scan_reads_column_mapped_fixtures_by_their_logical_names() {
+    let real = testkit::fixtures().join("real");
+    let mut parquet = DataFusionParquet::new().unwrap();
+    let mut read = 0;
+    for name in [
+        "data-reader-partition-values-column-mapping-name",
+        "table-with-columnmapping-mode-name",
+        "data-skipping-basic-stats-all-types-columnmapping-name",
+    ] {
+        let location = real.join(name).to_string_lossy().into_owned();
+        let table = TableUnderTest::load(&location, name, 0).unwrap();
+        assert_ne!(
+            table.loaded.snapshot.mapping,
+            oracle::delta_schema::ColumnMapping::None,
+            "{name}"
+        );
+        match parquet.open(&table).unwrap() {
+            Ok(()) => {}
+            Err(reason) => {
+                assert!(reason.contains("nested"), "{name}: skipped: {reason}");
+                continue;
+            }
+        }
+        let corpus = testkit::workspace_root().join(format!("corpora/{name}.txt"));
+        let corpus = std::fs::read_to_string(&corpus).unwrap();
+        for predicate in corpus
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            // The first of each corpus: the rest are the campaign's (`--fixtures`).
+            .take(25)
+        {
+            let (verdict, detail) = check(&mut parquet, &table, predicate);
+            assert!(
+                matches!(
+                    verdict,
+                    Verdict::Correct | Verdict::BothRefused | Verdict::TruthRefused
+                ),
+                "{name}: `{predicate}`: {verdict:?} {detail}"
+            );
+            read += usize::from(verdict == Verdict::Correct);
+        }
+    }
+    assert!(read > 10, "{read} predicates read and matched");
+}
