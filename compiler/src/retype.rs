@@ -40,10 +40,12 @@ pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
         let Some(info) = leaf.column().and_then(|c| columns.resolve(c).ok()) else {
             return Nnf::Leaf(leaf.clone());
         };
-        if let Some(range) = beyond_range(leaf, &info) {
+        // The column's numeric domain, computed once for both questions asked of the leaf.
+        let domain = domain(&info);
+        if let Some(range) = beyond_range(leaf, &info, domain.as_ref()) {
             beyond.push(format!("`{leaf}` ({range})"));
         }
-        let rewritten = match retype_leaf(leaf, &info) {
+        let rewritten = match retype_leaf(leaf, &info, domain.as_ref()) {
             Some((rewritten, engines_disagree)) => {
                 if engines_disagree {
                     disagree.push(format!("`{leaf}`"));
@@ -160,8 +162,8 @@ fn domain(info: &ColumnInfo) -> Option<Domain> {
 
 /// The range a leaf's number lies beyond (`long holds -9223372036854775808 to ...`), for an
 /// integer or decimal column; `None` for every other leaf.
-fn beyond_range(leaf: &Leaf, info: &ColumnInfo) -> Option<String> {
-    let Some(Domain::Exact { min, max, .. }) = domain(info) else {
+fn beyond_range(leaf: &Leaf, info: &ColumnInfo, domain: Option<&Domain>) -> Option<String> {
+    let Some(Domain::Exact { min, max, .. }) = domain else {
         return None;
     };
     let literals: Vec<&Literal> = match leaf {
@@ -174,7 +176,7 @@ fn beyond_range(leaf: &Leaf, info: &ColumnInfo) -> Option<String> {
     let outside = literals.iter().any(|l| {
         numeric_text(l)
             .and_then(LongNumber::parse)
-            .is_some_and(|v| v < min || v > max)
+            .is_some_and(|v| &v < min || &v > max)
     });
     let type_name = info.primitive().map(|p| p.to_string()).unwrap_or_default();
     outside.then(|| format!("{type_name} holds {min} to {max}"))
@@ -691,14 +693,15 @@ fn retype_timestamp(leaf: &Leaf) -> Option<(Nnf, bool)> {
 }
 
 /// The rewrite of one leaf and whether engines disagree on it; `None` when it needs none.
-fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
+/// `domain`: the column's ([`domain`]).
+fn retype_leaf(leaf: &Leaf, info: &ColumnInfo, domain: Option<&Domain>) -> Option<(Nnf, bool)> {
     if matches!(
         info.primitive(),
         Some(PrimitiveType::Timestamp | PrimitiveType::TimestampNtz)
     ) {
         return retype_timestamp(leaf);
     }
-    match domain(info)? {
+    match domain? {
         Domain::Exact {
             scale,
             min,
@@ -709,11 +712,11 @@ fn retype_leaf(leaf: &Leaf, info: &ColumnInfo) -> Option<(Nnf, bool)> {
             let column = leaf.column()?;
             let grid = Grid {
                 column,
-                scale,
-                min: &min,
-                max: &max,
+                scale: *scale,
+                min,
+                max,
             };
-            retype_exact(leaf, &grid, decimal, int_digits)
+            retype_exact(leaf, &grid, *decimal, *int_digits)
         }
         Domain::Float => retype_float(leaf),
         Domain::Double => retype_double(leaf),

@@ -13,6 +13,8 @@
 //! `delta.dataSkippingNumIndexedCols`) is covered by no file: data skipping reads none of its
 //! statistics, whatever a file recorded.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::classify::Bucket;
@@ -72,6 +74,11 @@ pub struct CoveragePlan {
 }
 
 impl CoveragePlan {
+    /// The statistics the plan reads of each candidate file.
+    pub fn needs(&self) -> &StatsNeeds {
+        &self.needs
+    }
+
     pub fn new(columns: &TableColumns, explanation: &Explanation) -> CoveragePlan {
         let mut items: Vec<(ColumnInfo, Requirement)> = Vec::new();
         if let Some(compiled) = &explanation.predicate {
@@ -157,8 +164,35 @@ pub struct ColumnCoverage {
     pub coverage_pct: f64,
 }
 
-/// The coverage of `plan` over the files of `table`, for `explanation`'s partition survivors.
+/// The coverage of `plan` over the files of `table`, for `explanation`'s partition survivors
+/// (their statistics parsed here, only what the plan reads).
 pub fn gather(table: &ReplayedTable, explanation: &Explanation, plan: &CoveragePlan) -> Coverage {
+    count(table, explanation, plan, |_, json| {
+        FileStats::parse_only(json, &plan.needs).map(Cow::Owned)
+    })
+}
+
+/// [`gather`] over statistics parsed already, one entry per file of `table`, holding at least
+/// what `plan.needs()` names.
+pub fn gather_parsed(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    plan: &CoveragePlan,
+    stats: &[Option<FileStats>],
+) -> Coverage {
+    count(table, explanation, plan, |i, _| {
+        stats[i].as_ref().map(Cow::Borrowed)
+    })
+}
+
+/// Counts, per item of `plan`, the partition survivors whose statistics (`stats_of` file `i`
+/// with its JSON) cover it.
+fn count<'s>(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    plan: &CoveragePlan,
+    stats_of: impl Fn(usize, Option<&str>) -> Option<Cow<'s, FileStats>>,
+) -> Coverage {
     let candidates = explanation.after_partition.count();
     if plan.items.is_empty() {
         return Coverage {
@@ -171,9 +205,9 @@ pub fn gather(table: &ReplayedTable, explanation: &Explanation, plan: &CoverageP
         if !explanation.after_partition.contains(i) {
             continue;
         }
-        let stats = FileStats::parse_only(json, &plan.needs);
+        let stats = stats_of(i, json);
         for (k, (info, requirement)) in plan.items.iter().enumerate() {
-            if covers(table, stats.as_ref(), info, *requirement) {
+            if covers(table, stats.as_deref(), info, *requirement) {
                 covered[k] += 1;
             }
         }

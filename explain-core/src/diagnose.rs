@@ -219,6 +219,16 @@ pub struct EvidencePlan {
 }
 
 impl EvidencePlan {
+    /// The statistics the plan reads of each file.
+    pub fn needs(&self) -> &StatsNeeds {
+        &self.needs
+    }
+
+    /// Whether the plan reads no file's statistics (no data column is referenced).
+    fn reads_nothing(&self) -> bool {
+        self.conjuncts.is_empty() && self.referenced.is_empty()
+    }
+
     pub fn new(
         columns: &crate::schema::TableColumns,
         explanation: &Explanation,
@@ -268,20 +278,33 @@ pub fn gather_planned(
     explanation: &Explanation,
     plan: &EvidencePlan,
 ) -> Result<Evidence, ExplainError> {
+    if plan.reads_nothing() {
+        return gather_parsed(table, explanation, plan, &[]);
+    }
+    let stats = crate::file_stats::parse_each(table.stats_jsons(), &plan.needs);
+    gather_parsed(table, explanation, plan, &stats)
+}
+
+/// [`gather_planned`] over statistics parsed already, one entry per file of `table`, holding
+/// at least what `plan.needs()` names (another reader of the same files may have asked for
+/// more).
+pub fn gather_parsed(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    plan: &EvidencePlan,
+    stats: &[Option<FileStats>],
+) -> Result<Evidence, ExplainError> {
     let files = table.files().len();
     let among = &explanation.after_partition.to_bools();
     let input = explanation.after_partition.count();
-    if plan.conjuncts.is_empty() && plan.referenced.is_empty() {
+    if plan.reads_nothing() {
         return Ok(Evidence {
             files,
             input,
             ..Evidence::default()
         });
     }
-    let stats: Vec<Option<FileStats>> = table
-        .stats_jsons()
-        .map(|json| FileStats::parse_only(json, &plan.needs))
-        .collect();
+    assert_eq!(stats.len(), files, "one parsed statistics entry per file");
     let covers = |i: usize, cols: &[ColumnInfo]| {
         cols.iter()
             .all(|c| bounds_usable(table, stats[i].as_ref(), c))
@@ -339,15 +362,25 @@ pub fn diagnose_with(
         return Ok(Vec::new());
     }
     let evidence = gather_evidence(table, explanation)?;
-    Ok(diagnose_from(
+    Ok(diagnose_table(table, explanation, present, &evidence))
+}
+
+/// The diagnoses of `explanation` over `table` with its evidence gathered already.
+pub fn diagnose_table(
+    table: &ReplayedTable,
+    explanation: &Explanation,
+    present: &crate::accepted::PresentValues,
+    evidence: &Evidence,
+) -> Vec<Diagnosis> {
+    diagnose_from(
         &TableFacts {
             columns: table.columns(),
             present_values: present,
             has_min_max_column: &|path| table.has_min_max_column(path),
         },
         explanation,
-        &evidence,
-    ))
+        evidence,
+    )
 }
 
 /// What the diagnoses read of the table beyond the evidence: no rows.

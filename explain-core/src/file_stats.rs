@@ -67,6 +67,17 @@ impl FileStats {
     }
 }
 
+/// Each file's statistics (the `stats` JSONs of a table's files, in order), parsed once for
+/// every reader that shares them: the parts `needs` names.
+pub fn parse_each<'a>(
+    jsons: impl Iterator<Item = Option<&'a str>>,
+    needs: &StatsNeeds,
+) -> Vec<Option<FileStats>> {
+    jsons
+        .map(|json| FileStats::parse_only(json, needs))
+        .collect()
+}
+
 /// Which parts of a file's statistics a reader needs: `numRecords` always, and the bounds and
 /// null counts at some statistics paths, or all of them.
 #[derive(Clone, Debug)]
@@ -80,6 +91,24 @@ enum Needed {
 }
 
 impl Needed {
+    /// What this node or `other` keeps.
+    fn merge(&mut self, other: &Needed) {
+        match (&mut *self, other) {
+            (Needed::Whole, _) => {}
+            (_, Needed::Whole) => *self = Needed::Whole,
+            (Needed::Keys(mine), Needed::Keys(theirs)) => {
+                for (key, below) in theirs {
+                    match mine.get_mut(key) {
+                        Some(kept) => kept.merge(below),
+                        None => {
+                            mine.insert(key.clone(), below.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     fn insert(&mut self, path: &[String]) {
         let Needed::Keys(children) = self else {
             return; // kept whole already
@@ -104,6 +133,14 @@ impl StatsNeeds {
             sections.insert(path);
         }
         Self::with_sections(sections)
+    }
+
+    /// What `self` or `other` needs: for two readers of the same files' statistics, which
+    /// then parse each file once.
+    pub fn and(&self, other: &StatsNeeds) -> StatsNeeds {
+        let mut both = self.0.clone();
+        both.merge(&other.0);
+        StatsNeeds(both)
     }
 
     /// Every column's statistics.
@@ -352,6 +389,41 @@ mod parse_only_tests {
                 "{json}"
             );
         }
+    }
+
+    #[test]
+    fn two_readers_needs_together_read_what_each_reads_alone() {
+        // One reader wants a column whole, the other a field of it and another column: the
+        // merged needs keep the whole column and both others.
+        let one = [path("s"), path("a")];
+        let other = [path("s.c"), path("b"), path("z")];
+        let needs_one = StatsNeeds::columns(one.iter().map(Vec::as_slice));
+        let needs_other = StatsNeeds::columns(other.iter().map(Vec::as_slice));
+        for both in [needs_one.and(&needs_other), needs_other.and(&needs_one)] {
+            for json in STATS {
+                let merged = FileStats::parse_only(Some(json), &both);
+                for (needs, columns) in [(&needs_one, &one[..]), (&needs_other, &other[..])] {
+                    let alone = FileStats::parse_only(Some(json), needs);
+                    assert_eq!(merged.is_some(), alone.is_some(), "{json}");
+                    let (Some(merged), Some(alone)) = (&merged, alone) else {
+                        continue;
+                    };
+                    assert_eq!(merged.num_records, alone.num_records, "{json}");
+                    for c in columns {
+                        assert_eq!(merged.min(c), alone.min(c), "{json} {c:?}");
+                        assert_eq!(merged.max(c), alone.max(c), "{json} {c:?}");
+                        assert_eq!(merged.nulls(c), alone.nulls(c), "{json} {c:?}");
+                    }
+                }
+            }
+        }
+        // Nothing else is built.
+        let json = r#"{"numRecords":1,"minValues":{"a":1,"q":2,"s":{"c":1,"e":2}}}"#;
+        let merged = FileStats::parse_only(Some(json), &needs_one.and(&needs_other)).unwrap();
+        assert_eq!(
+            merged.min_values,
+            serde_json::json!({"a": 1, "s": {"c": 1, "e": 2}})
+        );
     }
 
     #[test]

@@ -7,10 +7,12 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use crate::accepted::PresentValues;
-use crate::diagnose::diagnose_with;
+use crate::coverage::{self, CoveragePlan};
+use crate::diagnose::{EvidencePlan, diagnose_table, gather_parsed, gather_planned};
 use crate::error::ExplainError;
 use crate::explain::{CompiledPredicate, ExplainOptions, Explanation, explain_compiled};
 use crate::features::TableFeatures;
+use crate::file_stats::parse_each;
 use crate::gates::{self, Assertion};
 use crate::layers::Layers;
 use crate::replay::ReplayedTable;
@@ -146,15 +148,42 @@ impl<'t> Session<'t> {
         if request.layers {
             report.layers = Layers::build(table, &explanation, request.limit);
         }
+        // The evidence of the diagnoses and the statistics coverage read the same files'
+        // statistics: with both asked for, each file's JSON is parsed once.
+        let evidence_plan = if request.explain_why && explanation.predicate.is_some() {
+            Some(EvidencePlan::new(table.columns(), &explanation)?)
+        } else {
+            None
+        };
+        let coverage_plan = (request.stats_coverage && report.analysis.is_some())
+            .then(|| CoveragePlan::new(table.columns(), &explanation));
+        let shared = match (&evidence_plan, &coverage_plan) {
+            (Some(evidence), Some(coverage)) => Some(parse_each(
+                table.stats_jsons(),
+                &evidence.needs().and(coverage.needs()),
+            )),
+            _ => None,
+        };
         if request.explain_why {
-            report.set_diagnoses(diagnose_with(table, &explanation, self.present_values())?);
+            let diagnoses = match &evidence_plan {
+                Some(plan) => {
+                    let evidence = match &shared {
+                        Some(stats) => gather_parsed(table, &explanation, plan, stats)?,
+                        None => gather_planned(table, &explanation, plan)?,
+                    };
+                    diagnose_table(table, &explanation, self.present_values(), &evidence)
+                }
+                // No predicate: nothing to diagnose.
+                None => Vec::new(),
+            };
+            report.set_diagnoses(diagnoses);
         }
-        if request.stats_coverage
-            && let Some(analysis) = &mut report.analysis
-        {
-            let plan = crate::coverage::CoveragePlan::new(table.columns(), &explanation);
-            analysis.stats_coverage =
-                Some(crate::coverage::gather(table, &explanation, &plan).entries(&plan));
+        if let (Some(plan), Some(analysis)) = (&coverage_plan, &mut report.analysis) {
+            let counted = match &shared {
+                Some(stats) => coverage::gather_parsed(table, &explanation, plan, stats),
+                None => coverage::gather(table, &explanation, plan),
+            };
+            analysis.stats_coverage = Some(counted.entries(plan));
         }
         Ok(((report, failures), explanation))
     }

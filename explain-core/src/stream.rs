@@ -44,11 +44,12 @@ use std::time::{Duration, Instant};
 use crate::accepted::{PresentValues, present_values};
 use crate::coverage::{self, ColumnCoverage, Coverage, CoveragePlan};
 use crate::diagnose::{
-    Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_planned,
+    Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_parsed, gather_planned,
 };
 use crate::error::ExplainError;
 use crate::explain::{CompiledPredicate, Explanation, KernelScans, explain_planned, kernel_scans};
 use crate::features::TableFeatures;
+use crate::file_stats::parse_each;
 use crate::gates::{Assertion, stats_complete};
 use crate::layers::Layers;
 use crate::replay::{ReplayedTable, StreamedTable, WINDOW_ROWS, WindowVisitor};
@@ -574,23 +575,42 @@ impl<'a> PredicateStream<'a> {
         let explanation = explain_planned(window, planned)?;
         let so_far = &mut self.gathered;
         so_far.tallies = so_far.tallies.plus(FileTallies::of(window, &explanation));
-        if request.explain_why {
-            let plan = match self.evidence_plan.take() {
-                Some(plan) => plan,
-                None => EvidencePlan::new(window.columns(), &explanation)?,
+        if request.explain_why && self.evidence_plan.is_none() {
+            self.evidence_plan = Some(EvidencePlan::new(window.columns(), &explanation)?);
+        }
+        if request.stats_coverage && explanation.predicate.is_some() && self.coverage_plan.is_none()
+        {
+            self.coverage_plan = Some(CoveragePlan::new(window.columns(), &explanation));
+        }
+        let evidence_plan = self.evidence_plan.as_ref().filter(|_| request.explain_why);
+        let coverage_plan = self
+            .coverage_plan
+            .as_ref()
+            .filter(|_| request.stats_coverage && explanation.predicate.is_some());
+        // The evidence and the coverage read the same files' statistics: with both asked
+        // for, each file's JSON is parsed once, for what either reads.
+        let shared = match (evidence_plan, coverage_plan) {
+            (Some(evidence), Some(coverage)) => Some(parse_each(
+                window.stats_jsons(),
+                &evidence.needs().and(coverage.needs()),
+            )),
+            _ => None,
+        };
+        if let Some(plan) = evidence_plan {
+            let evidence = match &shared {
+                Some(stats) => gather_parsed(window, &explanation, plan, stats)?,
+                None => gather_planned(window, &explanation, plan)?,
             };
-            let evidence = gather_planned(window, &explanation, &plan)?;
-            self.evidence_plan = Some(plan);
             so_far.evidence = Some(match so_far.evidence.take() {
                 Some(before) => before.plus(evidence),
                 None => evidence,
             });
         }
-        if request.stats_coverage && explanation.predicate.is_some() {
-            let plan = self
-                .coverage_plan
-                .get_or_insert_with(|| CoveragePlan::new(window.columns(), &explanation));
-            let counted = coverage::gather(window, &explanation, plan);
+        if let Some(plan) = coverage_plan {
+            let counted = match &shared {
+                Some(stats) => coverage::gather_parsed(window, &explanation, plan, stats),
+                None => coverage::gather(window, &explanation, plan),
+            };
             so_far.coverage = Some(match so_far.coverage.take() {
                 Some(before) => before.plus(counted),
                 None => counted,

@@ -4,10 +4,8 @@
 //! signature, permissions and expiry) as Azure does. A missing emulator fails the test that
 //! asks for it: never skipped.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use object_store::ObjectStoreExt as _;
 
@@ -48,10 +46,7 @@ impl Azurite {
     /// Starts the blob service on a free port of 127.0.0.1, its data in a temp dir.
     pub fn start() -> Azurite {
         let dir = tempfile::tempdir().expect("a data folder");
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::net::free_port();
         let child = Command::new(binary())
             .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
             .arg("--location")
@@ -65,14 +60,7 @@ impl Azurite {
             .stderr(Stdio::null())
             .spawn()
             .expect("Azurite starts");
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "Azurite did not listen within a minute"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        crate::net::wait_for(port, "Azurite");
         Azurite {
             child,
             port,
@@ -101,8 +89,7 @@ impl Azurite {
             .with_container_name(container)
             .build()
             .expect("a client of the emulator");
-        let mut files = Vec::new();
-        collect(source, &mut files);
+        let files = crate::files_under(source);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -173,15 +160,4 @@ fn account_sas() -> String {
         ])
         .finish();
     query
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("a readable fixture") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() {
-            collect(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
 }

@@ -79,19 +79,33 @@ pub fn copy_table(source: &Path) -> (tempfile::TempDir, PathBuf) {
 /// Copies the tree under `from` to `to`, every file writable (the shared fixtures are not).
 pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("dir entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy file");
-            let mut perms = std::fs::metadata(&target).expect("metadata").permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            std::fs::set_permissions(&target, perms).expect("make writable");
+    for file in files_under(from) {
+        let target = to.join(file.strip_prefix(from).expect("below the source"));
+        std::fs::create_dir_all(target.parent().expect("a parent")).expect("create dir");
+        std::fs::copy(&file, &target).expect("copy file");
+        let mut perms = std::fs::metadata(&target).expect("metadata").permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        perms.set_readonly(false);
+        std::fs::set_permissions(&target, perms).expect("make writable");
+    }
+}
+
+/// Every file below `dir`, at any depth, sorted.
+pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(&next).expect("read dir") {
+            let entry = entry.expect("dir entry");
+            if entry.file_type().expect("file type").is_dir() {
+                pending.push(entry.path());
+            } else {
+                out.push(entry.path());
+            }
         }
     }
+    out.sort();
+    out
 }
 
 /// What a run of one of the workspace's binaries printed.

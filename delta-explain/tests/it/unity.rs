@@ -9,7 +9,6 @@
 //! clock is set back with libfaketime to vend credentials that have expired; its request log
 //! counts how often it was asked for credentials.
 
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -116,11 +115,7 @@ impl Catalog {
             ),
         )
         .unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = testkit::net::free_port();
         let mut command = match setup.clock_behind_secs {
             Some(secs) => {
                 // The multi-threaded libfaketime (the server's runtime has threads), its
@@ -382,11 +377,7 @@ fn each_catalog_error_is_one_line_with_its_exit_code_and_no_token() {
         serde_json::json!({"delta.feature.catalogManaged": "supported"}),
     );
     let p = "trip_distance > 5";
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let closed = format!("http://{closed}");
+    let closed = format!("http://127.0.0.1:{}", testkit::net::free_port());
     let cases: Vec<(testkit::Run, i32, &str, &str)> = vec![
         (
             catalog.explain(&["fixtures.real.nosuch", "--catalog", "unity", "-w", p]),
@@ -563,29 +554,32 @@ fn a_table_in_azure_storage_is_read_with_the_sas_the_catalog_vends() {
     assert_eq!(bare.code, 3, "{}{}", bare.stdout, bare.stderr);
 }
 
+/// `trip_distance > 5` on the Azure table named in the catalog, with the store's endpoint
+/// alone and `extra` arguments.
+fn explain_azure(
+    catalog: &Catalog,
+    azurite: &testkit::azurite::Azurite,
+    extra: &[&str],
+) -> testkit::Run {
+    let endpoint = endpoint_only(azurite);
+    let mut args = vec![
+        "fixtures.real.taxi_azure",
+        "--catalog",
+        "unity",
+        "--storage-option",
+        &endpoint,
+        "-w",
+        "trip_distance > 5",
+    ];
+    args.extend_from_slice(extra);
+    catalog.explain(&args)
+}
+
 #[test]
 fn vended_credentials_are_asked_for_again_before_they_expire() {
     let (catalog, azurite) = azure_lake(Setup::default());
-    let endpoint = endpoint_only(&azurite);
-    let args = |refresh: &'static str| {
-        let mut a = vec![
-            "fixtures.real.taxi_azure".to_string(),
-            "--catalog".into(),
-            "unity".into(),
-            "--storage-option".into(),
-            endpoint.clone(),
-            "-w".into(),
-            "trip_distance > 5".into(),
-        ];
-        if !refresh.is_empty() {
-            a.extend(["--catalog-refresh-before".to_string(), refresh.to_string()]);
-        }
-        a
-    };
-    let run_with = |refresh: &'static str| {
-        let a = args(refresh);
-        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        let out = catalog.explain(&a);
+    let run_with = |extra: &[&str]| {
+        let out = explain_azure(&catalog, &azurite, extra);
         assert_eq!(out.code, 0, "{}", out.stderr);
         assert!(
             out.stdout.contains("Total reduction: 20 -> 9 files"),
@@ -595,12 +589,12 @@ fn vended_credentials_are_asked_for_again_before_they_expire() {
     };
     // The SAS lives an hour: a short run asks once, when it resolves the table.
     let before = catalog.credential_requests();
-    run_with("");
+    run_with(&[]);
     assert_eq!(catalog.credential_requests() - before, 1);
     // Credentials that expire within the refresh window are asked for again at each use,
     // and the read goes on with the new ones: more than one request in one run.
     let before = catalog.credential_requests();
-    run_with("7200");
+    run_with(&["--catalog-refresh-before", "7200"]);
     let asked = catalog.credential_requests() - before;
     assert!(
         asked > 1,
@@ -615,17 +609,7 @@ fn expired_credentials_and_a_refused_caller_are_one_line_errors() {
         clock_behind_secs: Some(7200),
         ..Setup::default()
     });
-    let endpoint = endpoint_only(&azurite);
-    let args = [
-        "fixtures.real.taxi_azure",
-        "--catalog",
-        "unity",
-        "--storage-option",
-        &endpoint,
-        "-w",
-        "trip_distance > 5",
-    ];
-    let out = catalog.explain(&args);
+    let out = explain_azure(&catalog, &azurite, &[]);
     testkit::assert_error(&out, "expired credentials", 3, "already expired");
     assert!(!out.stderr.contains(TOKEN), "{}", out.stderr);
     assert!(
