@@ -26,7 +26,11 @@ for dir in "${report}"/repro/*/; do
   if [ -f "${dir}/repro.py" ]; then
     (cd "${clean}" && PYTHONPATH="${readers}" "${python}" repro.py > "${clean}/output" 2>&1)
     code=$?
-    result="$(tail -1 "${clean}/output")"
+    # The exception's line where the reader raised (its message may run on over lines),
+    # else the script's last line (what it counted).
+    result="$(grep -E '^[A-Za-z_.]*(Error|Exception)\b' "${clean}/output" | tail -1)"
+    [ -n "${result}" ] || result="$(grep -v '^[[:space:]]*$' "${clean}/output" | tail -1)"
+    result="${result:0:240}"
   elif [ -f "${dir}/Cargo.toml" ]; then
     (cd "${clean}" && CARGO_TARGET_DIR="${REPRO_TARGET:-${HOME}/.cache/delta-explain/repro-target}" \
       cargo test --quiet > "${clean}/output" 2>&1)

@@ -352,6 +352,9 @@ pub struct Finding {
     pub detail: String,
     /// Where its reproduction was written, relative to the report.
     pub reproduction: Option<String>,
+    /// Why no reproduction could be written, where one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreproduced: Option<String>,
 }
 
 impl Finding {
@@ -507,6 +510,7 @@ fn run_table(
                     variant: None,
                     detail: format!("cannot open the table: {e}"),
                     reproduction: None,
+                    unreproduced: None,
                 });
                 continue;
             }
@@ -595,6 +599,7 @@ fn run_table(
                 variant,
                 detail,
                 reproduction: None,
+                unreproduced: None,
             };
             if let Some(out) = &options.out {
                 let n = report.findings.len() + 1;
@@ -615,8 +620,16 @@ fn run_table(
                     }
                     None => table,
                 };
-                finding.reproduction =
-                    repro::write(out, n, &finding, shown, table.files(), adapter.as_mut()).ok();
+                match repro::write(out, n, &finding, shown, table.files(), adapter.as_mut()) {
+                    Ok(written) => finding.reproduction = Some(written),
+                    Err(why) => {
+                        eprintln!(
+                            "campaign: no reproduction of finding {n} ({}): {why}",
+                            finding.key()
+                        );
+                        finding.unreproduced = Some(why);
+                    }
+                }
                 // The campaign goes on with the table it was given.
                 let _ = adapter.open(table);
             }

@@ -102,6 +102,9 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
         if let Some(r) = &f.reproduction {
             md.push_str(&format!("  - reproduction: [{r}]({r}/README.md)\n"));
         }
+        if let Some(why) = &f.unreproduced {
+            md.push_str(&format!("  - no reproduction could be written: {why}\n"));
+        }
     }
     for (title, pick) in [
         ("By writer knob (the catalog table)", true),

@@ -1,10 +1,11 @@
 //! A finding's reproduction, in the reader's own terms, so that its maintainers need none of
-//! this project's tools: `DIR/repro/NN-ENGINE-VERDICT/` holds the table (copied), a
+//! this project's tools: `DIR/repro/NNN-ENGINE-VERDICT/` holds the table (copied), a
 //! `README.md` saying what was expected and what the reader returned, and a script that shows
 //! it: `repro.py` for the Python readers (exit 1 while the reader is wrong); for the kernel and
 //! DataFusion a crate of one test (`Cargo.toml`, `repro.rs`: `cargo test` fails while the
 //! reader is wrong), the kernel's given the predicate exactly as the adapter gave it (the
-//! kernel's own JSON form of it) and the files that must survive.
+//! kernel's own serde form of it: JSON, or RON where a literal is NaN or infinite) and the
+//! files that must survive.
 
 use std::path::Path;
 
@@ -21,7 +22,7 @@ pub fn write(
     original_files: usize,
     adapter: &mut dyn Adapter,
 ) -> Result<String, String> {
-    let name = format!("{n:02}-{}-{}", finding.engine, finding.verdict.name());
+    let name = format!("{n:03}-{}-{}", finding.engine, finding.verdict.name());
     let dir = out.join("repro").join(&name);
     let copy = dir.join("table");
     copy_dir(Path::new(&table.location), &copy)?;
@@ -30,11 +31,12 @@ pub fn write(
         Answer::Rows(rows) => rows,
         Answer::Refused(why) => return Err(format!("the truth refuses `{predicate}`: {why}")),
     };
-    let reading = adapter.read(table, predicate)?;
     let expected_total: u64 = expected.iter().sum();
-    let got = match &reading {
-        Reading::Rows { total, .. } => format!("{total} row(s)"),
-        Reading::Survivors(kept) => format!(
+    let got = match adapter.read(table, predicate) {
+        // An `error` finding: the reader fails on the table, and its reproduction shows that.
+        Err(e) => format!("fails: {e}"),
+        Ok(Reading::Rows { total, .. }) => format!("{total} row(s)"),
+        Ok(Reading::Survivors(kept)) => format!(
             "kept {} of {} files; dropped files holding a matching row: {}",
             kept.iter().filter(|k| **k).count(),
             kept.len(),
@@ -46,7 +48,7 @@ pub fn write(
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Reading::Refused(why) => format!("refused: {why}"),
+        Ok(Reading::Refused(why)) => format!("refused: {why}"),
     };
     let mut readme = format!(
         "# {} {}: {}\n\nTable: `table/` (`{}`, seed {}: a table of the generators' catalog, or a shared fixture where the seed is 0; {} live file(s){}).\n\nPredicate (minimized from `{}`):\n\n```sql\n{predicate}\n```\n\nExpected: {expected_total} matching row(s) (the same engine's reading of the predicate over the table's live rows, read without Delta). The reader: {got}.\n\n",
@@ -102,18 +104,15 @@ pub fn write(
                 &expected,
             ),
         )),
-        "kernel" => super::kernel::predicate_json(&table.location, predicate)
-            .ok()
-            .flatten()
-            .map(|json| {
-                let must_keep: Vec<&str> = expected
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, r)| **r > 0)
-                    .map(|(i, _)| table.loaded.snapshot.files[i].path.as_str())
-                    .collect();
-                ("repro.rs", kernel_test(&json, &must_keep))
-            }),
+        "kernel" => super::kernel::predicate_text(&table.location, predicate)?.map(|text| {
+            let must_keep: Vec<&str> = expected
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| **r > 0)
+                .map(|(i, _)| table.loaded.snapshot.files[i].path.as_str())
+                .collect();
+            ("repro.rs", kernel_test(&text, &must_keep))
+        }),
         _ => None,
     };
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -124,7 +123,9 @@ pub fn write(
             "Run: `cargo test` here (`Cargo.toml` and `repro.rs`: the test fails while the reader is wrong).\n"
         });
         if file.ends_with(".rs") {
-            std::fs::write(dir.join("Cargo.toml"), cargo_toml(&finding.engine))
+            // A kernel test reads its predicate back with RON where it is written in RON.
+            let ron = text.contains("ron::from_str(PREDICATE)");
+            std::fs::write(dir.join("Cargo.toml"), cargo_toml(&finding.engine, ron))
                 .map_err(|e| e.to_string())?;
         }
         std::fs::write(dir.join(file), text).map_err(|e| e.to_string())?;
@@ -160,8 +161,9 @@ fn python_script(predicate: &str, variant: Option<&str>, expected: u64, body: &s
     )
 }
 
-/// The manifest of a reproduction crate: the reader at the version the campaign ran.
-fn cargo_toml(engine: &str) -> String {
+/// The manifest of a reproduction crate: the reader at the version the campaign ran (`ron`:
+/// the crate reads its predicate in RON).
+fn cargo_toml(engine: &str, ron: bool) -> String {
     let lock = include_str!("../../../Cargo.lock");
     let version = |name: &str| {
         lock.split("[[package]]")
@@ -174,10 +176,19 @@ fn cargo_toml(engine: &str) -> String {
     };
     let deps = match engine {
         "kernel" => format!(
-            "delta_kernel = {{ version = {}, features = [\"arrow-59\"] }}\ndelta_kernel_default_engine = {{ version = {}, default-features = false, features = [\"arrow-59\"] }}\nobject_store = {{ version = {}, default-features = false, features = [\"fs\"] }}\nserde_json = \"1\"\nurl = \"2\"\n",
+            "delta_kernel = {{ version = {}, features = [\"arrow-59\"] }}\ndelta_kernel_default_engine = {{ version = {}, default-features = false, features = [\"arrow-59\"] }}\nobject_store = {{ version = {}, default-features = false, features = [\"fs\"] }}\n{}url = \"2\"\n",
             version("delta_kernel"),
             version("delta_kernel_default_engine"),
             version("object_store"),
+            if ron {
+                format!(
+                    "ron = {{ version = {}, features = [\"integer128\"] }}\n",
+                    version("ron")
+                )
+            } else {
+                // Every double read back as the nearest one to its digits, as written.
+                "serde_json = { version = \"1\", features = [\"float_roundtrip\"] }\n".to_string()
+            },
         ),
         _ => format!(
             "datafusion = {{ version = {}, default-features = false, features = [\"parquet\", \"sql\"] }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n",
@@ -189,12 +200,32 @@ fn cargo_toml(engine: &str) -> String {
     )
 }
 
-/// A test giving a plain kernel scan of `table/` the predicate (the kernel's JSON form, as the
-/// adapter built it): every file holding a matching row must survive.
-fn kernel_test(predicate_json: &str, must_keep: &[&str]) -> String {
+/// A test giving a plain kernel scan of `table/` the predicate (the kernel's serde form, as
+/// the adapter built it): every file holding a matching row must survive.
+fn kernel_test(text: &super::kernel::KernelPredicateText, must_keep: &[&str]) -> String {
+    use super::kernel::KernelPredicateText;
+    let (form, text, read) = match text {
+        KernelPredicateText::Json(json) => ("JSON", json, "serde_json::from_str(PREDICATE)"),
+        KernelPredicateText::Ron(ron) => (
+            "serde form, in RON: JSON has no NaN or infinity",
+            ron,
+            "ron::from_str(PREDICATE)",
+        ),
+    };
+    let predicate = raw_string(text);
     format!(
-        "// A plain delta_kernel scan of `table/` with the predicate below (the kernel's own JSON form\n// of it): every file holding a row that matches must survive the scan's pruning.\nuse std::sync::Arc;\n\nuse delta_kernel::Snapshot;\nuse delta_kernel::arrow::array::{{Array, AsArray}};\nuse delta_kernel::engine::arrow_data::ArrowEngineData;\nuse delta_kernel::expressions::Predicate;\nuse delta_kernel_default_engine::DefaultEngineBuilder;\n\nconst PREDICATE: &str = r#\"{predicate_json}\"#;\n\n/// The files that hold a matching row.\nconst MUST_KEEP: &[&str] = &{must_keep:?};\n\n#[test]\nfn the_scan_keeps_every_file_holding_a_matching_row() {{\n    let dir = std::fs::canonicalize(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table\")).unwrap();\n    let url = url::Url::from_directory_path(&dir).unwrap();\n    let store = Arc::new(object_store::local::LocalFileSystem::new());\n    let engine = DefaultEngineBuilder::new(store).build();\n    let snapshot = Snapshot::builder_for(url.as_str()).build(&engine).unwrap();\n    let predicate: Predicate = serde_json::from_str(PREDICATE).unwrap();\n    let scan = snapshot.scan_builder().with_predicate(Arc::new(predicate)).build().unwrap();\n    let mut kept = Vec::new();\n    for meta in scan.scan_metadata(&engine).unwrap() {{\n        let (data, selection) = meta.unwrap().scan_files.into_parts();\n        let data = ArrowEngineData::try_from_engine_data(data).unwrap();\n        let paths = data.record_batch().column_by_name(\"path\").unwrap().as_string::<i32>().clone();\n        for row in 0..paths.len() {{\n            if selection.get(row).copied().unwrap_or(true) {{\n                kept.push(paths.value(row).to_string());\n            }}\n        }}\n    }}\n    for file in MUST_KEEP {{\n        assert!(kept.iter().any(|k| k == file), \"{{file}} holds a matching row and was pruned; kept: {{kept:?}}\");\n    }}\n}}\n"
+        "// A plain delta_kernel scan of `table/` with the predicate below (the kernel's own {form}\n// of it): every file holding a row that matches must survive the scan's pruning.\nuse std::sync::Arc;\n\nuse delta_kernel::Snapshot;\nuse delta_kernel::arrow::array::{{Array, AsArray}};\nuse delta_kernel::engine::arrow_data::ArrowEngineData;\nuse delta_kernel::expressions::Predicate;\nuse delta_kernel_default_engine::DefaultEngineBuilder;\n\nconst PREDICATE: &str = {predicate};\n\n/// The files that hold a matching row.\nconst MUST_KEEP: &[&str] = &{must_keep:?};\n\n#[test]\nfn the_scan_keeps_every_file_holding_a_matching_row() {{\n    let dir = std::fs::canonicalize(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table\")).unwrap();\n    let url = url::Url::from_directory_path(&dir).unwrap();\n    let store = Arc::new(object_store::local::LocalFileSystem::new());\n    let engine = DefaultEngineBuilder::new(store).build();\n    let snapshot = Snapshot::builder_for(url.as_str()).build(&engine).unwrap();\n    let predicate: Predicate = {read}.unwrap();\n    let scan = snapshot.scan_builder().with_predicate(Arc::new(predicate)).build().unwrap();\n    let mut kept = Vec::new();\n    for meta in scan.scan_metadata(&engine).unwrap() {{\n        let (data, selection) = meta.unwrap().scan_files.into_parts();\n        let data = ArrowEngineData::try_from_engine_data(data).unwrap();\n        let paths = data.record_batch().column_by_name(\"path\").unwrap().as_string::<i32>().clone();\n        for row in 0..paths.len() {{\n            if selection.get(row).copied().unwrap_or(true) {{\n                kept.push(paths.value(row).to_string());\n            }}\n        }}\n    }}\n    for file in MUST_KEEP {{\n        assert!(kept.iter().any(|k| k == file), \"{{file}} holds a matching row and was pruned; kept: {{kept:?}}\");\n    }}\n}}\n"
     )
+}
+
+/// `text` as a Rust raw string literal, with as many `#` as it needs (a literal of the
+/// predicate may hold `"#`).
+fn raw_string(text: &str) -> String {
+    let hashes = (0..)
+        .map(|n| "#".repeat(n))
+        .find(|h| !text.contains(&format!("\"{h}")))
+        .unwrap_or_default();
+    format!("r{hashes}\"{text}\"{hashes}")
 }
 
 /// A test reading each live file with DataFusion's pruned Parquet scan, its partition values
@@ -251,7 +282,15 @@ pub(super) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::python_script;
+    use super::{python_script, raw_string};
+
+    #[test]
+    fn a_raw_string_holds_any_text() {
+        assert_eq!(raw_string("a"), "r\"a\"");
+        assert_eq!(raw_string("{\"a\": 1}"), "r#\"{\"a\": 1}\"#");
+        // A string literal of the predicate holding `"#`: one more `#`.
+        assert_eq!(raw_string("\"x\"#\""), "r##\"\"x\"#\"\"##");
+    }
 
     /// Runs a generated script whose reader counts a predicate by its length.
     fn exit_code(variant: Option<&str>, expected: u64) -> Option<i32> {

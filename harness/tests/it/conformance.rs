@@ -164,13 +164,35 @@ fn the_kernel_adapter_reproduces_the_signed_zero_partition_drop() {
     assert_eq!(verdict, Verdict::Correct, "{detail}");
 }
 
+/// The kernel's finding of `verdict` for `predicate` (already minimal) on `table`.
+fn kernel_finding(
+    verdict: Verdict,
+    table: &TableUnderTest,
+    predicate: &str,
+    detail: String,
+) -> harness::conformance::Finding {
+    harness::conformance::Finding {
+        engine: "kernel".into(),
+        version: "test".into(),
+        verdict,
+        table: table.spec.clone(),
+        seed: table.seed,
+        predicate: predicate.into(),
+        minimized: predicate.into(),
+        variant: None,
+        detail,
+        reproduction: None,
+        unreproduced: None,
+    }
+}
+
 /// The shrinker's table half on the signed-zero finding: the table reduces to fewer live
 /// files that still show the drop (each removed by a commit of the copy, the checkpoints and
 /// partition spellings kept), and the kernel's reproduction is a crate of one test holding
 /// the kernel's own form of the predicate it was given and the files that must survive.
 #[test]
 fn a_kernel_finding_reduces_its_table_and_reproduces_as_a_rust_test() {
-    use harness::conformance::{Finding, reduce, repro};
+    use harness::conformance::{reduce, repro};
     let (_dir, table) = table("signed-zero-partitions", 7_870_161_820_730_376_918);
     let mut kernel = KernelAdapter::default();
     kernel.open(&table).unwrap().unwrap();
@@ -202,18 +224,7 @@ fn a_kernel_finding_reduces_its_table_and_reproduces_as_a_rust_test() {
             .iter()
             .any(|f| matches!(f.partition_values.get("pf"), Some(Some(v)) if v.starts_with("-0")))
     );
-    let finding = Finding {
-        engine: "kernel".into(),
-        version: "test".into(),
-        verdict,
-        table: small.spec.clone(),
-        seed: small.seed,
-        predicate: predicate.into(),
-        minimized: predicate.into(),
-        variant: None,
-        detail,
-        reproduction: None,
-    };
+    let finding = kernel_finding(verdict, small, predicate, detail);
     let out = tempfile::tempdir().unwrap();
     let folder = repro::write(out.path(), 1, &finding, small, table.files(), &mut kernel).unwrap();
     let dir = out.path().join(folder);
@@ -252,6 +263,30 @@ fn a_kernel_finding_reduces_its_table_and_reproduces_as_a_rust_test() {
         );
     }
     assert!(dir.join("table/_delta_log").is_dir());
+}
+
+/// A reader that fails on a table (the kernel on a delta-rs decimal partition spelled
+/// `0.-25`) still gets its reproduction: the README says how it fails, and the crate's test
+/// runs the scan that fails.
+#[test]
+fn a_kernel_error_finding_is_reproduced_too() {
+    use harness::conformance::repro;
+    let (_dir, table) = table("partition-spellings", 13_997_387_869_873_202_004);
+    let mut kernel = KernelAdapter::default();
+    kernel.open(&table).unwrap().unwrap();
+    let predicate = "pl != 11";
+    let (verdict, detail) = check(&mut kernel, &table, predicate);
+    assert_eq!(verdict, Verdict::Error, "{detail}");
+    let finding = kernel_finding(verdict, &table, predicate, detail);
+    let out = tempfile::tempdir().unwrap();
+    let folder = repro::write(out.path(), 1, &finding, &table, table.files(), &mut kernel)
+        .expect("an error finding is reproduced");
+    let dir = out.path().join(folder);
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(readme.contains("The reader: fails: "), "{readme}");
+    let test = std::fs::read_to_string(dir.join("repro.rs")).unwrap();
+    assert!(test.contains("scan_metadata(&engine).unwrap()"), "{test}");
+    assert!(dir.join("Cargo.toml").is_file() && dir.join("table/_delta_log").is_dir());
 }
 
 /// Column mapping: the Parquet scan reads each file by its physical column names and renames

@@ -3,10 +3,14 @@ import os, sys
 
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table')
 PREDICATE = "y <= -67912945556640625e-14"
-EXPECTED = 50
+EXPECTED = 3
 
 from deltalake import DeltaTable, QueryBuilder
-result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {PREDICATE}').read_all()
-got = result.column('n')[0].as_py()
+
+def count(predicate):
+    result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()
+    return result.column('n')[0].as_py()
+
+got = count(PREDICATE)
 print(f'{got} row(s), expected {EXPECTED}')
 sys.exit(0 if got == EXPECTED else 1)
