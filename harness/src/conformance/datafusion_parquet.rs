@@ -310,6 +310,45 @@ fn sql_type(t: &datafusion::arrow::datatypes::DataType) -> String {
         T::Timestamp(_, None) => "TIMESTAMP".into(),
         T::Timestamp(_, Some(_)) => "TIMESTAMPTZ".into(),
         T::Binary | T::LargeBinary | T::BinaryView => "BYTEA".into(),
+        // Arrow's name (`Utf8`) is no SQL type: DataFusion's SQL would refuse the cast.
+        T::Utf8 | T::LargeUtf8 | T::Utf8View => "VARCHAR".into(),
         other => format!("{other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::arrow::datatypes::{DataType as T, TimeUnit};
+    use datafusion::prelude::SessionContext;
+
+    use super::sql_type;
+
+    /// Every partition column's type is written as a SQL type DataFusion parses and casts a
+    /// partition value's text to (a reproduction adds its partition values this way).
+    #[test]
+    fn each_partition_type_is_a_type_datafusion_sql_casts_to() {
+        let df = SessionContext::new().read_empty().unwrap();
+        for (t, value) in [
+            (T::Boolean, "true"),
+            (T::Int8, "1"),
+            (T::Int16, "1"),
+            (T::Int32, "11"),
+            (T::Int64, "1"),
+            (T::Float32, "1.5"),
+            (T::Float64, "-0.0"),
+            (T::Date32, "2021-09-08"),
+            (T::Decimal128(10, 2), "2.50"),
+            (
+                T::Timestamp(TimeUnit::Microsecond, None),
+                "2021-09-08 11:11:11",
+            ),
+            (T::Utf8, "p2"),
+            (T::Utf8View, "p2"),
+            (T::Binary, "ab"),
+        ] {
+            let sql = format!("CAST('{value}' AS {})", sql_type(&t));
+            df.parse_sql_expr(&sql)
+                .unwrap_or_else(|e| panic!("{t}: {sql}: {e}"));
+        }
     }
 }

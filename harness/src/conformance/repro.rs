@@ -101,6 +101,7 @@ pub fn write(
                 &super::datafusion_parquet::partition_sql(table)?,
                 &super::datafusion_parquet::renames(table)?,
                 predicate,
+                finding.variant.as_deref(),
                 &expected,
             ),
         )),
@@ -229,13 +230,26 @@ fn raw_string(text: &str) -> String {
 }
 
 /// A test reading each live file with DataFusion's pruned Parquet scan, its partition values
-/// added as columns, as the adapter does.
+/// added as columns, as the adapter does: each file's rows matching the predicate are the
+/// rows it holds that match, or, for a `variants-differ` finding, the rows matching its
+/// equivalent spelling (`variant`).
 fn datafusion_test(
     files: &[super::datafusion_parquet::FilePartitionSql],
     renames: &[(String, String)],
     predicate: &str,
+    variant: Option<&str>,
     expected: &[u64],
 ) -> String {
+    let (spellings, check) = match variant {
+        Some(variant) => (
+            format!("[{predicate:?}, {variant:?}]"),
+            "assert_eq!(counts[0], counts[1], \"{file}: the predicate and its equivalent spelling\");",
+        ),
+        None => (
+            format!("[{predicate:?}]"),
+            "assert_eq!(counts[0], *expected, \"{file}\");",
+        ),
+    };
     let renames = format!(
         "[{}]",
         renames
@@ -260,7 +274,7 @@ fn datafusion_test(
             .join(", ")
     );
     format!(
-        "// Each live file of `table/` read by DataFusion's Parquet scan with pruning and filter\n// pushdown on, its partition values added as columns: the rows matching the predicate must\n// be the rows the file holds that match.\nuse datafusion::prelude::*;\n\n#[tokio::test]\nasync fn pruned_parquet_scan_matches_every_row() {{\n    let mut config = SessionConfig::new();\n    config.options_mut().execution.parquet.pushdown_filters = true;\n    config.options_mut().execution.parquet.enable_page_index = true;\n    let ctx = SessionContext::new_with_config(config);\n    let root = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table/\");\n    // (file, [(partition column, value as SQL)], matching rows)\n    let files: &[(&str, &[(&str, &str)], usize)] = &{cases};\n    // Under column mapping: each data column's (physical name in the files, logical name).\n    let renames: &[(&str, &str)] = &{renames};\n    for (file, partitions, expected) in files {{\n        let mut df = ctx.read_parquet(format!(\"{{root}}{{file}}\"), ParquetReadOptions::default()).await.unwrap();\n        if !renames.is_empty() {{\n            df = df.select(renames.iter().map(|(physical, logical)| ident(*physical).alias(*logical)).collect::<Vec<_>>()).unwrap();\n        }}\n        for (column, value) in *partitions {{\n            let value = df.parse_sql_expr(value).unwrap();\n            df = df.with_column(column, value).unwrap();\n        }}\n        let filter = df.parse_sql_expr({predicate:?}).unwrap();\n        let n = df.filter(filter).unwrap().count().await.unwrap();\n        assert_eq!(n, *expected, \"{{file}}\");\n    }}\n}}\n"
+        "// Each live file of `table/` read by DataFusion's Parquet scan with pruning and filter\n// pushdown on, its partition values added as columns: the rows matching the predicate must\n// be the rows the file holds that match.\nuse datafusion::prelude::*;\n\n/// The predicate, and its equivalent spelling where the two must agree.\nconst SPELLINGS: &[&str] = &{spellings};\n\n#[tokio::test]\nasync fn pruned_parquet_scan_matches_every_row() {{\n    let mut config = SessionConfig::new();\n    config.options_mut().execution.parquet.pushdown_filters = true;\n    config.options_mut().execution.parquet.enable_page_index = true;\n    let ctx = SessionContext::new_with_config(config);\n    let root = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table/\");\n    // (file, [(partition column, value as SQL)], matching rows)\n    let files: &[(&str, &[(&str, &str)], usize)] = &{cases};\n    // Under column mapping: each data column's (physical name in the files, logical name).\n    let renames: &[(&str, &str)] = &{renames};\n    for (file, partitions, expected) in files {{\n        let mut df = ctx.read_parquet(format!(\"{{root}}{{file}}\"), ParquetReadOptions::default()).await.unwrap();\n        if !renames.is_empty() {{\n            df = df.select(renames.iter().map(|(physical, logical)| ident(*physical).alias(*logical)).collect::<Vec<_>>()).unwrap();\n        }}\n        for (column, value) in *partitions {{\n            let value = df.parse_sql_expr(value).unwrap();\n            df = df.with_column(column, value).unwrap();\n        }}\n        let mut counts = Vec::new();\n        for spelling in SPELLINGS {{\n            let filter = df.parse_sql_expr(spelling).unwrap();\n            counts.push(df.clone().filter(filter).unwrap().count().await.unwrap());\n        }}\n        {check}\n    }}\n}}\n"
     )
 }
 
@@ -282,7 +296,7 @@ pub(super) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{python_script, raw_string};
+    use super::{datafusion_test, python_script, raw_string};
 
     #[test]
     fn a_raw_string_holds_any_text() {
@@ -314,5 +328,25 @@ mod tests {
         // Without a variant, the rows against the expected count.
         assert_eq!(exit_code(None, 5), Some(0));
         assert_eq!(exit_code(None, 4), Some(1));
+    }
+
+    /// DataFusion's test of a `variants-differ` finding counts both spellings in each file and
+    /// compares them; without a variant, the count against the file's matching rows.
+    #[test]
+    fn a_datafusion_variants_test_compares_both_spellings() {
+        let files = vec![(
+            "p=a/part-0.parquet".to_string(),
+            vec![("p".to_string(), "CAST('a' AS VARCHAR)".to_string())],
+        )];
+        let test = datafusion_test(&files, &[], "NOT (x IN (1))", Some("x NOT IN (1)"), &[3]);
+        assert!(
+            test.contains(r#"const SPELLINGS: &[&str] = &["NOT (x IN (1))", "x NOT IN (1)"];"#),
+            "{test}"
+        );
+        assert!(test.contains("assert_eq!(counts[0], counts[1]"), "{test}");
+        let test = datafusion_test(&files, &[], "x = 1", None, &[3]);
+        assert!(test.contains(r#"&["x = 1"];"#), "{test}");
+        assert!(test.contains("assert_eq!(counts[0], *expected"), "{test}");
+        assert!(test.contains(r#"("p=a/part-0.parquet", &[("p", "CAST('a' AS VARCHAR)")], 3)"#));
     }
 }
