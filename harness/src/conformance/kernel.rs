@@ -137,14 +137,9 @@ pub fn serde_form(predicate: &Predicate) -> Result<KernelPredicateText, String> 
 
 /// The delta_kernel version this build links, read from the workspace's lock file.
 pub fn kernel_version() -> String {
-    let lock = include_str!("../../../Cargo.lock");
-    lock.split("[[package]]")
-        .find(|p| p.contains("name = \"delta_kernel\"\n"))
-        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
-        .map_or_else(
-            || "unknown".to_string(),
-            |v| v.trim_matches('"').to_string(),
-        )
+    super::locked::locked_version("delta_kernel")
+        .unwrap_or("unknown")
+        .to_string()
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 
 pub mod datafusion_parquet;
 pub mod kernel;
+pub mod locked;
 pub mod page;
 pub mod reduce;
 pub mod repro;

@@ -68,43 +68,34 @@ pub fn write(
         finding.predicate,
     );
     let script = match finding.engine.as_str() {
-        "duckdb-delta" => Some((
-            "repro.py",
-            python_script(
-                predicate,
-                finding.variant.as_deref(),
-                expected_total,
-                "import duckdb, duckdb_extension_delta, glob, os\next = glob.glob(os.path.join(os.path.dirname(duckdb_extension_delta.__file__), 'extensions', '*', '*.duckdb_extension'))[0]\ncon = duckdb.connect(config={'allow_unsigned_extensions': 'true'})\ncon.execute(f\"LOAD '{ext}'\")\n\ndef count(predicate):\n    return con.execute(f\"SELECT count(*) FROM delta_scan('{TABLE}') WHERE {predicate}\").fetchone()[0]",
-            ),
-        )),
-        "polars" => Some((
-            "repro.py",
-            python_script(
-                predicate,
-                finding.variant.as_deref(),
-                expected_total,
-                "import polars as pl\n\ndef count(predicate):\n    return pl.scan_delta(TABLE).filter(pl.sql_expr(predicate)).select(pl.len()).collect().item()",
-            ),
-        )),
-        "delta-rs" => Some((
-            "repro.py",
-            python_script(
-                predicate,
-                finding.variant.as_deref(),
-                expected_total,
-                "from deltalake import DeltaTable, QueryBuilder\n\ndef count(predicate):\n    result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()\n    return result.column('n')[0].as_py()",
-            ),
-        )),
-        "datafusion-parquet" => Some((
-            "repro.rs",
-            datafusion_test(
+        "duckdb-delta" => Some(Reproduction::Python(python_script(
+            predicate,
+            finding.variant.as_deref(),
+            expected_total,
+            "import duckdb, duckdb_extension_delta, glob, os\next = glob.glob(os.path.join(os.path.dirname(duckdb_extension_delta.__file__), 'extensions', '*', '*.duckdb_extension'))[0]\ncon = duckdb.connect(config={'allow_unsigned_extensions': 'true'})\ncon.execute(f\"LOAD '{ext}'\")\n\ndef count(predicate):\n    return con.execute(f\"SELECT count(*) FROM delta_scan('{TABLE}') WHERE {predicate}\").fetchone()[0]",
+        ))),
+        "polars" => Some(Reproduction::Python(python_script(
+            predicate,
+            finding.variant.as_deref(),
+            expected_total,
+            "import polars as pl\n\ndef count(predicate):\n    return pl.scan_delta(TABLE).filter(pl.sql_expr(predicate)).select(pl.len()).collect().item()",
+        ))),
+        "delta-rs" => Some(Reproduction::Python(python_script(
+            predicate,
+            finding.variant.as_deref(),
+            expected_total,
+            "from deltalake import DeltaTable, QueryBuilder\n\ndef count(predicate):\n    result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()\n    return result.column('n')[0].as_py()",
+        ))),
+        "datafusion-parquet" => Some(Reproduction::Crate {
+            manifest: cargo_toml(&finding.engine, false),
+            test: datafusion_test(
                 &super::datafusion_parquet::partition_sql(table)?,
                 &super::datafusion_parquet::renames(table)?,
                 predicate,
                 finding.variant.as_deref(),
                 &expected,
             ),
-        )),
+        }),
         "kernel" => super::kernel::predicate_text(&table.location, predicate)?.map(|text| {
             let must_keep: Vec<&str> = expected
                 .iter()
@@ -112,24 +103,33 @@ pub fn write(
                 .filter(|(_, r)| **r > 0)
                 .map(|(i, _)| table.loaded.snapshot.files[i].path.as_str())
                 .collect();
-            ("repro.rs", kernel_test(&text, &must_keep))
+            // The crate reads its predicate back with RON where it is written in RON.
+            let ron = matches!(text, super::kernel::KernelPredicateText::Ron(_));
+            Reproduction::Crate {
+                manifest: cargo_toml(&finding.engine, ron),
+                test: kernel_test(&text, &must_keep),
+            }
         }),
         _ => None,
     };
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    if let Some((file, text)) = script {
-        readme.push_str(if file.ends_with(".py") {
-            "Run: `python repro.py` (exits 1 while the reader returns other rows).\n"
-        } else {
-            "Run: `cargo test` here (`Cargo.toml` and `repro.rs`: the test fails while the reader is wrong).\n"
-        });
-        if file.ends_with(".rs") {
-            // A kernel test reads its predicate back with RON where it is written in RON.
-            let ron = text.contains("ron::from_str(PREDICATE)");
-            std::fs::write(dir.join("Cargo.toml"), cargo_toml(&finding.engine, ron))
-                .map_err(|e| e.to_string())?;
+    let write = |file: &str, text: &str| {
+        std::fs::write(dir.join(file), text)
+            .map_err(|e| format!("{}: {e}", dir.join(file).display()))
+    };
+    match &script {
+        Some(Reproduction::Python(script)) => {
+            readme.push_str(
+                "Run: `python repro.py` (exits 1 while the reader returns other rows).\n",
+            );
+            write("repro.py", script)?;
         }
-        std::fs::write(dir.join(file), text).map_err(|e| e.to_string())?;
+        Some(Reproduction::Crate { manifest, test }) => {
+            readme.push_str("Run: `cargo test` here (`Cargo.toml` and `repro.rs`: the test fails while the reader is wrong).\n");
+            write("Cargo.toml", manifest)?;
+            write("repro.rs", test)?;
+        }
+        None => {}
     }
     if finding.engine == "kernel" {
         readme.push_str(&format!(
@@ -145,6 +145,14 @@ pub fn write(
     }
     std::fs::write(dir.join("README.md"), readme).map_err(|e| e.to_string())?;
     Ok(format!("repro/{name}"))
+}
+
+/// A reproduction in the reader's own terms.
+enum Reproduction {
+    /// `repro.py`, for a reader users run from Python.
+    Python(String),
+    /// A crate of one test (`Cargo.toml`, `repro.rs`), for a reader users run from Rust.
+    Crate { manifest: String, test: String },
 }
 
 /// A script that counts with the reader (`body` defines `count(predicate)`): the predicate's
@@ -165,15 +173,9 @@ fn python_script(predicate: &str, variant: Option<&str>, expected: u64, body: &s
 /// The manifest of a reproduction crate: the reader at the version the campaign ran (`ron`:
 /// the crate reads its predicate in RON).
 fn cargo_toml(engine: &str, ron: bool) -> String {
-    let lock = include_str!("../../../Cargo.lock");
     let version = |name: &str| {
-        lock.split("[[package]]")
-            .find(|p| p.contains(&format!("name = \"{name}\"\n")))
-            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
-            .map_or_else(
-                || "\"*\"".to_string(),
-                |v| format!("\"={}\"", v.trim_matches('"')),
-            )
+        super::locked::locked_version(name)
+            .map_or_else(|| "\"*\"".to_string(), |v| format!("\"={v}\""))
     };
     let deps = match engine {
         "kernel" => format!(
