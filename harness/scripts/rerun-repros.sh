@@ -35,8 +35,11 @@ for dir in "${report}"/repro/*/; do
     (cd "${clean}" && CARGO_TARGET_DIR="${REPRO_TARGET:-${HOME}/.cache/delta-explain/repro-target}" \
       cargo test --quiet > "${clean}/output" 2>&1)
     code=$?
+    # The assertion, else the panic's message (the line after `panicked at`: a scan that
+    # fails), else cargo's own line.
     result="$(grep -m1 -E "holds a matching row|assertion" "${clean}/output" \
-      || grep -m1 -E "panicked|^test result|^error" "${clean}/output")"
+      || grep -m1 -A1 "panicked at" "${clean}/output" | tail -n +2 | grep . \
+      || grep -m1 -E "^test result|^error" "${clean}/output")"
     result="${result:0:240}"
   else
     rm -rf "${clean}"

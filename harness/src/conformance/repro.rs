@@ -4,8 +4,9 @@
 //! it: `repro.py` for the Python readers (exit 1 while the reader is wrong); for the kernel and
 //! DataFusion a crate of one test (`Cargo.toml`, `repro.rs`: `cargo test` fails while the
 //! reader is wrong), the kernel's given the predicate exactly as the adapter gave it (the
-//! kernel's own serde form of it: JSON, or RON where a literal is NaN or infinite) and the
-//! files that must survive.
+//! kernel's own serde form of it: JSON, or RON where a literal is NaN or infinite; none where
+//! nothing of it lowers) and the files that must survive. A reader without a reproduction is
+//! an error, which the report keeps as the finding's `unreproduced`.
 
 use std::path::Path;
 
@@ -87,7 +88,7 @@ pub fn write(
             "from deltalake import DeltaTable, QueryBuilder\n\ndef count(predicate):\n    result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()\n    return result.column('n')[0].as_py()",
         ))),
         "datafusion-parquet" => Some(Reproduction::Crate {
-            manifest: cargo_toml(&finding.engine, false),
+            manifest: cargo_toml(&finding.engine, ""),
             test: datafusion_test(
                 &super::datafusion_parquet::partition_sql(table)?,
                 &super::datafusion_parquet::renames(table)?,
@@ -96,21 +97,26 @@ pub fn write(
                 &expected,
             ),
         }),
-        "kernel" => super::kernel::predicate_text(&table.location, predicate)?.map(|text| {
+        "kernel" => {
+            // `None`: nothing of the predicate lowers to the kernel, and the adapter's scan had
+            // no predicate (a finding there is the scan failing on the table).
+            let text = super::kernel::predicate_text(&table.location, predicate)?;
             let must_keep: Vec<&str> = expected
                 .iter()
                 .enumerate()
                 .filter(|(_, r)| **r > 0)
                 .map(|(i, _)| table.loaded.snapshot.files[i].path.as_str())
                 .collect();
-            // The crate reads its predicate back with RON where it is written in RON.
-            let ron = matches!(text, super::kernel::KernelPredicateText::Ron(_));
-            Reproduction::Crate {
-                manifest: cargo_toml(&finding.engine, ron),
-                test: kernel_test(&text, &must_keep),
-            }
-        }),
-        _ => None,
+            Some(Reproduction::Crate {
+                manifest: cargo_toml(&finding.engine, &kernel_predicate_reader(text.as_ref())),
+                test: kernel_test(text.as_ref(), &must_keep),
+            })
+        }
+        other => {
+            return Err(format!(
+                "no reproduction is written for the reader `{other}`"
+            ));
+        }
     };
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let write = |file: &str, text: &str| {
@@ -170,31 +176,41 @@ fn python_script(predicate: &str, variant: Option<&str>, expected: u64, body: &s
     )
 }
 
-/// The manifest of a reproduction crate: the reader at the version the campaign ran (`ron`:
-/// the crate reads its predicate in RON).
-fn cargo_toml(engine: &str, ron: bool) -> String {
-    let version = |name: &str| {
-        super::locked::locked_version(name)
-            .map_or_else(|| "\"*\"".to_string(), |v| format!("\"={v}\""))
-    };
+/// The dependency a kernel reproduction reads its predicate with: RON or JSON as it is
+/// written, none where the scan has no predicate.
+fn kernel_predicate_reader(text: Option<&super::kernel::KernelPredicateText>) -> String {
+    use super::kernel::KernelPredicateText;
+    match text {
+        Some(KernelPredicateText::Ron(_)) => format!(
+            "ron = {{ version = {}, features = [\"integer128\"] }}\n",
+            pinned("ron")
+        ),
+        // Every double read back as the nearest one to its digits, as written.
+        Some(KernelPredicateText::Json(_)) => {
+            "serde_json = { version = \"1\", features = [\"float_roundtrip\"] }\n".to_string()
+        }
+        None => String::new(),
+    }
+}
+
+/// `name` pinned at the version this build links (any version where it is not locked).
+fn pinned(name: &str) -> String {
+    super::locked::locked_version(name).map_or_else(|| "\"*\"".to_string(), |v| format!("\"={v}\""))
+}
+
+/// The manifest of a reproduction crate: the reader at the version the campaign ran, and
+/// `extra` dependencies (how a kernel crate reads its predicate).
+fn cargo_toml(engine: &str, extra: &str) -> String {
+    let version = pinned;
     let deps = match engine {
         "kernel" => format!(
-            "delta_kernel = {{ version = {}, features = [\"arrow-59\"] }}\ndelta_kernel_default_engine = {{ version = {}, default-features = false, features = [\"arrow-59\"] }}\nobject_store = {{ version = {}, default-features = false, features = [\"fs\"] }}\n{}url = \"2\"\n",
+            "delta_kernel = {{ version = {}, features = [\"arrow-59\"] }}\ndelta_kernel_default_engine = {{ version = {}, default-features = false, features = [\"arrow-59\"] }}\nobject_store = {{ version = {}, default-features = false, features = [\"fs\"] }}\n{extra}url = \"2\"\n",
             version("delta_kernel"),
             version("delta_kernel_default_engine"),
             version("object_store"),
-            if ron {
-                format!(
-                    "ron = {{ version = {}, features = [\"integer128\"] }}\n",
-                    version("ron")
-                )
-            } else {
-                // Every double read back as the nearest one to its digits, as written.
-                "serde_json = { version = \"1\", features = [\"float_roundtrip\"] }\n".to_string()
-            },
         ),
         _ => format!(
-            "datafusion = {{ version = {}, default-features = false, features = [\"parquet\", \"sql\"] }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n",
+            "datafusion = {{ version = {}, default-features = false, features = [\"parquet\", \"sql\"] }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n{extra}",
             version("datafusion"),
         ),
     };
@@ -204,20 +220,40 @@ fn cargo_toml(engine: &str, ron: bool) -> String {
 }
 
 /// A test giving a plain kernel scan of `table/` the predicate (the kernel's serde form, as
-/// the adapter built it): every file holding a matching row must survive.
-fn kernel_test(text: &super::kernel::KernelPredicateText, must_keep: &[&str]) -> String {
+/// the adapter built it; no predicate where nothing of it lowers, as the adapter's scan had
+/// none): every file holding a matching row must survive, and the scan must not fail.
+fn kernel_test(text: Option<&super::kernel::KernelPredicateText>, must_keep: &[&str]) -> String {
     use super::kernel::KernelPredicateText;
-    let (form, text, read) = match text {
-        KernelPredicateText::Json(json) => ("JSON", json, "serde_json::from_str(PREDICATE)"),
-        KernelPredicateText::Ron(ron) => (
+    let read_back = |form: &str, text: &str, read: &str| {
+        (
+            format!(
+                "// A plain delta_kernel scan of `table/` with the predicate below (the kernel's own {form}\n// of it): every file holding a row that matches must survive the scan's pruning.\n"
+            ),
+            "use delta_kernel::expressions::Predicate;\n".to_string(),
+            format!("const PREDICATE: &str = {};\n\n", raw_string(text)),
+            format!(
+                "    let predicate: Predicate = {read}.unwrap();\n    let scan = snapshot.scan_builder().with_predicate(Arc::new(predicate)).build().unwrap();\n"
+            ),
+        )
+    };
+    let (header, import, constant, scan) = match text {
+        Some(KernelPredicateText::Json(json)) => {
+            read_back("JSON", json, "serde_json::from_str(PREDICATE)")
+        }
+        Some(KernelPredicateText::Ron(ron)) => read_back(
             "serde form, in RON: JSON has no NaN or infinity",
             ron,
             "ron::from_str(PREDICATE)",
         ),
+        None => (
+            "// A plain delta_kernel scan of `table/` with no predicate (nothing of the query's predicate\n// lowers to the kernel): every file holding a row that matches must be listed.\n".to_string(),
+            String::new(),
+            String::new(),
+            "    let scan = snapshot.scan_builder().build().unwrap();\n".to_string(),
+        ),
     };
-    let predicate = raw_string(text);
     format!(
-        "// A plain delta_kernel scan of `table/` with the predicate below (the kernel's own {form}\n// of it): every file holding a row that matches must survive the scan's pruning.\nuse std::sync::Arc;\n\nuse delta_kernel::Snapshot;\nuse delta_kernel::arrow::array::{{Array, AsArray}};\nuse delta_kernel::engine::arrow_data::ArrowEngineData;\nuse delta_kernel::expressions::Predicate;\nuse delta_kernel_default_engine::DefaultEngineBuilder;\n\nconst PREDICATE: &str = {predicate};\n\n/// The files that hold a matching row.\nconst MUST_KEEP: &[&str] = &{must_keep:?};\n\n#[test]\nfn the_scan_keeps_every_file_holding_a_matching_row() {{\n    let dir = std::fs::canonicalize(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table\")).unwrap();\n    let url = url::Url::from_directory_path(&dir).unwrap();\n    let store = Arc::new(object_store::local::LocalFileSystem::new());\n    let engine = DefaultEngineBuilder::new(store).build();\n    let snapshot = Snapshot::builder_for(url.as_str()).build(&engine).unwrap();\n    let predicate: Predicate = {read}.unwrap();\n    let scan = snapshot.scan_builder().with_predicate(Arc::new(predicate)).build().unwrap();\n    let mut kept = Vec::new();\n    for meta in scan.scan_metadata(&engine).unwrap() {{\n        let (data, selection) = meta.unwrap().scan_files.into_parts();\n        let data = ArrowEngineData::try_from_engine_data(data).unwrap();\n        let paths = data.record_batch().column_by_name(\"path\").unwrap().as_string::<i32>().clone();\n        for row in 0..paths.len() {{\n            if selection.get(row).copied().unwrap_or(true) {{\n                kept.push(paths.value(row).to_string());\n            }}\n        }}\n    }}\n    for file in MUST_KEEP {{\n        assert!(kept.iter().any(|k| k == file), \"{{file}} holds a matching row and was pruned; kept: {{kept:?}}\");\n    }}\n}}\n"
+        "{header}use std::sync::Arc;\n\nuse delta_kernel::Snapshot;\nuse delta_kernel::arrow::array::{{Array, AsArray}};\nuse delta_kernel::engine::arrow_data::ArrowEngineData;\n{import}use delta_kernel_default_engine::DefaultEngineBuilder;\n\n{constant}/// The files that hold a matching row.\nconst MUST_KEEP: &[&str] = &{must_keep:?};\n\n#[test]\nfn the_scan_keeps_every_file_holding_a_matching_row() {{\n    let dir = std::fs::canonicalize(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table\")).unwrap();\n    let url = url::Url::from_directory_path(&dir).unwrap();\n    let store = Arc::new(object_store::local::LocalFileSystem::new());\n    let engine = DefaultEngineBuilder::new(store).build();\n    let snapshot = Snapshot::builder_for(url.as_str()).build(&engine).unwrap();\n{scan}    let mut kept = Vec::new();\n    for meta in scan.scan_metadata(&engine).unwrap() {{\n        let (data, selection) = meta.unwrap().scan_files.into_parts();\n        let data = ArrowEngineData::try_from_engine_data(data).unwrap();\n        let paths = data.record_batch().column_by_name(\"path\").unwrap().as_string::<i32>().clone();\n        for row in 0..paths.len() {{\n            if selection.get(row).copied().unwrap_or(true) {{\n                kept.push(paths.value(row).to_string());\n            }}\n        }}\n    }}\n    for file in MUST_KEEP {{\n        assert!(kept.iter().any(|k| k == file), \"{{file}} holds a matching row and was pruned; kept: {{kept:?}}\");\n    }}\n}}\n"
     )
 }
 

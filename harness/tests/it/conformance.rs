@@ -274,19 +274,25 @@ fn a_kernel_error_finding_is_reproduced_too() {
     let (_dir, table) = table("partition-spellings", 13_997_387_869_873_202_004);
     let mut kernel = KernelAdapter::default();
     kernel.open(&table).unwrap().unwrap();
-    let predicate = "pl != 11";
-    let (verdict, detail) = check(&mut kernel, &table, predicate);
-    assert_eq!(verdict, Verdict::Error, "{detail}");
-    let finding = kernel_finding(verdict, &table, predicate, detail);
-    let out = tempfile::tempdir().unwrap();
-    let folder = repro::write(out.path(), 1, &finding, &table, table.files(), &mut kernel)
-        .expect("an error finding is reproduced");
-    let dir = out.path().join(folder);
-    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
-    assert!(readme.contains("The reader: fails: "), "{readme}");
-    let test = std::fs::read_to_string(dir.join("repro.rs")).unwrap();
-    assert!(test.contains("scan_metadata(&engine).unwrap()"), "{test}");
-    assert!(dir.join("Cargo.toml").is_file() && dir.join("table/_delta_log").is_dir());
+    // A predicate the kernel is given, and one of which nothing lowers (two columns compared):
+    // the scan fails either way, and each reproduction is that scan.
+    for (n, predicate, lowered) in [(1, "pl != 11", true), (2, "pl < v", false)] {
+        let (verdict, detail) = check(&mut kernel, &table, predicate);
+        assert_eq!(verdict, Verdict::Error, "{predicate}: {detail}");
+        let finding = kernel_finding(verdict, &table, predicate, detail);
+        let out = tempfile::tempdir().unwrap();
+        let folder = repro::write(out.path(), n, &finding, &table, table.files(), &mut kernel)
+            .expect("an error finding is reproduced");
+        let dir = out.path().join(folder);
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        assert!(readme.contains("The reader: fails: "), "{readme}");
+        let test = std::fs::read_to_string(dir.join("repro.rs")).unwrap();
+        assert!(test.contains("scan_metadata(&engine).unwrap()"), "{test}");
+        assert_eq!(test.contains("with_predicate"), lowered, "{test}");
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert_eq!(manifest.contains("serde_json"), lowered, "{manifest}");
+        assert!(dir.join("table/_delta_log").is_dir());
+    }
 }
 
 /// Column mapping: the Parquet scan reads each file by its physical column names and renames
