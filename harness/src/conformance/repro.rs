@@ -33,6 +33,13 @@ pub fn write(
         Answer::Refused(why) => return Err(format!("the truth refuses `{predicate}`: {why}")),
     };
     let expected_total: u64 = expected.iter().sum();
+    // The live files holding a matching row, with their matching rows.
+    let matching: Vec<(&str, u64)> = expected
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| **r > 0)
+        .map(|(i, r)| (table.loaded.snapshot.files[i].path.as_str(), *r))
+        .collect();
     let got = match adapter.read(table, predicate) {
         // An `error` finding: the reader fails on the table, and its reproduction shows that.
         Err(e) => format!("fails: {e}"),
@@ -69,25 +76,25 @@ pub fn write(
         finding.predicate,
     );
     let script = match finding.engine.as_str() {
-        "duckdb-delta" => Some(Reproduction::Python(python_script(
+        "duckdb-delta" => Reproduction::Python(python_script(
             predicate,
             finding.variant.as_deref(),
             expected_total,
             "import duckdb, duckdb_extension_delta, glob, os\next = glob.glob(os.path.join(os.path.dirname(duckdb_extension_delta.__file__), 'extensions', '*', '*.duckdb_extension'))[0]\ncon = duckdb.connect(config={'allow_unsigned_extensions': 'true'})\ncon.execute(f\"LOAD '{ext}'\")\n\ndef count(predicate):\n    return con.execute(f\"SELECT count(*) FROM delta_scan('{TABLE}') WHERE {predicate}\").fetchone()[0]",
-        ))),
-        "polars" => Some(Reproduction::Python(python_script(
+        )),
+        "polars" => Reproduction::Python(python_script(
             predicate,
             finding.variant.as_deref(),
             expected_total,
             "import polars as pl\n\ndef count(predicate):\n    return pl.scan_delta(TABLE).filter(pl.sql_expr(predicate)).select(pl.len()).collect().item()",
-        ))),
-        "delta-rs" => Some(Reproduction::Python(python_script(
+        )),
+        "delta-rs" => Reproduction::Python(python_script(
             predicate,
             finding.variant.as_deref(),
             expected_total,
             "from deltalake import DeltaTable, QueryBuilder\n\ndef count(predicate):\n    result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()\n    return result.column('n')[0].as_py()",
-        ))),
-        "datafusion-parquet" => Some(Reproduction::Crate {
+        )),
+        "datafusion-parquet" => Reproduction::Crate {
             manifest: cargo_toml(&finding.engine, ""),
             test: datafusion_test(
                 &super::datafusion_parquet::partition_sql(table)?,
@@ -96,21 +103,16 @@ pub fn write(
                 finding.variant.as_deref(),
                 &expected,
             ),
-        }),
+        },
         "kernel" => {
             // `None`: nothing of the predicate lowers to the kernel, and the adapter's scan had
             // no predicate (a finding there is the scan failing on the table).
             let text = super::kernel::predicate_text(&table.location, predicate)?;
-            let must_keep: Vec<&str> = expected
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| **r > 0)
-                .map(|(i, _)| table.loaded.snapshot.files[i].path.as_str())
-                .collect();
-            Some(Reproduction::Crate {
+            let must_keep: Vec<&str> = matching.iter().map(|(path, _)| *path).collect();
+            Reproduction::Crate {
                 manifest: cargo_toml(&finding.engine, &kernel_predicate_reader(text.as_ref())),
                 test: kernel_test(text.as_ref(), &must_keep),
-            })
+            }
         }
         other => {
             return Err(format!(
@@ -124,27 +126,24 @@ pub fn write(
             .map_err(|e| format!("{}: {e}", dir.join(file).display()))
     };
     match &script {
-        Some(Reproduction::Python(script)) => {
+        Reproduction::Python(script) => {
             readme.push_str(
                 "Run: `python repro.py` (exits 1 while the reader returns other rows).\n",
             );
             write("repro.py", script)?;
         }
-        Some(Reproduction::Crate { manifest, test }) => {
+        Reproduction::Crate { manifest, test } => {
             readme.push_str("Run: `cargo test` here (`Cargo.toml` and `repro.rs`: the test fails while the reader is wrong).\n");
             write("Cargo.toml", manifest)?;
             write("repro.rs", test)?;
         }
-        None => {}
     }
     if finding.engine == "kernel" {
         readme.push_str(&format!(
             "The kernel was given the predicate as written (no guard): a `delta_kernel` scan of `table/` with it keeps the files above; every file holding a matching row must be kept. Matching rows per live file: {}.\n",
-            expected
+            matching
                 .iter()
-                .enumerate()
-                .filter(|(_, r)| **r > 0)
-                .map(|(i, r)| format!("`{}`: {r}", table.loaded.snapshot.files[i].path))
+                .map(|(path, r)| format!("`{path}`: {r}"))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -201,17 +200,16 @@ fn pinned(name: &str) -> String {
 /// The manifest of a reproduction crate: the reader at the version the campaign ran, and
 /// `extra` dependencies (how a kernel crate reads its predicate).
 fn cargo_toml(engine: &str, extra: &str) -> String {
-    let version = pinned;
     let deps = match engine {
         "kernel" => format!(
             "delta_kernel = {{ version = {}, features = [\"arrow-59\"] }}\ndelta_kernel_default_engine = {{ version = {}, default-features = false, features = [\"arrow-59\"] }}\nobject_store = {{ version = {}, default-features = false, features = [\"fs\"] }}\n{extra}url = \"2\"\n",
-            version("delta_kernel"),
-            version("delta_kernel_default_engine"),
-            version("object_store"),
+            pinned("delta_kernel"),
+            pinned("delta_kernel_default_engine"),
+            pinned("object_store"),
         ),
         _ => format!(
             "datafusion = {{ version = {}, default-features = false, features = [\"parquet\", \"sql\"] }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n{extra}",
-            version("datafusion"),
+            pinned("datafusion"),
         ),
     };
     format!(
