@@ -3,7 +3,8 @@
 # dependencies from PyPI, the package built from this clone with `pip install ./python`
 # (maturin; the debug profile unless DX_PYTHON_PROFILE says otherwise, sharing the
 # workspace's build directory), then pytest against the shared fixtures. DX_BIN is the
-# delta-explain binary the tests compare with.
+# delta-explain binary the tests compare with. `--setup-only` makes the environment and stops
+# (.ci/run does it while the workspace compiles).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME}/.cache/delta-explain/target}"
@@ -13,6 +14,9 @@ if [ ! -x "${venv}/bin/python" ]; then
 fi
 "${venv}/bin/python" -m pip install -q --disable-pip-version-check \
   "maturin>=1.9,<2" "pytest>=8" "pyarrow>=14" "deltalake>=0.25" "pandas>=1.5" "moto[server]>=5"
+if [ "${1:-}" = "--setup-only" ]; then
+  exit 0
+fi
 MATURIN_PEP517_ARGS="--profile ${DX_PYTHON_PROFILE:-dev}" \
   "${venv}/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
 export DX_BIN="${DX_BIN:-${CARGO_TARGET_DIR}/debug/delta-explain}"

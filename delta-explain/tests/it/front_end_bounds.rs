@@ -4,211 +4,16 @@
 //! escapes. Each case names the outcome it must have; deep but valid nesting parses as what it
 //! says, never as a function named NOT.
 //!
-//! The time each case takes is printed; the assertion allows 2 s per case on a debug build,
-//! which only an exponential parse exceeds (a nested `NOT (` of 20 levels took 6 s, and each
-//! level doubled it). The timings of one run are in `reports/fuzz-20261201/`.
+//! The shapes are in front_end_shapes.rs. The time each case takes is printed, never
+//! asserted (a loaded machine is no measure): the benchmark `cargo bench -p delta-explain
+//! --bench front_end` times every shape in a release build, where a parse that is not linear
+//! shows (a nested `NOT (` of 20 levels once took 6 s, each level doubling it). The timings of
+//! one run are in `reports/fuzz-20261201/`.
 
 use std::time::{Duration, Instant};
 
-use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
-use explain_core::schema::TableColumns;
-
+use crate::front_end_shapes::{Expect, cases, front_end};
 use crate::support::taxi;
-
-/// What a case must come to.
-enum Expect {
-    /// Compiles; its normalized form is this (or anything, when empty).
-    Normalized(&'static str),
-    /// Refused with exit 2 and a message containing this.
-    Refused(&'static str),
-}
-
-fn nested_not(levels: usize, inner: &str, closed: bool) -> String {
-    let close = if closed {
-        ")".repeat(levels)
-    } else {
-        String::new()
-    };
-    format!("{}{inner}{close}", "NOT (".repeat(levels))
-}
-
-fn cases() -> Vec<(String, String, Expect)> {
-    use Expect::*;
-    let mut out: Vec<(String, String, Expect)> = Vec::new();
-    let mut add = |name: &str, text: String, expect: Expect| {
-        assert!(text.len() <= 64 * 1024, "{name}: {} bytes", text.len());
-        out.push((name.to_string(), text, expect));
-    };
-    // Nested NOT, balanced: even and odd depths within the limit read as what they say.
-    add(
-        "not-balanced-10",
-        nested_not(10, "fare_amount > 1", true),
-        Normalized("fare_amount > 1"),
-    );
-    add(
-        "not-balanced-49",
-        nested_not(49, "fare_amount > 1", true),
-        Normalized("fare_amount <= 1"),
-    );
-    add(
-        "not-balanced-51",
-        nested_not(51, "fare_amount > 1", true),
-        Refused("nests more than 100 levels"),
-    );
-    add(
-        "not-balanced-120",
-        nested_not(120, "fare_amount > 1", true),
-        Refused("nests more than 100 levels"),
-    );
-    add(
-        "not-balanced-64kb",
-        nested_not(10_000, "fare_amount > 1", true),
-        Refused("nests more than 100 levels"),
-    );
-    // Nested NOT, unbalanced: a clear error at once.
-    for levels in [5, 18, 30, 40] {
-        add(
-            &format!("not-unclosed-{levels}"),
-            nested_not(levels, "fare_amount > 1", false),
-            Refused("`(` never closed"),
-        );
-    }
-    add(
-        "not-unclosed-64kb",
-        nested_not(13_000, "fare_amount > 1", false),
-        Refused("nests more than 100 levels"),
-    );
-    // A syntax error at the bottom of a deep valid nest.
-    add(
-        "not-balanced-error-inside",
-        nested_not(49, "fare_amount >", true),
-        Refused("malformed SQL"),
-    );
-    add(
-        "not-balanced-error-inside-partition",
-        nested_not(45, "pickup_date = = '2024-01-01'", true),
-        Refused("malformed SQL"),
-    );
-    // NOT without parentheses.
-    add(
-        "not-chain-99",
-        format!("{}fare_amount > 1", "NOT ".repeat(99)),
-        Normalized("fare_amount <= 1"),
-    );
-    add(
-        "not-chain-64kb",
-        format!("{}fare_amount > 1", "NOT ".repeat(16_000)),
-        Refused("nests more than 100 levels"),
-    );
-    // Bare parentheses.
-    add(
-        "parens-99",
-        format!("{}fare_amount > 1{}", "(".repeat(99), ")".repeat(99)),
-        Normalized("fare_amount > 1"),
-    );
-    add(
-        "parens-101",
-        format!("{}fare_amount > 1{}", "(".repeat(101), ")".repeat(101)),
-        Refused("nests more than 100 levels"),
-    );
-    add(
-        "parens-unclosed-64kb",
-        format!("{}fare_amount > 1", "(".repeat(60_000)),
-        Refused("nests more than 100 levels"),
-    );
-    add(
-        "parens-extra-close",
-        "fare_amount > 1)".to_string(),
-        Refused("closes no `(`"),
-    );
-    add(
-        "parens-close-then-open",
-        ")fare_amount > 1(".to_string(),
-        Refused("closes no `(`"),
-    );
-    // Alternating AND/OR nested 45 deep.
-    let mut alternating = "fare_amount > 0".to_string();
-    for i in 0..45 {
-        let op = if i % 2 == 0 { "OR" } else { "AND" };
-        alternating = format!("(trip_distance > {i} {op} {alternating})");
-    }
-    add("and-or-nested-45", alternating, Normalized(""));
-    // Wide chains: thousands of conjuncts, disjuncts.
-    let conjuncts: Vec<String> = (0..2800).map(|i| format!("fare_amount > {i}")).collect();
-    add("and-chain-64kb", conjuncts.join(" AND "), Normalized(""));
-    let disjuncts: Vec<String> = (0..1100)
-        .map(|i| {
-            format!(
-                "(trip_distance < {i} AND pickup_date = '2024-01-0{}')",
-                i % 9 + 1
-            )
-        })
-        .collect();
-    add("or-chain-64kb", disjuncts.join(" OR "), Normalized(""));
-    // Long IN lists.
-    let values: Vec<String> = (0..9_000).map(|i| i.to_string()).collect();
-    add(
-        "in-list-9000",
-        format!("PULocationID IN ({})", values.join(", ")),
-        Normalized(""),
-    );
-    add(
-        "not-in-list-9000",
-        format!("PULocationID NOT IN ({})", values.join(", ")),
-        Normalized(""),
-    );
-    let dates: Vec<String> = (0..4_000)
-        .map(|i| format!("'2024-{:02}-{:02}'", i % 12 + 1, i % 28 + 1))
-        .collect();
-    add(
-        "in-list-partition-4000",
-        format!("pickup_date IN ({})", dates.join(", ")),
-        Normalized(""),
-    );
-    // LIKE with escapes.
-    add(
-        "like-escapes-64kb",
-        format!("pickup_date LIKE '{}%'", "\\%".repeat(30_000)),
-        Normalized(""),
-    );
-    add(
-        "like-escape-clause",
-        format!("pickup_date LIKE '{}%' ESCAPE '!'", "!_".repeat(30_000)),
-        Normalized(""),
-    );
-    // Functions nested within the limit stay unsupported fragments.
-    add(
-        "functions-nested-40",
-        format!("{}fare_amount{} > 1", "abs(".repeat(40), ")".repeat(40)),
-        Normalized(""),
-    );
-    // Junk.
-    add(
-        "unterminated-string",
-        "pickup_date = '2024-01-01".to_string(),
-        Refused("malformed SQL"),
-    );
-    add(
-        "operators-only-64kb",
-        "AND OR NOT ".repeat(5_900),
-        Refused(""),
-    );
-    add(
-        "empty-parens-64kb",
-        "()".repeat(30_000),
-        Refused("malformed SQL"),
-    );
-    out
-}
-
-/// The front end of one predicate: compile (parse, normalize, classify) and lower.
-fn front_end(text: &str, columns: &TableColumns) -> Result<String, (i32, String)> {
-    let compiled = CompiledPredicate::compile_against(text, columns)
-        .map_err(|e| (e.exit_code(), e.to_string()))?;
-    kernel_scans(&compiled, columns, ExplainOptions::default())
-        .map_err(|e| (e.exit_code(), e.to_string()))?;
-    Ok(compiled.normalized.to_string())
-}
 
 #[test]
 fn every_shape_up_to_64_kb_is_answered_or_refused_at_once() {
@@ -223,11 +28,6 @@ fn every_shape_up_to_64_kb_is_answered_or_refused_at_once() {
         if took > slowest.0 {
             slowest = (took, name.clone());
         }
-        assert!(
-            took < Duration::from_secs(2),
-            "{name}: the front end took {took:?} on {} bytes",
-            text.len()
-        );
         match (expect, outcome) {
             (Expect::Normalized(want), Ok(got)) => {
                 assert!(

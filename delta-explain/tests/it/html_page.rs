@@ -60,6 +60,7 @@ fn body_data<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
 }
 
 #[test]
+#[ignore = "external tier: Chromium (Debian package chromium)"]
 fn the_page_renders_in_chromium_with_its_figures() {
     let r = run(&[&taxi(), "-w", PREDICATE, "--verify", "--format", "html"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -128,6 +129,7 @@ fn the_page_renders_in_chromium_with_its_figures() {
 /// `delta-explain advise --format html`: the ranking (a bar per layout) and a chart per layout
 /// (two bars per predicate: the current layout and the layout) render without script errors.
 #[test]
+#[ignore = "external tier: Chromium (Debian package chromium)"]
 fn the_advice_page_renders_in_chromium_with_a_chart_per_layout() {
     let dir = tempfile::tempdir().unwrap();
     let workload = dir.path().join("workload.sql");

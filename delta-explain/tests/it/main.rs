@@ -10,6 +10,7 @@ mod errors;
 mod features;
 mod fixtures_sweep;
 mod front_end_bounds;
+mod front_end_shapes;
 mod fuzz;
 mod golden_reports;
 mod html_page;

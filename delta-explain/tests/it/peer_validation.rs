@@ -11,6 +11,7 @@ const EXPECTED_FAILURES: &[&str] = &[
 ];
 
 #[test]
+#[ignore = "external tier: Python 3 runs the peer's suite"]
 fn the_peer_validation_suite_passes_but_its_two_exit_code_checks() {
     let fixtures = testkit::fixtures();
     let script = fixtures

@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::support::{fixtures, run, taxi};
 
@@ -148,16 +148,15 @@ impl Catalog {
         let url = format!("http://127.0.0.1:{port}");
         let catalog = Catalog { child, url, dir };
 
-        let started = Instant::now();
+        // 300 tries 200 ms apart (about a minute): a readiness wait, not a measure of time.
+        let mut tries = 0;
         loop {
             let (status, _) = call("GET", &catalog.api("catalogs"), None);
             if status == 200 {
                 break;
             }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "uc-server did not answer within a minute"
-            );
+            tries += 1;
+            assert!(tries < 300, "uc-server did not answer within 300 tries");
             std::thread::sleep(Duration::from_millis(200));
         }
         // file:// locations need an external location (with a storage credential, which
@@ -291,6 +290,7 @@ fn comparable(stdout: &str) -> serde_json::Value {
 }
 
 #[test]
+#[ignore = "external tier: uc-server, Azurite and faketime (bash .ci/run installs them)"]
 fn a_fixture_named_in_the_catalog_explains_as_by_its_path() {
     let catalog = Catalog::start();
     let real = fixtures().join("real");
@@ -359,6 +359,7 @@ fn a_fixture_named_in_the_catalog_explains_as_by_its_path() {
 }
 
 #[test]
+#[ignore = "external tier: uc-server, Azurite and faketime (bash .ci/run installs them)"]
 fn each_catalog_error_is_one_line_with_its_exit_code_and_no_token() {
     let catalog = Catalog::start();
     catalog.register("taxi_nyc", &taxi(), "DELTA", serde_json::json!({}));
@@ -442,6 +443,7 @@ fn each_catalog_error_is_one_line_with_its_exit_code_and_no_token() {
 }
 
 #[test]
+#[ignore = "external tier: uc-server, Azurite and faketime (bash .ci/run installs them)"]
 fn the_endpoint_and_token_come_from_a_databricks_profile() {
     let catalog = Catalog::start();
     catalog.register("taxi_nyc", &taxi(), "DELTA", serde_json::json!({}));
@@ -514,6 +516,7 @@ fn endpoint_only(azurite: &testkit::azurite::Azurite) -> String {
 }
 
 #[test]
+#[ignore = "external tier: uc-server, Azurite and faketime (bash .ci/run installs them)"]
 fn a_table_in_azure_storage_is_read_with_the_sas_the_catalog_vends() {
     let (catalog, azurite) = azure_lake(Setup::default());
     let endpoint = endpoint_only(&azurite);
@@ -576,6 +579,7 @@ fn explain_azure(
 }
 
 #[test]
+#[ignore = "external tier: uc-server, Azurite and faketime (bash .ci/run installs them)"]
 fn vended_credentials_are_asked_for_again_before_they_expire() {
     let (catalog, azurite) = azure_lake(Setup::default());
     let run_with = |extra: &[&str]| {
@@ -603,6 +607,7 @@ fn vended_credentials_are_asked_for_again_before_they_expire() {
 }
 
 #[test]
+#[ignore = "external tier: uc-server, Azurite and faketime (bash .ci/run installs them)"]
 fn expired_credentials_and_a_refused_caller_are_one_line_errors() {
     // A catalog whose clock is two hours behind vends a SAS that expired an hour ago.
     let (catalog, azurite) = azure_lake(Setup {

@@ -351,12 +351,13 @@ mod tests {
         std::process::Command::new("python3")
             .arg(&script)
             .output()
-            .unwrap()
+            .unwrap_or_else(|e| panic!("python3 runs the generated script (install Python 3): {e}"))
             .status
             .code()
     }
 
     #[test]
+    #[ignore = "external tier: Python 3 runs the generated script"]
     fn a_variants_script_compares_both_spellings() {
         // `NOT (a != 1)` reads 12 "rows", `a = 1` 5: the reader differs, the script says so.
         assert_eq!(exit_code(Some("NOT (a != 1)"), 0), Some(1));

@@ -82,6 +82,7 @@ fn the_in_process_readers_are_caught_dropping_negative_nan_rows() {
 /// as DataFusion reads the same rows); DuckDB's delta extension answers as DuckDB does over
 /// the rows. The workers come from `oracle/engines/setup.sh`'s environment.
 #[test]
+#[ignore = "external tier: delta-rs and DuckDB's delta extension (bash oracle/engines/setup.sh)"]
 fn the_workers_read_the_tables_themselves() {
     let (_dir, table) = table("signed-zero-partitions", 7_870_161_820_730_376_918);
     let mut delta_rs = WorkerAdapter::start(DeltaReader::DeltaRs);

@@ -156,6 +156,7 @@ fn check_table(name: &str) -> Tally {
 }
 
 #[test]
+#[ignore = "external tier: Spark and DuckDB (bash oracle/engines/setup.sh)"]
 fn every_file_an_engine_matches_is_kept_whatever_the_literal_spelling() {
     let mut total = Tally {
         cases: 0,
@@ -197,6 +198,7 @@ fn spark_spelling(text: &str) -> String {
 /// each value spelled as written and as a Spark user spells it, compared, listed and matched
 /// with LIKE, is kept by the explanation, default and `--strict`.
 #[test]
+#[ignore = "external tier: Spark and DuckDB (bash oracle/engines/setup.sh)"]
 fn every_file_an_engine_matches_is_kept_whatever_the_backslash() {
     let name = "strings-backslash";
     let spec = named(name).unwrap();
@@ -297,6 +299,7 @@ fn every_file_an_engine_matches_is_kept_whatever_the_backslash() {
 /// and DataFusion as the Parquet strings they are. For each value of the column's pool, spelled
 /// as stored, trimmed, upper- and lower-cased, every file any engine matches is kept.
 #[test]
+#[ignore = "external tier: Spark and DuckDB (bash oracle/engines/setup.sh)"]
 fn every_file_an_engine_matches_is_kept_on_char_and_collated_columns() {
     for (name, column) in [("strings-char", "c"), ("strings-collated", "s")] {
         let spec = named(name).unwrap();
@@ -390,6 +393,7 @@ fn every_file_an_engine_matches_is_kept_on_char_and_collated_columns() {
 /// A timestamp text with digits below the microsecond (class 7): Spark and DuckDB cut them,
 /// DataFusion compares in nanoseconds; the explanation keeps every file any of them matches.
 #[test]
+#[ignore = "external tier: Spark and DuckDB (bash oracle/engines/setup.sh)"]
 fn timestamp_texts_below_the_microsecond_keep_every_engines_matches() {
     let spec = named("partition-types").unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -445,6 +449,7 @@ fn timestamp_texts_below_the_microsecond_keep_every_engines_matches() {
 /// `--strict`, keeps every file any of them matches, and explain-core rejects (exit 2) only a
 /// predicate no engine runs.
 #[test]
+#[ignore = "external tier: Spark and DuckDB (bash oracle/engines/setup.sh)"]
 fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
     use harness::checks::{NO_ENGINE_RUNS_IT, Outcome, soundness_with};
     use oracle::engines::EngineWorkers;
@@ -505,6 +510,7 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
 ///   matches -1.000000000000000001);
 /// - DataFusion casts a double in an IN list to the decimal column's scale (`1e-35` is 0).
 #[test]
+#[ignore = "external tier: Spark and DuckDB (bash oracle/engines/setup.sh)"]
 fn campaign_findings_keep_every_file_an_engine_matches() {
     use harness::checks::{Outcome, soundness_with};
     use oracle::engines::EngineWorkers;

@@ -146,6 +146,7 @@ fn assert_cluster_error(run: &Run) {
 }
 
 #[test]
+#[ignore = "external tier: a Ballista cluster of delta-oracle-cluster processes"]
 fn every_fixture_matches_on_the_cluster_as_it_does_locally() {
     let cluster = Cluster::start(2);
     let (mut compared, mut with_deleted_rows) = (0usize, 0usize);
@@ -192,6 +193,7 @@ fn every_fixture_matches_on_the_cluster_as_it_does_locally() {
 }
 
 #[test]
+#[ignore = "external tier: a Ballista cluster of delta-oracle-cluster processes"]
 fn an_executor_killed_mid_job_never_leaves_a_partial_answer() {
     let mut cluster = Cluster::start(2);
     let table = workspace_root().join("../shared/fixtures/taxi-nyc");
@@ -241,6 +243,7 @@ fn a_cluster_that_cannot_be_reached_or_named_is_refused_on_one_line() {
 }
 
 #[test]
+#[ignore = "external tier: a Ballista cluster of delta-oracle-cluster processes"]
 fn tables_in_an_object_store_match_on_the_cluster_as_they_do_locally() {
     // The executors open the store themselves, with the options the driver was given.
     let cluster = Cluster::start(2);
@@ -270,6 +273,7 @@ fn tables_in_an_object_store_match_on_the_cluster_as_they_do_locally() {
 /// ranges down to a row group's size and below: the parts add up to the local oracle's counts,
 /// row group by row group.
 #[test]
+#[ignore = "external tier: a Ballista cluster of delta-oracle-cluster processes"]
 fn a_file_matched_in_byte_ranges_adds_up_to_the_whole() {
     let cluster = Cluster::start(2);
     let dir = tempfile::tempdir().unwrap();
