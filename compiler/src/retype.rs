@@ -10,6 +10,7 @@
 //! | integer or decimal(p, s) | a quoted number `'5'` | the number `5` | all cast the string to the column's type |
 //! | integer or decimal(p, s) | more fractional digits than `s` (`x > 1.5` on an integer) | `x > L` -> `x >= ceil(L)`, `x >= L` -> `x >= ceil(L)`, `x < L` -> `x <= floor(L)`, `x <= L` -> `x <= floor(L)`, `x = L` -> FALSE, `x != L` -> `x IS NOT NULL` (floor and ceil at scale `s`) | all compare exactly (as decimals) |
 //! | integer or decimal(p, s) | beyond the type's range | `x < L`, `x <= L`, `x != L` -> `x IS NOT NULL` above the range, FALSE below it (and mirrored for `>`, `>=`); `x = L` -> FALSE | all compare exactly |
+//! | integer (any width) | a plain number beyond BIGINT's range, at most 38 digits | `x < L`, `x <= L` above the range (and `x > L`, `x >= L` below it) -> TRUE | Spark folds the comparison to TRUE before reading, NULL rows included (a decimal literal); DuckDB and DataFusion compare exactly (`x IS NOT NULL`): the union is TRUE |
 //! | double | a quoted number `'5'` | the number `5` | all cast the string to double |
 //! | float | a number with no exact float (`0.1`) | `x = L` -> `x = f32(L)`; `x != L` -> `x IS NOT NULL`; `<`/`<=`/`>`/`>=` to the float bound that admits both readings | Spark and DataFusion widen the column to double (no float equals `0.1`), DuckDB narrows the literal to the nearest float: disagree; the union is kept |
 //!
@@ -36,23 +37,34 @@ pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
     let mut disagree: Vec<String> = Vec::new();
     let mut engine_only: Vec<String> = Vec::new();
     let mut beyond: Vec<String> = Vec::new();
+    let mut folded: Vec<String> = Vec::new();
     let out = pred.map_leaves(&mut |leaf: &Leaf| {
         let Some(info) = leaf.column().and_then(|c| columns.resolve(c).ok()) else {
             return Nnf::Leaf(leaf.clone());
         };
         // The column's numeric domain, computed once for both questions asked of the leaf.
         let domain = domain(&info);
-        if let Some(range) = beyond_range(leaf, &info, domain.as_ref()) {
-            beyond.push(format!("`{leaf}` ({range})"));
-        }
+        let range = beyond_range(leaf, &info, domain.as_ref());
         let rewritten = match retype_leaf(leaf, &info, domain.as_ref()) {
+            Some((Nnf::Const(true), _)) if range.is_some() => {
+                folded.push(format!("`{leaf}`"));
+                Nnf::Const(true)
+            }
             Some((rewritten, engines_disagree)) => {
+                if let Some(range) = &range {
+                    beyond.push(format!("`{leaf}` ({range})"));
+                }
                 if engines_disagree {
                     disagree.push(format!("`{leaf}`"));
                 }
                 rewritten
             }
-            None => Nnf::Leaf(leaf.clone()),
+            None => {
+                if let Some(range) = &range {
+                    beyond.push(format!("`{leaf}` ({range})"));
+                }
+                Nnf::Leaf(leaf.clone())
+            }
         };
         // What is left of a type the column cannot hold: as the engines that run it read it.
         rewritten.map_leaves(&mut |l: &Leaf| match mistyped(l, &info) {
@@ -70,6 +82,15 @@ pub fn retype(pred: &Nnf, columns: &TableColumns) -> (Nnf, Vec<Note>) {
             message: format!(
                 "{}: a literal beyond the column type's range, compared exactly by every engine, so the comparison is decided for every row without statistics (a misspelt literal, most often)",
                 beyond.join(", ")
+            ),
+        });
+    }
+    if !folded.is_empty() {
+        notes.push(Note {
+            code: LITERAL_OUT_OF_RANGE,
+            message: format!(
+                "{}: a number beyond the range of BIGINT against an integer column, which Spark decides before reading as TRUE for every row, NULL included (DuckDB and DataFusion compare it exactly and match every non-NULL row); every file is kept",
+                folded.join(", ")
             ),
         });
     }
@@ -616,6 +637,48 @@ fn unchanged(literal: &Literal, r: &Readings, grid: &Grid<'_>) -> bool {
             .is_some_and(|m| LongNumber::parse(&m).as_ref() == Some(&r.least))
 }
 
+/// Whether Spark folds `x op L` to the constant TRUE, NULL rows included (measured on pyspark
+/// 4, ANSI on and off: `b > -9223372036854775809` on a BIGINT column holding NULL and 1
+/// matches both rows, `b != -9223372036854775809` and `i > -2147483649` match one): an
+/// integer column of any width against a plain number beyond the range of BIGINT with at most
+/// 38 digits (a decimal literal in Spark; 39 digits are a DOUBLE there, which Spark compares
+/// exactly), in the direction that holds for every value. DuckDB and DataFusion compare it
+/// exactly (`x IS NOT NULL`); the union of the readings is TRUE. A decimal column against a
+/// literal beyond its precision is not folded (measured: `d > -100000000000000000000` on a
+/// decimal(5,2) column matches only the non-NULL row).
+fn spark_folds_to_true(literal: &Literal, op: CmpOp, decimal: bool) -> bool {
+    if decimal || is_double_token(literal) {
+        return false;
+    }
+    let Literal::Number(text) = literal else {
+        return false;
+    };
+    let ordering = match op {
+        CmpOp::Lt | CmpOp::LtEq | CmpOp::Gt | CmpOp::GtEq => true,
+        // Compared exactly by Spark too: `!=` excludes NULL, `=` matches nothing.
+        CmpOp::Eq | CmpOp::NotEq => false,
+    };
+    let (Some(v), Some(long_min), Some(long_max)) = (
+        LongNumber::parse(text),
+        LongNumber::parse(&i64::MIN.to_string()),
+        LongNumber::parse(&i64::MAX.to_string()),
+    ) else {
+        return false;
+    };
+    let digits = text
+        .trim()
+        .trim_start_matches(['-', '+'])
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect::<String>();
+    let significant = digits.trim_start_matches('0').len();
+    ordering && (v < long_min || v > long_max) && significant <= 38
+}
+
+fn is_not_null(nnf: &Nnf) -> bool {
+    matches!(nnf, Nnf::Leaf(Leaf::IsNull { negated: true, .. }))
+}
+
 /// A timestamp text with digits below the microsecond, cut to the microsecond (`None` when
 /// it has none): Spark and DuckDB read it so (measured: `ts = '..00.0000009'` matches
 /// `..00`); DataFusion compares in nanoseconds, where no microsecond value equals it.
@@ -788,7 +851,12 @@ fn retype_exact(
             {
                 return Some((cmp(grid.column, *op, Literal::Number(m)), false));
             }
-            Some((grid.leaf(*op, &r), r.disagree))
+            let rewritten = grid.leaf(*op, &r);
+            // Spark decides the comparison before reading: TRUE for every row, NULL included.
+            if spark_folds_to_true(literal, *op, decimal) && is_not_null(&rewritten) {
+                return Some((Nnf::Const(true), true));
+            }
+            Some((rewritten, r.disagree))
         }
         Leaf::In { list, negated, .. } => {
             // An item that is no number (`'NaN'`) stays as written and is left to coercion.

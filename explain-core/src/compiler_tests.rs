@@ -1364,6 +1364,56 @@ fn comparisons_across_types_run_as_engines_run_them() {
         ("vendor > 1e30", "FALSE", false),
         ("vendor > -1e30", "vendor IS NOT NULL", false),
         ("vendor = 99999999999", "FALSE", false),
+        // Beyond BIGINT's range (a decimal literal in Spark, at most 38 digits): Spark folds
+        // the comparison that holds for every value to TRUE before reading, NULL rows
+        // included; DuckDB and DataFusion match the non-NULL rows. The union is TRUE.
+        ("vendor > -9223372036854775809", "TRUE", false),
+        ("vendor >= -9223372036854775809", "TRUE", false),
+        ("passenger_count < 9223372036854775808", "TRUE", false),
+        ("passenger_count <= 9223372036854775808", "TRUE", false),
+        ("bucket > -9223372036854775809.5", "TRUE", false),
+        (
+            "passenger_count < 99999999999999999999999999999999999999",
+            "TRUE",
+            false,
+        ),
+        (
+            "passenger_count > -9223372036854775809 AND vendor = 1",
+            "vendor = 1",
+            false,
+        ),
+        // Not folded: the other direction, equality, `!=`, 39 digits (a double in Spark),
+        // an exponent (a double), within BIGINT's range, a decimal column.
+        ("passenger_count < -9223372036854775809", "FALSE", false),
+        ("passenger_count >= 9223372036854775808", "FALSE", false),
+        ("passenger_count = 9223372036854775808", "FALSE", false),
+        (
+            "passenger_count != 9223372036854775808",
+            "passenger_count IS NOT NULL",
+            false,
+        ),
+        (
+            "passenger_count < 999999999999999999999999999999999999999",
+            "passenger_count IS NOT NULL",
+            false,
+        ),
+        (
+            "passenger_count > -9.3e18",
+            "passenger_count IS NOT NULL",
+            false,
+        ),
+        ("vendor > -2147483649", "vendor IS NOT NULL", false),
+        ("price > -100000000000000000000", "price IS NOT NULL", false),
+        (
+            "NOT (passenger_count < -9223372036854775809)",
+            "TRUE",
+            false,
+        ),
+        (
+            "NOT (passenger_count > -9223372036854775809)",
+            "FALSE",
+            false,
+        ),
         // A quoted number is the number.
         ("vendor = '5'", "vendor = 5", false),
         // A quoted fraction: Spark (ANSI off) cuts it toward zero, DuckDB rounds it half away

@@ -86,6 +86,7 @@ pub const NAMES: &[&str] = &[
     "strings-backslash",
     "strings-char",
     "strings-collated",
+    "null-files",
 ];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
@@ -264,6 +265,15 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             rows_per_file: 1,
             files_per_partition: 4,
             null_fraction: 0.0,
+            ..base
+        },
+        // Every type, the first file of each partition NULL in every data column, beside the
+        // NULL partition: comparisons an engine folds to TRUE before reading keep them.
+        "null-files" => TableSpec {
+            quirks: Quirks {
+                null_files: true,
+                ..Quirks::default()
+            },
             ..base
         },
         // pitfall 29: decimal partition values as writers spell them (`2.5` in decimal(10,2),

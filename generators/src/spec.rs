@@ -212,6 +212,12 @@ pub struct Quirks {
     /// compares by the collation while the statistics stay binary (issue class 6).
     #[serde(default)]
     pub collation: Option<String>,
+    /// The first file of each partition holds NULL in every data column (statistics: no
+    /// min or max, a null count equal to the row count): a predicate an engine folds to TRUE
+    /// before reading (Spark: `x > -9223372036854775809` on an integer column) matches its
+    /// rows, where `x IS NOT NULL` skips the file.
+    #[serde(default)]
+    pub null_files: bool,
 }
 
 impl TableSpec {

@@ -187,6 +187,9 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
                         &mut rng,
                     );
                     apply_quirks(c.kind, &mut cells, &spec.quirks);
+                    if spec.quirks.null_files && f == 0 {
+                        cells.iter_mut().for_each(|cell| *cell = Cell::Null);
+                    }
                     cells
                 })
                 .collect();

@@ -332,3 +332,51 @@ fn misspelt_decimal_partitions_are_distrusted_not_fatal() {
         "partitions the evaluator can read are pruned"
     );
 }
+
+/// Spark folds a comparison with a number beyond BIGINT's range to TRUE before reading, NULL
+/// rows included (measured on pyspark, ANSI on and off; `engine_readings` holds the engines to
+/// it): on the `null-files` table, whose first file of each partition is NULL in every data
+/// column beside the NULL partition, every file is kept, default and `--strict`, with the
+/// literal noted. The knob reproduces the class: the exact reading (`x IS NOT NULL`) that the
+/// literal was rewritten to before drops the NULL files.
+#[test]
+fn comparisons_spark_folds_to_true_keep_the_null_files() {
+    use explain_core::retype::LITERAL_OUT_OF_RANGE;
+
+    let dir = tempfile::tempdir().unwrap();
+    write_table(&named("null-files").unwrap(), dir.path()).unwrap();
+    let subject = Subject::load("gen/null-files", &dir.path().to_string_lossy()).unwrap();
+    let total = subject.kernel.files().len();
+    for column in ["i8", "i16", "i32", "i64", "p_int"] {
+        let exact = unguarded_kept(&subject, &format!("{column} IS NOT NULL")).unwrap();
+        assert!(
+            exact.iter().any(|kept| !kept),
+            "the knob reproduces the class: `{column} IS NOT NULL` drops a NULL file"
+        );
+        for predicate in [
+            format!("{column} > -9223372036854775809"),
+            format!("{column} >= -9223372036854775809"),
+            format!("{column} < 9223372036854775808"),
+            format!("{column} <= 9223372036854775808"),
+            format!("{column} > -9223372036854775809.5"),
+            format!("-9223372036854775809 < {column}"),
+            format!("{column} BETWEEN -9223372036854775809 AND 9223372036854775808"),
+            format!("NOT ({column} < -9223372036854775809)"),
+        ] {
+            for strict in [false, true] {
+                let ex = explain_with(&subject.kernel, Some(&predicate), ExplainOptions { strict })
+                    .unwrap();
+                assert_eq!(
+                    ex.final_files(),
+                    total,
+                    "`{predicate}` (strict {strict}) keeps every file"
+                );
+                assert!(
+                    ex.notes.iter().any(|n| n.code == LITERAL_OUT_OF_RANGE),
+                    "`{predicate}`: the literal is noted: {:?}",
+                    ex.notes
+                );
+            }
+        }
+    }
+}
