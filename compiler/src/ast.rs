@@ -201,6 +201,18 @@ impl fmt::Display for Operand {
     }
 }
 
+/// An IN list holding double-quoted names as Spark reads it: every name a string. `None` if
+/// an item is a column (never built so by the parser).
+pub fn spark_strings(list: &[Operand]) -> Option<Vec<Literal>> {
+    list.iter()
+        .map(|o| match o {
+            Operand::QuotedName(name) => Some(Literal::String(name.clone())),
+            Operand::Literal(l) => Some(l.clone()),
+            Operand::Column(_) => None,
+        })
+        .collect()
+}
+
 /// A predicate as the user wrote it (before normalization).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Predicate {
@@ -222,6 +234,13 @@ pub enum Predicate {
     InList {
         column: ColumnRef,
         list: Vec<Literal>,
+        negated: bool,
+    },
+    /// An IN list holding a double-quoted name (`s IN ("ab", 'cd')`): Spark's strings, in
+    /// DuckDB and DataFusion a column. Normalization settles it against the table's columns.
+    QuotedInList {
+        column: ColumnRef,
+        list: Vec<Operand>,
         negated: bool,
     },
     Between {
@@ -289,6 +308,13 @@ impl Predicate {
                 items.iter().for_each(|p| p.collect_quoted_names(out))
             }
             Predicate::Not(inner) => inner.collect_quoted_names(out),
+            Predicate::QuotedInList { list, .. } => {
+                for item in list {
+                    if let Operand::QuotedName(name) = item {
+                        out.push(name.clone());
+                    }
+                }
+            }
             Predicate::IsNull { .. }
             | Predicate::InList { .. }
             | Predicate::Between { .. }
@@ -319,6 +345,7 @@ impl Predicate {
             Predicate::Not(inner) => inner.collect_columns(out),
             Predicate::IsNull { column, .. }
             | Predicate::InList { column, .. }
+            | Predicate::QuotedInList { column, .. }
             | Predicate::Between { column, .. }
             | Predicate::Like { column, .. }
             | Predicate::BoolColumn(column) => push(column),
@@ -335,7 +362,7 @@ impl Predicate {
             Predicate::Or(_) => "or",
             Predicate::Not(_) => "not",
             Predicate::IsNull { .. } => "is_null",
-            Predicate::InList { .. } => "in",
+            Predicate::InList { .. } | Predicate::QuotedInList { .. } => "in",
             Predicate::Between { .. } => "between",
             Predicate::Like { .. } => "like",
             Predicate::BoolColumn(_) => "bool_column",
@@ -398,7 +425,7 @@ pub(crate) fn write_like(
 pub(crate) fn write_in_list(
     f: &mut fmt::Formatter<'_>,
     column: &ColumnRef,
-    list: &[Literal],
+    list: &[impl fmt::Display],
     negated: bool,
 ) -> fmt::Result {
     write!(f, "{column} {}IN (", if negated { "NOT " } else { "" })?;
@@ -438,6 +465,11 @@ impl fmt::Display for Predicate {
                 write!(f, "{column} IS {}NULL", if *negated { "NOT " } else { "" })
             }
             Predicate::InList {
+                column,
+                list,
+                negated,
+            } => write_in_list(f, column, list, *negated),
+            Predicate::QuotedInList {
                 column,
                 list,
                 negated,

@@ -3,7 +3,8 @@
 //!
 //! The pipeline, one module an idea:
 //! [`sql`] (the only sqlparser user) -> [`ast`] -> [`normalize`] into [`nnf`] (literals
-//! read as the engines read them: [`retype`], [`mistyped`], [`string_readings`], [`like`]) ->
+//! read as the engines read them: [`retype`], [`mistyped`], [`string_readings`],
+//! [`string_lists`], [`like`]) ->
 //! [`guards`] (every soundness decision on a leaf) -> [`classify`] -> [`lower`] to
 //! delta_kernel predicates ([`coerce`] types the literals). [`schema`] is the table's columns
 //! as the compiler sees them; [`error`] the one error type and its exit codes.
@@ -21,6 +22,7 @@ pub mod normalize;
 pub mod retype;
 pub mod schema;
 pub mod sql;
+pub mod string_lists;
 pub mod string_readings;
 
 pub use error::ExplainError;

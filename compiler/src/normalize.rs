@@ -233,6 +233,7 @@ fn column_readings(
             ..
         }
         | Predicate::InList { column: c, .. }
+        | Predicate::QuotedInList { column: c, .. }
         | Predicate::Between { column: c, .. }
         | Predicate::Like { column: c, .. } => c,
         Predicate::Compare { .. }
@@ -292,9 +293,11 @@ fn column_readings(
             high: pad(high),
             negated: *negated,
         },
-        // A pattern is matched against the padded value by every engine; the other shapes hold
-        // no literal of the column.
-        Predicate::Like { .. }
+        // Read as the IN list of Spark's strings once settled (push_not_as_written), padded
+        // there. A pattern is matched against the padded value by every engine; the other
+        // shapes hold no literal of the column.
+        Predicate::QuotedInList { .. }
+        | Predicate::Like { .. }
         | Predicate::IsNull { .. }
         | Predicate::BoolColumn(_)
         | Predicate::Constant(_)
@@ -388,6 +391,31 @@ fn push_not_as_written(
                 }
             }
         }
+        Predicate::QuotedInList {
+            column,
+            list,
+            negated: n,
+        } => {
+            // Spark's reading: every double-quoted item a string. Naming a column, an item is
+            // that column in DuckDB and DataFusion, a comparison of two columns no statistics
+            // bound: the leaf is kept.
+            let names_a_column = list.iter().any(|o| {
+                matches!(o, Operand::QuotedName(name)
+                    if columns.resolve(&ColumnRef::new([name.clone()])).is_ok())
+            });
+            match crate::ast::spark_strings(list) {
+                Some(list) if !names_a_column && !list.is_empty() => push_not(
+                    &Predicate::InList {
+                        column: column.clone(),
+                        list,
+                        negated: *n,
+                    },
+                    negated,
+                    columns,
+                )?,
+                Some(_) | None => unsupported(pred, negated, columns)?,
+            }
+        }
         Predicate::IsNull { column, negated: n } => {
             let info = columns.resolve(column)?;
             if info.primitive().is_none() {
@@ -407,6 +435,22 @@ fn push_not_as_written(
         } => {
             let info = columns.resolve(column)?;
             let float = info.is_float();
+            // A NOT IN list holding a string on a column of another type: only the items
+            // every reading leaves rows out for (string_lists.rs).
+            let kept;
+            let list = match crate::string_lists::not_in_items(&info, list) {
+                Some(items) if *n != negated => {
+                    if items.is_empty() {
+                        return Ok(Nnf::Leaf(Leaf::IsNull {
+                            column: info.column,
+                            negated: true,
+                        }));
+                    }
+                    kept = items;
+                    &kept
+                }
+                Some(_) | None => list,
+            };
             // Each engine's reading of the list's strings (string_readings.rs), any of them.
             let spark: Vec<Literal> = list
                 .iter()

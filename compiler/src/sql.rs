@@ -324,6 +324,32 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
             target: sql::InTarget::List(list),
             negated,
             global: false,
+        } if list.iter().any(is_double_quoted) => {
+            // A double-quoted item is a string in Spark and a column in DuckDB and DataFusion:
+            // normalization settles it against the table's columns.
+            let items: Option<Vec<Operand>> = list
+                .iter()
+                .map(|item| match item {
+                    Expr::Identifier(_) if is_double_quoted(item) => operand(item),
+                    other => Ok(literal(other)?.map(Operand::Literal)),
+                })
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .collect();
+            match (column(target), items) {
+                (Some(column), Some(list)) => Predicate::QuotedInList {
+                    column,
+                    list,
+                    negated: *negated,
+                },
+                _ => unsupported(expr),
+            }
+        }
+        Expr::In {
+            expr: target,
+            target: sql::InTarget::List(list),
+            negated,
+            global: false,
         } => {
             let literals: Option<Vec<Literal>> = list
                 .iter()
@@ -340,6 +366,35 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
                 _ => unsupported(expr),
             }
         }
+        Expr::Between {
+            expr: target,
+            negated,
+            low,
+            high,
+        } if is_double_quoted(low) || is_double_quoted(high) => match column(target) {
+            // Bounds in double quotes (a string in Spark, a column elsewhere): the comparisons
+            // BETWEEN stands for, `x >= low AND x <= high` (NOT: `x < low OR x > high`).
+            Some(c) => {
+                let side = |op: CmpOp, bound: &Expr| -> Result<Option<Predicate>, ExplainError> {
+                    Ok(operand(bound)?.map(|right| Predicate::Compare {
+                        left: Operand::Column(c.clone()),
+                        op,
+                        right,
+                    }))
+                };
+                let (low_op, high_op) = if *negated {
+                    (CmpOp::Lt, CmpOp::Gt)
+                } else {
+                    (CmpOp::GtEq, CmpOp::LtEq)
+                };
+                match (side(low_op, low)?, side(high_op, high)?) {
+                    (Some(l), Some(h)) if *negated => Predicate::Or(vec![l, h]),
+                    (Some(l), Some(h)) => Predicate::And(vec![l, h]),
+                    _ => unsupported(expr),
+                }
+            }
+            None => unsupported(expr),
+        },
         Expr::Between {
             expr: target,
             negated,
@@ -482,6 +537,11 @@ fn operand(expr: &Expr) -> Result<Option<Operand>, ExplainError> {
         return Ok(Some(Operand::Column(c)));
     }
     Ok(literal(expr)?.map(Operand::Literal))
+}
+
+/// A name in double quotes (`"ab"`): a string in Spark, a column in DuckDB and DataFusion.
+fn is_double_quoted(expr: &Expr) -> bool {
+    matches!(expr, Expr::Identifier(ident) if ident.quote_style == Some('"'))
 }
 
 fn column(expr: &Expr) -> Option<ColumnRef> {

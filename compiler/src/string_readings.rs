@@ -171,6 +171,13 @@ fn collect(pred: &Predicate, found: &mut Vec<String>) {
         }
         Predicate::Not(inner) => collect(inner, found),
         Predicate::InList { list, .. } => list.iter().for_each(literal),
+        Predicate::QuotedInList { list, .. } => {
+            for item in list {
+                if let crate::ast::Operand::Literal(l) = item {
+                    literal(l);
+                }
+            }
+        }
         Predicate::Between { low, high, .. } => {
             literal(low);
             literal(high);

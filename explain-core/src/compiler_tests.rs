@@ -1555,6 +1555,20 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
     check_retype("trip_distance > 1.5D", "trip_distance > 1.5E0", false);
     check_retype("price < 1.5BD", "price < 1.5", false);
     check_normalized("name = \"abc\"", "name = 'abc'");
+    // In a list, Spark's strings (a list naming a column is kept); as BETWEEN's bounds, the
+    // comparisons BETWEEN stands for, each settled so.
+    check_normalized("name IN (\"ab\", \"AB\")", "name IN ('ab', 'AB')");
+    check_normalized("name IN (\"ab\", 'cd')", "name IN ('ab', 'cd')");
+    check_normalized(
+        "name NOT IN (\"ab\", \"AB\")",
+        "name != 'ab' AND name != 'AB'",
+    );
+    check_normalized("name IN (\"vendor\", 'cd')", "name IN (\"vendor\", 'cd')");
+    check_normalized("name BETWEEN \"a\" AND 'b'", "name >= 'a' AND name <= 'b'");
+    check_normalized(
+        "NOT name NOT BETWEEN \"a\" AND \"b\"",
+        "name >= 'a' AND name <= 'b'",
+    );
     for (sql, expected) in [
         ("vendor = 200Y", "out of the type's range"),
         ("vendor = 1.5Y", "digits only"),
@@ -1583,4 +1597,51 @@ fn an_in_list_mixing_numbers_and_special_values_is_retyped_item_by_item() {
         true,
     );
     check_retype("vendor IN (1.5, '7')", "vendor = 7", false);
+}
+
+/// Spark with ANSI off compares an IN list holding a string with a number or date column as
+/// strings: `NOT IN` leaves out only the rows whose own text is an item (string_lists.rs).
+#[test]
+fn not_in_lists_holding_a_string_leave_out_only_the_values_spark_spells() {
+    for (sql, expected) in [
+        (
+            "trip_distance NOT IN ('NaN', 'no such text')",
+            "trip_distance IS NOT NULL",
+        ),
+        (
+            "trip_distance NOT IN (\"NaN\", 'no such text')",
+            "trip_distance IS NOT NULL",
+        ),
+        ("ts NOT IN ('2024-01-03 00:00:00')", "ts IS NOT NULL"),
+        ("vendor NOT IN ('x')", "vendor IS NOT NULL"),
+        (
+            "vendor NOT IN ('3', 'x', '03', 4)",
+            "vendor != '3' AND vendor != 4",
+        ),
+        ("NOT vendor IN ('3', 4.0)", "vendor != '3'"),
+        ("price NOT IN ('1.50', '1.5', 2)", "price != '1.50'"),
+        (
+            "day NOT IN ('2024-01-03', '2024-1-4')",
+            "day != '2024-01-03'",
+        ),
+        ("day NOT IN ('2024-01-03', NULL)", "FALSE"),
+        // Without a string, or on a string or boolean column: as written.
+        ("vendor NOT IN (3, 4)", "vendor != 3 AND vendor != 4"),
+        ("name NOT IN ('3', 4)", "name != '3' AND name != 4"),
+        // IN: the string reading matches no row the cast reading does not.
+        (
+            "trip_distance IN ('1.5', 'x')",
+            "trip_distance IN ('1.5', 'x')",
+        ),
+    ] {
+        check_normalized(sql, expected);
+    }
+    let parsed = parse_predicate("vendor NOT IN ('3', 'x') OR vendor IN ('x', 'y')").unwrap();
+    let notes = explain_compiler::string_lists::notes(&parsed, &columns());
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].message.starts_with("`vendor NOT IN ('3', 'x')`:"),
+        "{}",
+        notes[0].message
+    );
 }

@@ -49,6 +49,9 @@ impl CompiledPredicate {
         classification
             .notes
             .extend(crate::string_readings::readings_note(&parsed));
+        classification
+            .notes
+            .extend(crate::string_lists::notes(&parsed, columns));
         Ok(Self {
             text: text.to_string(),
             parsed,

@@ -63,6 +63,7 @@ impl TableFeatures {
             table.engine(),
             table.columns(),
             table.deletion_vector_files(),
+            table.log_notes(),
         )
     }
 
@@ -73,6 +74,7 @@ impl TableFeatures {
         engine: &dyn delta_kernel::Engine,
         columns: &crate::schema::TableColumns,
         dv_files: usize,
+        log_notes: &[Note],
     ) -> TableFeatures {
         let config = snapshot.table_configuration();
         let protocol = config.protocol();
@@ -101,7 +103,8 @@ impl TableFeatures {
             unknown_reader_features: unknown(protocol.reader_features()),
             unknown_writer_features: unknown(protocol.writer_features()),
         };
-        let mut notes = Vec::new();
+        // What reading the log said of the log itself (a checkpoint hint read past) first.
+        let mut notes = log_notes.to_vec();
 
         if dv_files > 0 {
             notes.push(Note {

@@ -33,7 +33,7 @@ pub mod verify;
 // them by (`explain_core::ast`, `explain_core::sql`, ...).
 pub use explain_compiler::{
     ExplainError, ast, classify, coerce, error, guards, like, lower, mistyped, nnf, normalize,
-    retype, schema, sql, string_readings,
+    retype, schema, sql, string_lists, string_readings,
 };
 
 /// `0.1.0 (commit 1a2b3c4d5e6f)`: the release and the commit it was built from.

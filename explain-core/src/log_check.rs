@@ -147,7 +147,7 @@ fn multi_part_name(version: u64, part: u64, parts: u64) -> String {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LogName {
+pub(crate) enum LogName {
     Commit {
         version: u64,
     },
@@ -163,7 +163,7 @@ enum LogName {
 }
 
 impl LogName {
-    fn version(self) -> u64 {
+    pub(crate) fn version(self) -> u64 {
         match self {
             LogName::Commit { version }
             | LogName::Checkpoint { version }
@@ -174,7 +174,7 @@ impl LogName {
 
 /// Recognizes the log file names the protocol defines; anything else (`.crc`, temp files,
 /// compacted logs) is `None` and left alone.
-fn parse_log_name(name: &str) -> Option<LogName> {
+pub(crate) fn parse_log_name(name: &str) -> Option<LogName> {
     let (prefix, rest) = name.split_once('.')?;
     if prefix.len() != 20 || !prefix.bytes().all(|b| b.is_ascii_digit()) {
         return None;

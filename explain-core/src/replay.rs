@@ -24,6 +24,7 @@
 mod listing;
 mod per_partition;
 mod phase_scan;
+mod stale_hint;
 
 pub use listing::WINDOW_ROWS;
 pub(crate) use per_partition::PerPartition;
@@ -40,6 +41,7 @@ use delta_kernel_default_engine::DefaultEngineBuilder;
 use storage::StorageOptions;
 use url::Url;
 
+use crate::classify::Note;
 use crate::error::ExplainError;
 use crate::log_check::locate_broken_file;
 use crate::partition_table::{Partition, PartitionTable};
@@ -134,10 +136,23 @@ impl ReplayedTable {
         version: Option<u64>,
         observer: &mut dyn FnMut(usize),
     ) -> Result<Self, ExplainError> {
-        let (url, engine) = open_engine_with(location, storage)?;
-        let (snapshot, columns, replayed) =
-            replay_log(engine.as_ref(), &url, version, observer, None)
-                .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
+        let (url, mut engine) = open_engine_with(location, storage)?;
+        let mut log_notes = Vec::new();
+        let first = replay_log(engine.as_ref(), &url, version, observer, None);
+        let (snapshot, columns, replayed) = match first {
+            Err(ReplayFailure::Kernel(e)) if stale_hint::is_stale_hint(&e) => {
+                match stale_hint::read_past(engine.as_ref(), &url, version, location)? {
+                    Some(note) => {
+                        log_notes.push(note);
+                        engine = open_store(location, storage, false, false)?.1;
+                        replay_log(engine.as_ref(), &url, version, observer, None)
+                    }
+                    None => Err(ReplayFailure::Kernel(e)),
+                }
+            }
+            other => other,
+        }
+        .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
         let Replayed {
             cached_rows,
             batch_starts,
@@ -145,7 +160,7 @@ impl ReplayedTable {
             partitions,
         } = replayed;
         Ok(Self {
-            head: TableHead::read(location, engine, snapshot, columns)?,
+            head: TableHead::read(location, engine, snapshot, columns)?.with_log_notes(log_notes),
             files,
             index_of: Default::default(),
             cached_rows,
@@ -271,6 +286,8 @@ pub struct TableHead {
     /// Physical paths of the data columns whose null count it reads (every indexed column,
     /// booleans and binaries among them).
     null_count_columns: BTreeSet<Vec<String>>,
+    /// What the reading of the log itself has to say (a checkpoint hint read past).
+    log_notes: Vec<Note>,
 }
 
 impl TableHead {
@@ -294,7 +311,19 @@ impl TableHead {
             columns,
             min_max_columns,
             null_count_columns,
+            log_notes: Vec::new(),
         })
+    }
+
+    fn with_log_notes(mut self, notes: Vec<Note>) -> Self {
+        self.log_notes = notes;
+        self
+    }
+
+    /// What the reading of the log had to say about the log itself: a `_last_checkpoint`
+    /// naming a checkpoint the log does not hold, read past by listing.
+    pub fn log_notes(&self) -> &[Note] {
+        &self.log_notes
     }
 
     pub fn location(&self) -> &str {
@@ -500,7 +529,7 @@ impl ReplayedTable {
         visitor: &mut dyn WindowVisitor,
         window_files: usize,
     ) -> Result<StreamedTable, ExplainError> {
-        let (url, engine) = open_engine_with(location, storage)?;
+        let (url, mut engine) = open_engine_with(location, storage)?;
         let mut windows = WindowBuilder {
             location: location.to_string(),
             engine: engine.clone(),
@@ -509,13 +538,29 @@ impl ReplayedTable {
             window_files: window_files.max(1),
             files: 0,
         };
-        let (snapshot, columns, rest) =
-            replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows))
-                .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
+        let mut log_notes = Vec::new();
+        let first = replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows));
+        let (snapshot, columns, rest) = match first {
+            // Refused before the snapshot: no window was started.
+            Err(ReplayFailure::Kernel(e)) if stale_hint::is_stale_hint(&e) => {
+                match stale_hint::read_past(engine.as_ref(), &url, version, location)? {
+                    Some(note) => {
+                        log_notes.push(note);
+                        engine = open_store(location, storage, false, false)?.1;
+                        windows.engine = engine.clone();
+                        replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows))
+                    }
+                    None => Err(ReplayFailure::Kernel(e)),
+                }
+            }
+            other => other,
+        }
+        .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
         let head = match windows.head.take() {
             Some(head) => head,
             None => TableHead::read(location, engine, snapshot, columns)?,
-        };
+        }
+        .with_log_notes(log_notes);
         Ok(StreamedTable {
             head,
             files: windows.files,
@@ -539,7 +584,7 @@ pub fn open_engine_with(
     location: &str,
     storage: &StorageOptions,
 ) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
-    open_store(location, storage, true)
+    open_store(location, storage, true, true)
 }
 
 /// The engine a plain kernel reader builds: the store opened from the same options, without
@@ -549,13 +594,16 @@ pub fn plain_engine(
     location: &str,
     storage: &StorageOptions,
 ) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
-    open_store(location, storage, false)
+    open_store(location, storage, false, true)
 }
 
+/// The table's URL and an engine over its store; `read_hint` false: a store without the log's
+/// checkpoint hint, which the kernel then finds by listing (see `stale_hint`).
 fn open_store(
     location: &str,
     storage: &StorageOptions,
     check_log: bool,
+    read_hint: bool,
 ) -> Result<(Url, Arc<dyn Engine>), ExplainError> {
     let table_err = |reason: String| ExplainError::Table {
         table: location.to_string(),
@@ -573,10 +621,12 @@ fn open_store(
         storage::check_log(&table).map_err(storage_err)?;
     }
     let url = table.url.clone();
-    Ok((
-        url,
-        Arc::new(DefaultEngineBuilder::new(table.store).build()),
-    ))
+    let store = if read_hint {
+        table.store
+    } else {
+        storage::without_checkpoint_hint(&table)
+    };
+    Ok((url, Arc::new(DefaultEngineBuilder::new(store).build())))
 }
 
 /// The data columns with `statistic` (`minValues`, `nullCount`) under the table's current

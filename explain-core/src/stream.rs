@@ -365,6 +365,7 @@ impl WindowStreams<'_> {
             table.engine(),
             table.columns(),
             self.dv_files,
+            table.log_notes(),
         );
         Ok((table, features))
     }

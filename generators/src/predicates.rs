@@ -475,6 +475,34 @@ impl Pools {
                 literals: distinct,
             });
         }
+        // Beside all-NULL files, numbers beyond BIGINT's range (and a decimal's precision):
+        // the comparisons Spark folds to TRUE before reading, NULL rows included.
+        if spec.quirks.null_files {
+            for pool in &mut columns {
+                let beyond: &[&str] = match pool.kind {
+                    Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => &[
+                        "-9223372036854775809",
+                        "9223372036854775808",
+                        "-9223372036854775809.5",
+                        "99999999999999999999999999999999999999",
+                    ],
+                    Kind::Decimal | Kind::WideDecimal => &[
+                        "-99999999999999999999999999999999999999",
+                        "9223372036854775808",
+                    ],
+                    Kind::Float32
+                    | Kind::Float64
+                    | Kind::String
+                    | Kind::Boolean
+                    | Kind::Date
+                    | Kind::Timestamp
+                    | Kind::TimestampNtz
+                    | Kind::Struct => &[],
+                };
+                pool.literals
+                    .extend(beyond.iter().map(|t| Literal::Number(t.to_string())));
+            }
+        }
         Pools { columns }
     }
 }
@@ -560,6 +588,75 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
     let mut options: Vec<BoxedStrategy<Predicate>> =
         vec![compare.clone(), compare, is_null, in_list, between];
     options.extend(long_in_list);
+    // A list holding a string on a number or date column (the text of a pool value, which
+    // every engine casts; the engine tests add texts DataFusion refuses): Spark with ANSI off
+    // compares such a list as strings.
+    let texts = if matches!(
+        kind,
+        Kind::Int8
+            | Kind::Int16
+            | Kind::Int32
+            | Kind::Int64
+            | Kind::Float32
+            | Kind::Float64
+            | Kind::Decimal
+            | Kind::WideDecimal
+            | Kind::Date
+    ) {
+        // Within the column's range (the null-files knob adds numbers beyond it), spelled so
+        // that every engine casts it.
+        let casts = |t: &str| match kind {
+            Kind::Int8 => t.parse::<i8>().is_ok(),
+            Kind::Int16 => t.parse::<i16>().is_ok(),
+            Kind::Int32 => t.parse::<i32>().is_ok(),
+            Kind::Int64 => t.parse::<i64>().is_ok(),
+            Kind::Decimal | Kind::WideDecimal => {
+                // DataFusion casts no exponent to a decimal.
+                t.chars().filter(char::is_ascii_digit).count() <= 18 && !t.contains(['e', 'E'])
+            }
+            Kind::Float32
+            | Kind::Float64
+            | Kind::Date
+            | Kind::String
+            | Kind::Boolean
+            | Kind::Timestamp
+            | Kind::TimestampNtz
+            | Kind::Struct => true,
+        };
+        pool.literals
+            .iter()
+            .filter_map(|l| match l {
+                Literal::Number(t) | Literal::Typed { text: t, .. } if casts(t) => {
+                    Some(Literal::String(t.clone()))
+                }
+                Literal::Number(_)
+                | Literal::Typed { .. }
+                | Literal::String(_)
+                | Literal::Boolean(_)
+                | Literal::Null => None,
+            })
+            .collect::<Vec<Literal>>()
+    } else {
+        Vec::new()
+    };
+    if !texts.is_empty() {
+        let c = column.clone();
+        let with_a_string = (
+            proptest::collection::vec(lit.clone(), 0..3),
+            proptest::sample::select(texts),
+            any::<bool>(),
+        )
+            .prop_map(move |(mut list, text, negated)| {
+                list.push(text);
+                Predicate::InList {
+                    column: c.clone(),
+                    list,
+                    negated,
+                }
+            })
+            .boxed();
+        options.push(with_a_string);
+    }
     if kind == Kind::String {
         let c = column.clone();
         let texts: Vec<String> = pool

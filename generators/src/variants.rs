@@ -117,12 +117,18 @@ fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
                 list,
                 negated,
             },
-        ) if !list.is_empty() && !list.iter().any(is_numeric_zero) && !mixes_doubles(list) => {
+        ) if !list.is_empty()
+            && !list.iter().any(is_numeric_zero)
+            && !mixes_doubles(list)
+            && !list.iter().any(spells_a_value) =>
+        {
             // Not for a list with a zero: DataFusion's lists compare floats in total order
             // (`-0.0 NOT IN (0)` holds) while its `=` and `!=` do not, so under a NOT (written
             // or enclosing) the forms differ there. Nor for a list that holds a double among
             // other numbers: the list's type is then DOUBLE, so every number in it is read as
-            // a double, where `x = 1.0000000000000000005` alone is exact.
+            // a double, where `x = 1.0000000000000000005` alone is exact. Nor for a quoted
+            // number or date: on a column of another type Spark with ANSI off compares the
+            // list as strings, where `x = '3'` casts the string.
             *changed = true;
             let any = Predicate::Or(list.iter().map(|l| cmp(column, CmpOp::Eq, l)).collect());
             negate_if(any, *negated)
@@ -239,6 +245,13 @@ pub fn degraded(p: &Predicate, column: &ColumnRef) -> (Predicate, Predicate) {
 }
 
 /// Whether an IN list holds a number with an exponent (a DOUBLE) beside a plain number.
+/// A quoted text that spells a number or a date (`'0.5'`, `'2024-01-03'`).
+fn spells_a_value(l: &Literal) -> bool {
+    matches!(l, Literal::String(t)
+        if t.trim().parse::<f64>().is_ok()
+            || t.trim().split('-').filter(|p| !p.is_empty()).all(|p| p.bytes().all(|b| b.is_ascii_digit())))
+}
+
 fn mixes_doubles(list: &[Literal]) -> bool {
     let double = |l: &Literal| matches!(l, Literal::Number(n) if n.contains(['e', 'E']));
     list.iter().any(double)

@@ -533,6 +533,18 @@ fn exact(v: &V) -> V {
 /// Equality of an `IN` list item: DataFusion's lists compare floats in total order (so `-0.0`
 /// and `0.0` differ there, unlike its `=`); Spark's and DuckDB's as `=`.
 fn in_list_eq(a: &V, b: &V, s: Semantics) -> R<Option<bool>> {
+    // DataFusion casts a string item to the number's type, sign of zero kept, then compares
+    // floats in total order (`-0.0 NOT IN ('0')` holds, `-0.0 IN ('-0.0')` too).
+    let read;
+    let b = if let (V::Float(_), V::Str(t), Semantics::DataFusion) = (a, b, s) {
+        read = match t.trim().parse::<f64>() {
+            Ok(f) => V::Float(f),
+            Err(_) => read_as(t, a)?,
+        };
+        &read
+    } else {
+        b
+    };
     let float = |v: &V| match exact(v) {
         V::Float(f) => Some(f),
         V::Exact(m, e) => Some(exact_to_f64(m, e)),

@@ -41,3 +41,9 @@ pub mod streamed;
 pub mod timestamps;
 
 pub use error::OracleError;
+
+/// The stack of every thread that evaluates a predicate (the runtimes' workers, the thread
+/// `delta-oracle` does its work on): DataFusion evaluates an expression by recursion, one
+/// level per operator, so an AND of 5,000 leaves is 5,000 frames deep. Address space, touched
+/// only as used.
+pub const DEEP_STACK: usize = 512 << 20;

@@ -252,7 +252,7 @@ fn main() -> ExitCode {
     let result = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("delta-oracle".into())
-            .stack_size(STACK_BYTES)
+            .stack_size(oracle::DEEP_STACK)
             .spawn_scoped(scope, run)
             .map_err(|e| oracle::OracleError::log(format!("cannot start a thread: {e}")))
             .map(|handle| handle.join())
@@ -277,9 +277,6 @@ fn main() -> ExitCode {
         }
     }
 }
-
-/// The stack of the thread that does the work (address space, touched only as used).
-const STACK_BYTES: usize = 512 << 20;
 
 fn num_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

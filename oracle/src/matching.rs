@@ -170,6 +170,8 @@ impl LoadedTable {
         // Multi-threaded so several threads may evaluate predicates on one loaded table at once.
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(plan.partitions.max(1))
+            // The workers evaluate the predicate: a long AND or OR recurses deeply.
+            .thread_stack_size(crate::DEEP_STACK)
             .build()
             .map_err(|e| OracleError::log(format!("cannot start the runtime: {e}")))?;
         Ok(LoadedTable {

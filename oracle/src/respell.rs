@@ -6,6 +6,7 @@
 //! | a column in another case (`FARE_AMOUNT`) | the schema's spelling, quoted | the explainer resolves a unique case-insensitive match; DataFusion (identifier normalization off) is case-sensitive |
 //! | `TIMESTAMP_NTZ '..'` | `TIMESTAMP '..'` | DataFusion knows no such keyword; its `TIMESTAMP` has no time zone, which is what NTZ means |
 //! | `s LIKE 'a!%' ESCAPE '!'` | `s LIKE 'a\%'` | DataFusion escapes with a backslash only |
+//! | a sign before a signed number (`a = - -10`) | `a = -(-10)` | written back as `- -10` is `--10`, a comment to the parser |
 //! | a number with an exponent (`4.0000000000000001e0`, `1e300`) | `CAST('4.0000000000000001e0' AS DOUBLE)` | Spark, DuckDB and DataFusion (without `parse_float_as_decimal`) read it as a DOUBLE, rounded before any comparison, and compare an integer or decimal column with it as doubles (pitfall 26); the session parses numbers with a point as exact decimals, which would read it exactly |
 
 use std::ops::ControlFlow;
@@ -80,6 +81,15 @@ pub fn respell(predicate: &str, fields: &[String]) -> Result<String, OracleError
                 ..
             } => {
                 escape_with_backslash(pattern, escape_char);
+            }
+            // `- -10` is written back as `--10`, which starts a comment: the inner sign is
+            // parenthesized (`-(-10)`), the value unchanged.
+            Expr::UnaryOp {
+                op: ast::UnaryOperator::Minus | ast::UnaryOperator::Plus,
+                expr: inner,
+            } if matches!(**inner, Expr::UnaryOp { .. }) => {
+                let signed = std::mem::replace(&mut **inner, Expr::Value(Value::Null.into()));
+                **inner = Expr::Nested(Box::new(signed));
             }
             Expr::Value(ValueWithSpan {
                 value: Value::Number(text, _),
@@ -231,5 +241,11 @@ mod tests {
             "fare_amount = CAST('4.0000000000000001e0' AS DOUBLE)",
         );
         check("fare_amount = 4.5", "fare_amount = 4.5");
+        check("fare_amount = - -10", "fare_amount = -(-10)");
+        check("fare_amount = - + -10", "fare_amount = -(+(-10))");
+        check(
+            "fare_amount > - -1e30",
+            "fare_amount > -(-CAST('1e30' AS DOUBLE))",
+        );
     }
 }

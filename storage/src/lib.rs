@@ -22,6 +22,7 @@
 
 mod aws_profile;
 mod error;
+mod hintless;
 mod location;
 pub mod retries;
 pub mod unity;
@@ -38,6 +39,7 @@ use object_store::{BackoffConfig, ClientConfigKey, RetryConfig};
 use url::Url;
 
 pub use error::{StorageError, describe, redact_queries};
+pub use hintless::without_checkpoint_hint;
 pub use location::{Scheme, table_url};
 pub use object_store;
 

@@ -344,3 +344,72 @@ fn assert_stats_without_a_predicate_checks_every_statistics_column() {
         10
     );
 }
+
+/// `_last_checkpoint` is a hint: naming a checkpoint the log does not hold (a crashed or
+/// cleaned-up writer), the log is read by listing, from the newest complete checkpoint before
+/// it or from the first commit, with a `LAST_CHECKPOINT_IGNORED` note, and explains the same
+/// files as the intact table; with neither to start from, exit 3 in one line.
+#[test]
+fn a_checkpoint_hint_that_points_at_nothing_is_read_past() {
+    const TABLE: &str = "real/basic-with-checkpoint";
+    const CHECKPOINT: &str = "00000000000000000010.checkpoint.parquet";
+    let report = |table: &str| {
+        let doc = crate::support::run_json(&[table, "-w", "id > 5", "-v"]);
+        let files: Vec<(String, bool)> = doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["path"].as_str().unwrap().to_string(),
+                    f["kept"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        let notes: Vec<String> = doc["table_features"]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["code"].as_str().unwrap().to_string())
+            .collect();
+        (doc["version"].clone(), files, notes)
+    };
+    let intact = report(&fixtures().join(TABLE).to_string_lossy());
+    assert!(!intact.2.contains(&"LAST_CHECKPOINT_IGNORED".to_string()));
+    type Damage = fn(&Path);
+    let cases: [(&str, Damage); 2] = [
+        // The hinted checkpoint deleted: from the first commit.
+        ("from commit 0", |t| {
+            std::fs::remove_file(log_file(t, CHECKPOINT)).unwrap()
+        }),
+        // The hint ahead of the checkpoints: from the checkpoint of version 10.
+        ("from the older checkpoint", |t| {
+            std::fs::write(
+                log_file(t, "_last_checkpoint"),
+                r#"{"version":12,"size":24}"#,
+            )
+            .unwrap()
+        }),
+    ];
+    for (what, damage) in cases {
+        let (_dir, table) = copy_table(&fixtures().join(TABLE));
+        damage(&table);
+        let (version, files, notes) = report(&table.to_string_lossy());
+        assert_eq!((&version, &files), (&intact.0, &intact.1), "{what}");
+        assert!(
+            notes.contains(&"LAST_CHECKPOINT_IGNORED".to_string()),
+            "{what}: {notes:?}"
+        );
+    }
+    // Nothing to start from: the hinted checkpoint and the first commits gone.
+    let (_dir, table) = copy_table(&fixtures().join(TABLE));
+    std::fs::remove_file(log_file(&table, CHECKPOINT)).unwrap();
+    for v in 0..3 {
+        std::fs::remove_file(log_file(&table, &format!("{v:020}.json"))).unwrap();
+    }
+    check_error(
+        &[&table.to_string_lossy(), "-w", "true"],
+        3,
+        "neither an older complete checkpoint nor its first commit",
+    );
+}

@@ -471,12 +471,33 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
             for op in ["=", "!=", ">"] {
                 predicates.push(format!("{} {op} {literal}", pool.column));
             }
+            // In a list with a string: Spark with ANSI off compares the list as strings.
+            let c = &pool.column;
+            predicates.push(format!("{c} NOT IN ({literal}, 'no such text')"));
+            predicates.push(format!("{c} NOT IN ({literal})"));
+            predicates.push(format!("{c} IN ({literal}, 'no such text')"));
         }
         // The column named in double quotes: a column in DuckDB and DataFusion, a string in
         // Spark.
         if let (false, Some(first)) = (pool.column.dotted().contains('.'), pool.literals.first()) {
             predicates.push(format!("\"{}\" = {first}", pool.column.dotted()));
             predicates.push(format!("\"{}\" > {first}", pool.column.dotted()));
+        }
+        // Double-quoted strings in a list and as BETWEEN's bounds: Spark's strings, naming no
+        // column (DuckDB and DataFusion refuse the query).
+        if let Some(bare) = pool
+            .literals
+            .iter()
+            .filter_map(|l| match l {
+                explain_core::ast::Literal::String(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .find(|b| !b.contains(['\'', '"', '\\']))
+        {
+            let c = &pool.column;
+            predicates.push(format!("{c} IN (\"{bare}\", \"no such text\")"));
+            predicates.push(format!("{c} NOT IN (\"{bare}\", 'no such text')"));
+            predicates.push(format!("{c} BETWEEN \"{bare}\" AND \"{bare}\""));
         }
         for predicate in predicates {
             cases += 1;

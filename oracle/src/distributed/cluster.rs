@@ -41,6 +41,8 @@ pub struct ExecutorRequest {
 fn runtime() -> Result<tokio::runtime::Runtime, OracleError> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // The executors evaluate the predicate: a long AND or OR recurses deeply.
+        .thread_stack_size(crate::DEEP_STACK)
         .build()
         .map_err(|e| OracleError::Cluster(format!("cannot start a runtime: {e}")))
 }

@@ -76,6 +76,7 @@ pub fn match_on_cluster(
     let job = Arc::new(MatchJob { share, tasks });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(crate::DEEP_STACK)
         .build()
         .map_err(|e| OracleError::Cluster(format!("cannot start a runtime: {e}")))?;
     let batches = runtime

@@ -226,3 +226,59 @@ fn row_groups_split_each_files_matching_rows() {
         text.stdout
     );
 }
+
+/// An AND and an OR of thousands of leaves, as the explainer accepts them: answered, the same
+/// files as the short predicate each is equivalent to (DataFusion evaluates an expression by
+/// recursion, one level per operator: every thread that evaluates runs on a deep stack).
+#[test]
+fn long_and_and_or_chains_are_answered() {
+    let t = taxi();
+    let matching = |predicate: &str| run_json(&[&t, "-w", predicate])["matching_files"].as_u64();
+    // Leaves on values no row holds (no tip of 1,000 or more): each `!=` is TRUE for every
+    // non-NULL tip, each `=` FALSE; the last leaf decides. Short, to stay within one argument
+    // (128 KiB).
+    assert_eq!(matching("tip_amount >= 1000"), Some(0));
+    let and_expected = matching("tip_amount IS NOT NULL AND trip_distance > 5");
+    let or_expected = matching("trip_distance > 5");
+    assert!(or_expected > Some(0), "a leaf that tells files apart");
+    // 1,000 leaves: past the depth that overflowed a default stack (334 worked); 5,000 take
+    // minutes in a debug build and are left to release runs.
+    let leaves = 1_000;
+    {
+        let absent = |op: &'static str| {
+            (0..leaves - 1).map(move |i| format!("tip_amount {op} {}", 1000 + i))
+        };
+        let and: Vec<String> = absent("!=").chain(["trip_distance > 5".into()]).collect();
+        assert_eq!(
+            matching(&and.join(" AND ")),
+            and_expected,
+            "AND of {leaves} leaves"
+        );
+        let or: Vec<String> = absent("=").chain(["trip_distance > 5".into()]).collect();
+        assert_eq!(
+            matching(&or.join(" OR ")),
+            or_expected,
+            "OR of {leaves} leaves"
+        );
+    }
+}
+
+/// Signs before signed numbers, as the explainer reads them (`- -5` is 5).
+#[test]
+fn stacked_signs_read_as_the_number() {
+    let t = taxi();
+    let matching = |predicate: &str| run_json(&[&t, "-w", predicate])["matching_files"].as_u64();
+    let five = matching("trip_distance > 5");
+    for predicate in [
+        "trip_distance > - -5",
+        "trip_distance > -(-5)",
+        "trip_distance > + +5",
+        "trip_distance > - - - -5",
+    ] {
+        assert_eq!(matching(predicate), five, "`{predicate}`");
+    }
+    assert_eq!(
+        matching("trip_distance > - - -5"),
+        matching("trip_distance > -5")
+    );
+}
