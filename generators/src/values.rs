@@ -130,7 +130,14 @@ pub fn specials(kind: Kind) -> Vec<Cell> {
         ],
         Kind::Boolean => vec![Cell::Bool(true), Cell::Bool(false)],
         Kind::Date => vec![Cell::Date(0), Cell::Date(2_932_896)],
-        Kind::Timestamp | Kind::TimestampNtz => vec![Cell::Micros(0), Cell::Micros(TS_BASE + 999)],
+        // The epoch, a value with microseconds, and the first and last microsecond of years 1
+        // to 9999 (beyond the nanoseconds DataFusion casts timestamps to).
+        Kind::Timestamp | Kind::TimestampNtz => vec![
+            Cell::Micros(0),
+            Cell::Micros(TS_BASE + 999),
+            Cell::Micros(-62_135_596_800_000_000),
+            Cell::Micros(253_402_300_799_999_999),
+        ],
         Kind::Struct => vec![
             Cell::Struct(None, Some(String::new())),
             Cell::Struct(Some(i32::MAX), None),

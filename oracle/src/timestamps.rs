@@ -5,9 +5,10 @@
 //! 1677-09-21 to 2262-04-11: it fails on a far literal, and on a column value beyond that
 //! range (a partition at `0001-01-01`) whatever the literal. Delta timestamps are
 //! microseconds, and the explainer accepts any year from 1 to 9999. Every timestamp text
-//! beside a timestamp column is written here as a literal of the column's own unit and time
-//! zone, so the comparison is made in microseconds without the detour; digits below the unit
-//! are cut, as Spark and DuckDB read a timestamp text.
+//! beside a timestamp column (with an offset or a zone name too, as arrow's parser reads it),
+//! and every date (`DATE '0001-01-01'`, at midnight), is written here as a literal of the
+//! column's own unit and time zone, so the comparison is made in microseconds without the
+//! detour; digits below the unit are cut, as Spark and DuckDB read a timestamp text.
 
 use arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::DFSchema;
@@ -73,21 +74,70 @@ fn is_literal(e: &Expr) -> bool {
     }
 }
 
-/// The text of a string literal, bare or cast to a timestamp (`TIMESTAMP '..'`).
-fn timestamp_text(e: &Expr) -> Option<&str> {
+/// A literal beside a timestamp column, in nanoseconds since the epoch at any year: a
+/// timestamp text (bare, or cast by `TIMESTAMP '..'`) read as DataFusion's cast reads it, with
+/// an offset or a zone name where it has one and else in the column's zone; a date (`DATE
+/// '..'`, a date value) at midnight in the column's zone. Digits below the microsecond are cut.
+fn instant(e: &Expr, tz: Option<&str>) -> Option<i128> {
     match e {
-        Expr::Literal(ScalarValue::Utf8(Some(t)) | ScalarValue::LargeUtf8(Some(t)), _) => Some(t),
-        Expr::Cast(c) if matches!(c.field.data_type(), DataType::Timestamp(..)) => {
-            timestamp_text(&c.expr)
+        Expr::Literal(ScalarValue::Utf8(Some(t)) | ScalarValue::LargeUtf8(Some(t)), _) => {
+            text_instant(t, tz)
         }
+        Expr::Literal(ScalarValue::Date32(Some(days)), _) => {
+            midnight(i128::from(*days) * NANOS_PER_DAY, tz)
+        }
+        Expr::Cast(c) => match c.field.data_type() {
+            DataType::Timestamp(..) => instant(&c.expr, tz),
+            DataType::Date32 => match c.expr.as_ref() {
+                Expr::Literal(ScalarValue::Utf8(Some(t)) | ScalarValue::LargeUtf8(Some(t)), _) => {
+                    let date = chrono::NaiveDate::parse_from_str(t.trim(), "%Y-%m-%d").ok()?;
+                    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?;
+                    let days = date.signed_duration_since(epoch).num_days();
+                    midnight(i128::from(days) * NANOS_PER_DAY, tz)
+                }
+                _ => None,
+            },
+            _ => None,
+        },
         _ => None,
     }
 }
 
+const NANOS_PER_DAY: i128 = 86_400 * 1_000_000_000;
+
+/// Midnight UTC `utc_nanos` as midnight in the zone `tz` (DataFusion casts a date to a
+/// timestamp of a zone at that zone's midnight).
+fn midnight(utc_nanos: i128, tz: Option<&str>) -> Option<i128> {
+    let Some(tz) = tz else {
+        return Some(utc_nanos);
+    };
+    let zone: arrow::array::timezone::Tz = tz.parse().ok()?;
+    let secs = i64::try_from(utc_nanos / 1_000_000_000).ok()?;
+    let naive = chrono::DateTime::from_timestamp(secs, 0)?.naive_utc();
+    use chrono::TimeZone;
+    let local = zone.from_local_datetime(&naive).single()?;
+    Some(i128::from(local.timestamp()) * 1_000_000_000)
+}
+
+/// A timestamp text as an instant: without a zone, in the column's (UTC where it has none:
+/// the interpreter's reading, any year); with an offset or a zone name, there (arrow's own
+/// parser, which DataFusion's cast uses).
+fn text_instant(t: &str, tz: Option<&str>) -> Option<i128> {
+    let zone: arrow::array::timezone::Tz = tz.unwrap_or("+00:00").parse().ok()?;
+    if tz.is_none_or(|z| matches!(z, "UTC" | "+00:00" | "Z"))
+        && let Some(nanos) = crate::interpret::parse_timestamp(t)
+    {
+        return Some(nanos);
+    }
+    let at = arrow::compute::kernels::cast_utils::string_to_datetime(&zone, t.trim()).ok()?;
+    let micros = i128::from(at.timestamp_subsec_nanos()) / 1_000;
+    Some(i128::from(at.timestamp()) * 1_000_000_000 + micros * 1_000)
+}
+
 /// `literal` as a literal of the column's `unit` and zone (digits below the unit cut), if it
-/// is a timestamp text; otherwise unchanged.
+/// is a timestamp text or a date; otherwise unchanged.
 fn in_unit(literal: Expr, (unit, tz): &(TimeUnit, Option<std::sync::Arc<str>>)) -> Expr {
-    let Some(nanos) = timestamp_text(&literal).and_then(crate::interpret::parse_timestamp) else {
+    let Some(nanos) = instant(&literal, tz.as_deref()) else {
         return literal;
     };
     let per = match unit {

@@ -412,4 +412,9 @@ fn a_checkpoint_hint_that_points_at_nothing_is_read_past() {
         3,
         "neither an older complete checkpoint nor its first commit",
     );
+    // A torn multi-part checkpoint the hint vouches for: exit 3, the missing part named.
+    let (_dir, table) = copy_table(&fixtures().join("real/multi-part-checkpoint"));
+    const PART: &str = "00000000000000000001.checkpoint.0000000002.0000000002.parquet";
+    std::fs::remove_file(log_file(&table, PART)).unwrap();
+    check_error(&[&table.to_string_lossy(), "-w", "true"], 3, PART);
 }

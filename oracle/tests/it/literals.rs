@@ -347,3 +347,57 @@ fn a_wide_decimal_column_meets_the_engines_as_a_double_rounded_once() {
         }
     }
 }
+
+/// A timestamp column and partition holding years 0001 and 9999: every shape of timestamp
+/// literal (an offset, `Z`, a zone name, `TIMESTAMP '..'`, `DATE '..'`, in IN lists and
+/// BETWEEN) is answered, at the instant it names, without DataFusion's nanosecond detour.
+#[test]
+fn every_timestamp_literal_shape_is_answered_beside_years_0001_and_9999() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::write_far_timestamps(dir.path());
+    let table = LoadedTable::load(
+        Snapshot::open(dir.path().to_str().unwrap(), None).unwrap(),
+        &plan(1),
+    )
+    .unwrap();
+    let count = |p: &str| -> u64 {
+        table
+            .matching_rows(p)
+            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
+            .iter()
+            .sum()
+    };
+    // Rows: 0001-01-01 00:00, 2024-01-03 10:00, 9999-12-31 23:59:59.999999 (UTC), NULL; the
+    // partition `pts` is 0001-01-01 00:00 for all four.
+    for (predicate, expected) in [
+        ("ts > '2024-01-03 10:00:00+05:00'", 2),
+        ("ts < '2024-01-03 12:00:00-02:00'", 2),
+        ("ts = '2024-01-03T10:00:00Z'", 1),
+        ("ts = '2024-01-03 15:30:00+05:30'", 1),
+        ("ts = '2024-01-03T11:00:00 Europe/Berlin'", 1),
+        ("ts >= TIMESTAMP '2024-01-03 10:00:00'", 2),
+        ("ts >= DATE '2024-01-03'", 2),
+        ("ts < DATE '0001-01-02'", 1),
+        (
+            "ts IN (TIMESTAMP '0001-01-01 00:00:00', '2024-01-03 10:00:00+00:00')",
+            2,
+        ),
+        (
+            "ts NOT IN ('9999-12-31 23:59:59.999999Z', DATE '0001-01-01')",
+            1,
+        ),
+        (
+            "ts BETWEEN DATE '0001-01-01' AND '9999-12-31 23:59:59.999999+00:00'",
+            3,
+        ),
+        ("pts = '0001-01-01 00:00:00+00:00'", 4),
+        ("pts > '2024-01-03 10:00:00+05:00'", 0),
+        ("pts < DATE '2024-01-03'", 4),
+        (
+            "pts IN (TIMESTAMP '0001-01-01 00:00:00', DATE '2024-01-03')",
+            4,
+        ),
+    ] {
+        assert_eq!(count(predicate), expected, "`{predicate}`");
+    }
+}

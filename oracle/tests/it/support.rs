@@ -93,3 +93,48 @@ pub fn write_ids(
     std::fs::write(dir.join("_delta_log/00000000000000000000.json"), text).unwrap();
     size
 }
+
+/// Writes a one-file Delta table at `dir` whose timestamp column `ts` holds, in order,
+/// 0001-01-01 00:00:00, 2024-01-03 10:00:00, 9999-12-31 23:59:59.999999 (UTC) and NULL, and
+/// whose timestamp partition column `pts` is 0001-01-01 00:00:00 for the file.
+pub fn write_far_timestamps(dir: &Path) {
+    use arrow::array::TimestampMicrosecondArray;
+    use arrow::datatypes::TimeUnit;
+    let micros = |t: &str| {
+        chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S%.f")
+            .unwrap()
+            .and_utc()
+            .timestamp_micros()
+    };
+    let values = TimestampMicrosecondArray::from(vec![
+        Some(micros("0001-01-01 00:00:00")),
+        Some(micros("2024-01-03 10:00:00")),
+        Some(micros("9999-12-31 23:59:59.999999")),
+        None,
+    ])
+    .with_timezone("UTC");
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "ts",
+        DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        true,
+    )]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(values)]).unwrap();
+    let data = dir.join("part-0.parquet");
+    let mut writer =
+        ArrowWriter::try_new(std::fs::File::create(&data).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let size = std::fs::metadata(&data).unwrap().len();
+    std::fs::create_dir_all(dir.join("_delta_log")).unwrap();
+    let schema_string = r#"{"type":"struct","fields":[{"name":"ts","type":"timestamp","nullable":true,"metadata":{}},{"name":"pts","type":"timestamp","nullable":true,"metadata":{}}]}"#;
+    let lines = [
+        serde_json::json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}),
+        serde_json::json!({"metaData": {"id": "t", "format": {"provider": "parquet", "options": {}},
+            "schemaString": schema_string, "partitionColumns": ["pts"], "configuration": {}}}),
+        serde_json::json!({"add": {"path": "part-0.parquet",
+            "partitionValues": {"pts": "0001-01-01 00:00:00"}, "size": size, "modificationTime": 0,
+            "dataChange": true, "stats": "{\"numRecords\":4}"}}),
+    ];
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    std::fs::write(dir.join("_delta_log/00000000000000000000.json"), text).unwrap();
+}
