@@ -174,7 +174,14 @@ fn boundaries(kind: Kind, cells: &[Cell]) -> Vec<Cell> {
         })
         .collect();
     if let (Some(lo), Some(hi)) = (times.iter().min(), times.iter().max()) {
-        out.extend([lo - 1, *lo, *hi, hi + 1, (hi / 1000) * 1000].map(Cell::Micros));
+        // Only timestamps of four-digit years: 0001-01-01 00:00:00 ..= 9999-12-31
+        // 23:59:59.999999.
+        out.extend(
+            [lo - 1, *lo, *hi, hi + 1, (hi / 1000) * 1000]
+                .into_iter()
+                .filter(|t| (-62_135_596_800_000_000..=253_402_300_799_999_999).contains(t))
+                .map(Cell::Micros),
+        );
     }
     out
 }
@@ -775,6 +782,17 @@ pub fn sample_predicates(pools: &Pools, depth: u32, seed: u64, n: usize) -> Vec<
                 .map(|t| proptest::strategy::ValueTree::current(&t))
         })
         .collect()
+}
+
+/// An AND and an OR of `leaves` leaves drawn from the pools with `seed` (none for fewer than
+/// two): chains as long as the explainer accepts, one operator deep per leaf where an engine
+/// evaluates by recursion.
+pub fn long_chains(pools: &Pools, seed: u64, leaves: usize) -> Vec<Predicate> {
+    if leaves < 2 {
+        return Vec::new();
+    }
+    let drawn = sample_predicates(pools, 0, seed ^ 0x6c6f_6e67, leaves);
+    vec![Predicate::And(drawn.clone()), Predicate::Or(drawn)]
 }
 
 /// The arbtest entry point: a predicate from unstructured bytes (arbtest shrinks the bytes).

@@ -43,6 +43,10 @@ pub struct CampaignOptions {
     /// The engines that run every predicate themselves as the soundness check's truth, beside
     /// the oracle's model (none: the model alone).
     pub engines: Vec<EngineSemantics>,
+    /// With more than one: each table's predicates end with an AND and an OR of this many
+    /// leaves drawn from its pools (the long chains both the explainer and the oracle must
+    /// answer).
+    pub chain_leaves: usize,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -236,6 +240,7 @@ fn round(
         &written,
         seed,
         n,
+        options.chain_leaves,
         report,
         regressions,
     );
@@ -258,11 +263,18 @@ fn cases_of_round(
     written: &generators::writer::WrittenTable,
     seed: u64,
     n: usize,
+    chain_leaves: usize,
     report: &Mutex<CampaignReport>,
     regressions: &Mutex<Vec<Regression>>,
 ) -> u64 {
     let name = subject.name.as_str();
-    let predicates = sample_predicates(&Pools::from_table(spec, written), 3, seed, n);
+    let pools = Pools::from_table(spec, written);
+    let mut predicates = sample_predicates(&pools, 3, seed, n);
+    predicates.extend(generators::predicates::long_chains(
+        &pools,
+        seed,
+        chain_leaves,
+    ));
     let mut cases = 0u64;
     let reproduce = |p: &str| {
         format!(
@@ -457,7 +469,10 @@ pub fn run(
         .collect();
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
-            scope.spawn(|| {
+            let spawned = std::thread::Builder::new()
+                .name("campaign-job".into())
+                .stack_size(oracle::DEEP_STACK)
+                .spawn_scoped(scope, || {
                 // This thread's engine workers, from one table to the next.
                 let mut workers = EngineWorkers::default();
                 loop {
@@ -497,6 +512,9 @@ pub fn run(
                 }
                 }
             });
+            if let Err(e) = spawned {
+                panic!("cannot start a thread: {e}");
+            }
         }
     });
     let mut report = report.into_inner().unwrap_or_else(|e| e.into_inner());

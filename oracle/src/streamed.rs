@@ -53,22 +53,28 @@ pub fn matching_row_groups(
         Mutex::new((0..snapshot.files.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..plan.partitions.min(snapshot.files.len()).max(1) {
-            scope.spawn(|| {
-                loop {
-                    let i = {
-                        let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
-                        let i = *n;
-                        *n += 1;
-                        i
-                    };
-                    let Some(file) = snapshot.files.get(i) else {
-                        break;
-                    };
-                    let counted = count_file(snapshot, file, None, &physical, &footers);
-                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(counted);
-                    files_read(done.fetch_add(1, Ordering::Relaxed) + 1);
-                }
-            });
+            let spawned = std::thread::Builder::new()
+                .name("streamed-matching".into())
+                .stack_size(crate::DEEP_STACK)
+                .spawn_scoped(scope, || {
+                    loop {
+                        let i = {
+                            let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
+                            let i = *n;
+                            *n += 1;
+                            i
+                        };
+                        let Some(file) = snapshot.files.get(i) else {
+                            break;
+                        };
+                        let counted = count_file(snapshot, file, None, &physical, &footers);
+                        results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(counted);
+                        files_read(done.fetch_add(1, Ordering::Relaxed) + 1);
+                    }
+                });
+            if let Err(e) = spawned {
+                panic!("cannot start a thread: {e}");
+            }
         }
     });
     results

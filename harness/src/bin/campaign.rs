@@ -38,6 +38,10 @@ struct Args {
     /// Predicates per generated table.
     #[arg(long, default_value_t = 40)]
     predicates: usize,
+    /// Each table's predicates end with an AND and an OR of this many leaves drawn from its
+    /// pools (0: none): the long chains the explainer accepts, which the oracle must answer.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    chain_leaves: usize,
     /// Where to write the report (default: reports/campaign-seed-<SEED>).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -118,6 +122,7 @@ fn main() -> ExitCode {
         engine,
         work_dir: args.work_dir.clone(),
         engines: SemanticsArg::resolve(&args.semantics),
+        chain_leaves: args.chain_leaves,
     };
     let (report, regressions) = run(&options, &progress);
     bar.finish_and_clear();

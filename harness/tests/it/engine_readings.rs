@@ -471,11 +471,36 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
             for op in ["=", "!=", ">"] {
                 predicates.push(format!("{} {op} {literal}", pool.column));
             }
-            // In a list with a string: Spark with ANSI off compares the list as strings.
-            let c = &pool.column;
-            predicates.push(format!("{c} NOT IN ({literal}, 'no such text')"));
-            predicates.push(format!("{c} NOT IN ({literal})"));
-            predicates.push(format!("{c} IN ({literal}, 'no such text')"));
+        }
+        // In a list with a string, which Spark with ANSI off compares as strings: the quoted
+        // text of a value (`'3'`, which leaves its rows out in every reading), the same text
+        // of another spelling (`'03'`, `'3.0'`: only the cast readings leave rows out), and a
+        // text no value spells.
+        let c = &pool.column;
+        if let Some(first) = pool.literals.iter().find_map(|l| match l {
+            explain_core::ast::Literal::Number(t) if !t.contains(['e', 'E']) => Some(t.clone()),
+            explain_core::ast::Literal::Typed { text, .. } => Some(text.clone()),
+            _ => None,
+        }) {
+            // `2020-8-9`, `1.50`, `07`, `-07`.
+            let respelled = if first.get(4..5) == Some("-") {
+                first.replace("-0", "-")
+            } else if first.contains('.') {
+                format!("{first}0")
+            } else if let Some(digits) = first.strip_prefix('-') {
+                format!("-0{digits}")
+            } else {
+                format!("0{first}")
+            };
+            for list in [
+                format!("'{first}', 'no such text'"),
+                format!("'{first}'"),
+                format!("'{respelled}'"),
+                "'NaN'".to_string(),
+            ] {
+                predicates.push(format!("{c} NOT IN ({list})"));
+                predicates.push(format!("{c} IN ({list}, 'no such text')"));
+            }
         }
         // The column named in double quotes: a column in DuckDB and DataFusion, a string in
         // Spark.
