@@ -25,6 +25,7 @@ mod listing;
 mod per_partition;
 mod phase_scan;
 mod stale_hint;
+mod type_changes;
 
 pub use listing::WINDOW_ROWS;
 pub(crate) use per_partition::PerPartition;
@@ -138,21 +139,17 @@ impl ReplayedTable {
     ) -> Result<Self, ExplainError> {
         let (url, mut engine) = open_engine_with(location, storage)?;
         let mut log_notes = Vec::new();
-        let first = replay_log(engine.as_ref(), &url, version, observer, None);
-        let (snapshot, columns, replayed) = match first {
-            Err(ReplayFailure::Kernel(e)) if stale_hint::is_stale_hint(&e) => {
-                match stale_hint::read_past(engine.as_ref(), &url, version, location)? {
-                    Some(note) => {
-                        log_notes.push(note);
-                        engine = open_store(location, storage, false, false)?.1;
-                        replay_log(engine.as_ref(), &url, version, observer, None)
-                    }
-                    None => Err(ReplayFailure::Kernel(e)),
-                }
-            }
-            other => other,
-        }
-        .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
+        let (snapshot, columns, replayed) = replay_past_stale_hint(
+            &Opened {
+                location,
+                storage,
+                url: &url,
+                version,
+            },
+            &mut engine,
+            &mut log_notes,
+            |engine| replay_log(engine.as_ref(), &url, version, observer, None),
+        )?;
         let Replayed {
             cached_rows,
             batch_starts,
@@ -403,7 +400,7 @@ fn replay_error(
                 None => table_err(reason),
             }
         }
-        ReplayFailure::Rows(reason) => table_err(reason),
+        ReplayFailure::Rows(reason) | ReplayFailure::Refused(reason) => table_err(reason),
         // A restart is taken inside the replay; one that escapes it is a failure of the rows.
         ReplayFailure::Restart => {
             table_err("the replay had to restart for statistics and could not".into())
@@ -539,23 +536,21 @@ impl ReplayedTable {
             files: 0,
         };
         let mut log_notes = Vec::new();
-        let first = replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows));
-        let (snapshot, columns, rest) = match first {
-            // Refused before the snapshot: no window was started.
-            Err(ReplayFailure::Kernel(e)) if stale_hint::is_stale_hint(&e) => {
-                match stale_hint::read_past(engine.as_ref(), &url, version, location)? {
-                    Some(note) => {
-                        log_notes.push(note);
-                        engine = open_store(location, storage, false, false)?.1;
-                        windows.engine = engine.clone();
-                        replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows))
-                    }
-                    None => Err(ReplayFailure::Kernel(e)),
-                }
-            }
-            other => other,
-        }
-        .map_err(|e| replay_error(e, location, &url, engine.as_ref(), version))?;
+        // A stale hint is refused before the snapshot: no window was started by then.
+        let (snapshot, columns, rest) = replay_past_stale_hint(
+            &Opened {
+                location,
+                storage,
+                url: &url,
+                version,
+            },
+            &mut engine,
+            &mut log_notes,
+            |engine| {
+                windows.engine = engine.clone();
+                replay_log(engine.as_ref(), &url, version, observer, Some(&mut windows))
+            },
+        )?;
         let head = match windows.head.take() {
             Some(head) => head,
             None => TableHead::read(location, engine, snapshot, columns)?,
@@ -568,6 +563,42 @@ impl ReplayedTable {
             partitions: rest.partitions.table,
         })
     }
+}
+
+/// The table a replay reads, as it was opened.
+struct Opened<'a> {
+    location: &'a str,
+    storage: &'a StorageOptions,
+    url: &'a Url,
+    version: Option<u64>,
+}
+
+/// Runs `replay` on `engine`. Where the kernel refuses the log because `_last_checkpoint`
+/// names a checkpoint the log does not hold and the listing shows where the state starts,
+/// `engine` becomes one over a store without the hint, `replay` runs again on it and
+/// `log_notes` gains the note saying so (see `stale_hint`); any other refusal is the
+/// table's error.
+fn replay_past_stale_hint<T>(
+    table: &Opened<'_>,
+    engine: &mut Arc<dyn Engine>,
+    log_notes: &mut Vec<Note>,
+    mut replay: impl FnMut(&Arc<dyn Engine>) -> Result<T, ReplayFailure>,
+) -> Result<T, ExplainError> {
+    let outcome = match replay(engine) {
+        Err(ReplayFailure::Kernel(e)) if stale_hint::is_stale_hint(&e) => {
+            match stale_hint::read_past(engine.as_ref(), table.url, table.version, table.location)?
+            {
+                Some(note) => {
+                    log_notes.push(note);
+                    *engine = open_store(table.location, table.storage, false, false)?.1;
+                    replay(engine)
+                }
+                None => Err(ReplayFailure::Kernel(e)),
+            }
+        }
+        other => other,
+    };
+    outcome.map_err(|e| replay_error(e, table.location, table.url, engine.as_ref(), table.version))
 }
 
 /// The table's URL and a default engine over its object store: what every replay starts from,
@@ -663,6 +694,10 @@ pub fn indexed_columns(
     };
     let (url, engine) = open_engine_with(location, storage)?;
     let snapshot = snapshot_at(engine.as_ref(), &url, version).map_err(table_err)?;
+    type_changes::check(&snapshot.schema()).map_err(|reason| ExplainError::Table {
+        table: location.to_string(),
+        reason,
+    })?;
     let schemas = stats_schemas(&snapshot).map_err(table_err)?;
     // The `nullCount` struct holds the indexed columns in schema order (a nested column with
     // those of its leaves that are indexed); without an indexed data column the kernel builds

@@ -457,14 +457,7 @@ impl Pools {
                         text = means.to_string();
                     }
                     match column.kind {
-                        Kind::Int8
-                        | Kind::Int16
-                        | Kind::Int32
-                        | Kind::Int64
-                        | Kind::Float32
-                        | Kind::Float64
-                        | Kind::Decimal
-                        | Kind::WideDecimal => Literal::Number(text),
+                        k if k.is_number() => Literal::Number(text),
                         Kind::Boolean => Literal::Boolean(text == "true"),
                         _ => Literal::String(text),
                     }
@@ -598,18 +591,7 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
     // A list holding a string on a number or date column (the text of a pool value, which
     // every engine casts; the engine tests add texts DataFusion refuses): Spark with ANSI off
     // compares such a list as strings.
-    let texts = if matches!(
-        kind,
-        Kind::Int8
-            | Kind::Int16
-            | Kind::Int32
-            | Kind::Int64
-            | Kind::Float32
-            | Kind::Float64
-            | Kind::Decimal
-            | Kind::WideDecimal
-            | Kind::Date
-    ) {
+    let texts = if kind.is_number() || kind == Kind::Date {
         // Within the column's range (the null-files knob adds numbers beyond it), spelled so
         // that every engine casts it.
         let casts = |t: &str| match kind {
@@ -708,16 +690,8 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
         let c = column.clone();
         options.push(Just(Predicate::BoolColumn(c)).boxed());
     }
-    if matches!(
-        kind,
-        Kind::Int8
-            | Kind::Int16
-            | Kind::Int32
-            | Kind::Int64
-            | Kind::Float64
-            | Kind::Decimal
-            | Kind::WideDecimal
-    ) {
+    // Arithmetic on the column (a leaf the explainer keeps whole), on number columns but float.
+    if kind.is_number() && kind != Kind::Float32 {
         let c = column.clone();
         let arithmetic = lit.prop_map(move |l| Predicate::Unsupported {
             sql: format!("{c} + 1 > {l}"),

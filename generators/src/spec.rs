@@ -52,6 +52,21 @@ impl Kind {
         }
     }
 
+    /// An integer, float or decimal column: one a number literal compares with.
+    pub fn is_number(self) -> bool {
+        matches!(
+            self,
+            Kind::Int8
+                | Kind::Int16
+                | Kind::Int32
+                | Kind::Int64
+                | Kind::Float32
+                | Kind::Float64
+                | Kind::Decimal
+                | Kind::WideDecimal
+        )
+    }
+
     pub fn is_float(self) -> bool {
         matches!(self, Kind::Float32 | Kind::Float64)
     }

@@ -7,6 +7,8 @@ use oracle::matching::LoadedTable;
 use oracle::planning::plan;
 use testkit::taxi;
 
+use crate::support::rows;
+
 /// `(spelled with an exponent or many digits, the same number spelled plainly)`.
 const SAME_NUMBER: &[(&str, &str)] = &[
     ("passenger_count = 1e0", "passenger_count = 1"),
@@ -36,13 +38,7 @@ const SAME_NUMBER: &[(&str, &str)] = &[
 #[test]
 fn exponent_and_long_literals_read_as_the_numbers_they_spell() {
     let table = LoadedTable::load(Snapshot::open(&taxi(), None).unwrap(), &plan(2)).unwrap();
-    let count = |p: &str| -> u64 {
-        table
-            .matching_rows(p)
-            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
-            .iter()
-            .sum()
-    };
+    let count = |p: &str| rows(&table, p);
     for (spelled, plain) in SAME_NUMBER {
         assert_eq!(
             count(spelled),
@@ -68,13 +64,7 @@ fn exponent_and_long_literals_read_as_the_numbers_they_spell() {
 #[test]
 fn the_oracle_reads_every_spelling_the_explainer_accepts() {
     let table = LoadedTable::load(Snapshot::open(&taxi(), None).unwrap(), &plan(2)).unwrap();
-    let count = |p: &str| -> u64 {
-        table
-            .matching_rows(p)
-            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
-            .iter()
-            .sum()
-    };
+    let count = |p: &str| rows(&table, p);
     for (spelled, plain) in [
         ("FARE_AMOUNT > 5", "fare_amount > 5"),
         (
@@ -119,13 +109,7 @@ fn the_oracle_reads_every_spelling_the_explainer_accepts() {
 fn timestamps_beyond_the_nanosecond_range_compare_in_microseconds() {
     use oracle::interpret::Semantics;
     let table = LoadedTable::load(Snapshot::open(&taxi(), None).unwrap(), &plan(2)).unwrap();
-    let count = |p: &str| -> u64 {
-        table
-            .matching_rows(p)
-            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
-            .iter()
-            .sum()
-    };
+    let count = |p: &str| rows(&table, p);
     let interpreted = |p: &str| -> u64 {
         table
             .matching_rows_under(p, Semantics::DataFusion)
@@ -242,7 +226,6 @@ fn wide_decimal_table(dir: &std::path::Path) -> LoadedTable {
 
     use arrow::array::{Decimal128Array, RecordBatch};
     use arrow::datatypes::{DataType, Field, Schema};
-    use parquet::arrow::ArrowWriter;
 
     let values = WIDE_VALUES;
     let schema = Arc::new(Schema::new(vec![Field::new(
@@ -257,24 +240,9 @@ fn wide_decimal_table(dir: &std::path::Path) -> LoadedTable {
     let column = Decimal128Array::from(units)
         .with_precision_and_scale(38, 18)
         .unwrap();
-    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(column)]).unwrap();
-    let data = dir.join("part-0.parquet");
-    let mut writer =
-        ArrowWriter::try_new(std::fs::File::create(&data).unwrap(), schema, None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
-    let size = std::fs::metadata(&data).unwrap().len();
-    std::fs::create_dir_all(dir.join("_delta_log")).unwrap();
+    let batch = RecordBatch::try_new(schema, vec![Arc::new(column)]).unwrap();
     let schema_string = r#"{"type":"struct","fields":[{"name":"w","type":"decimal(38,18)","nullable":true,"metadata":{}}]}"#;
-    let lines = [
-        serde_json::json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}),
-        serde_json::json!({"metaData": {"id": "t", "format": {"provider": "parquet", "options": {}},
-            "schemaString": schema_string, "partitionColumns": [], "configuration": {}}}),
-        serde_json::json!({"add": {"path": "part-0.parquet", "partitionValues": {}, "size": size,
-            "modificationTime": 0, "dataChange": true, "stats": "{\"numRecords\":3}"}}),
-    ];
-    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    std::fs::write(dir.join("_delta_log/00000000000000000000.json"), text).unwrap();
+    crate::support::write_one_file(dir, &batch, None, schema_string, &[], None);
 
     let location = dir.to_string_lossy().to_string();
     LoadedTable::load(Snapshot::open(&location, None).unwrap(), &plan(1)).unwrap()
@@ -360,13 +328,7 @@ fn every_timestamp_literal_shape_is_answered_beside_years_0001_and_9999() {
         &plan(1),
     )
     .unwrap();
-    let count = |p: &str| -> u64 {
-        table
-            .matching_rows(p)
-            .unwrap_or_else(|e| panic!("`{p}`: {e}"))
-            .iter()
-            .sum()
-    };
+    let count = |p: &str| rows(&table, p);
     // Rows: 0001-01-01 00:00, 2024-01-03 10:00, 9999-12-31 23:59:59.999999 (UTC), NULL; the
     // partition `pts` is 0001-01-01 00:00 for all four.
     for (predicate, expected) in [

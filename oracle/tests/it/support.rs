@@ -63,20 +63,42 @@ pub fn write_ids(
     ]));
     let ids = Int64Array::from_iter_values(ids.iter().copied());
     let tags = StringArray::from_iter_values((0..rows).map(|i| format!("t{}", i % 7)));
-    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(ids), Arc::new(tags)]).unwrap();
+    let batch = RecordBatch::try_new(schema, vec![Arc::new(ids), Arc::new(tags)]).unwrap();
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(row_group_rows))
         .build();
+    let schema_string = r#"{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"tag","type":"string","nullable":true,"metadata":{}}]}"#;
+    write_one_file(dir, &batch, Some(props), schema_string, &[], dv)
+}
+
+/// Writes `batch` as the one data file `part-0.parquet` of a Delta table at `dir` (Parquet
+/// properties `props`, the arrow writer's defaults when `None`), and commit 0 adding it: the
+/// table's schema `schema_string`, its partition columns and the file's values `partitions`,
+/// the add action's deletion vector `dv` (a JSON object) if any, with the protocol it needs.
+/// Returns the data file's size.
+pub fn write_one_file(
+    dir: &Path,
+    batch: &RecordBatch,
+    props: Option<WriterProperties>,
+    schema_string: &str,
+    partitions: &[(&str, &str)],
+    dv: Option<serde_json::Value>,
+) -> u64 {
     let data = dir.join("part-0.parquet");
     let mut writer =
-        ArrowWriter::try_new(std::fs::File::create(&data).unwrap(), schema, Some(props)).unwrap();
-    writer.write(&batch).unwrap();
+        ArrowWriter::try_new(std::fs::File::create(&data).unwrap(), batch.schema(), props).unwrap();
+    writer.write(batch).unwrap();
     writer.close().unwrap();
     let size = std::fs::metadata(&data).unwrap().len();
     std::fs::create_dir_all(dir.join("_delta_log")).unwrap();
-    let schema_string = r#"{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"tag","type":"string","nullable":true,"metadata":{}}]}"#;
-    let mut add = serde_json::json!({"path": "part-0.parquet", "partitionValues": {}, "size": size, "modificationTime": 0,
-        "dataChange": true, "stats": format!("{{\"numRecords\":{rows}}}")});
+    let partition_columns: Vec<&str> = partitions.iter().map(|(name, _)| *name).collect();
+    let partition_values: serde_json::Map<String, serde_json::Value> = partitions
+        .iter()
+        .map(|(name, value)| (name.to_string(), serde_json::json!(value)))
+        .collect();
+    let mut add = serde_json::json!({"path": "part-0.parquet", "partitionValues": partition_values,
+        "size": size, "modificationTime": 0, "dataChange": true,
+        "stats": format!("{{\"numRecords\":{}}}", batch.num_rows())});
     let mut protocol = serde_json::json!({"minReaderVersion": 1, "minWriterVersion": 2});
     if let Some(dv) = dv {
         add["deletionVector"] = dv;
@@ -86,12 +108,22 @@ pub fn write_ids(
     let lines = [
         serde_json::json!({"protocol": protocol}),
         serde_json::json!({"metaData": {"id": "t", "format": {"provider": "parquet", "options": {}},
-            "schemaString": schema_string, "partitionColumns": [], "configuration": {}}}),
+            "schemaString": schema_string, "partitionColumns": partition_columns,
+            "configuration": {}}}),
         serde_json::json!({"add": add}),
     ];
     let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
     std::fs::write(dir.join("_delta_log/00000000000000000000.json"), text).unwrap();
     size
+}
+
+/// The rows of `table` that `predicate` matches, by DataFusion; a refusal fails the test.
+pub fn rows(table: &oracle::matching::LoadedTable, predicate: &str) -> u64 {
+    table
+        .matching_rows(predicate)
+        .unwrap_or_else(|e| panic!("`{predicate}`: {e}"))
+        .iter()
+        .sum()
 }
 
 /// Writes a one-file Delta table at `dir` whose timestamp column `ts` holds, in order,
@@ -118,23 +150,14 @@ pub fn write_far_timestamps(dir: &Path) {
         DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
         true,
     )]));
-    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(values)]).unwrap();
-    let data = dir.join("part-0.parquet");
-    let mut writer =
-        ArrowWriter::try_new(std::fs::File::create(&data).unwrap(), schema, None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
-    let size = std::fs::metadata(&data).unwrap().len();
-    std::fs::create_dir_all(dir.join("_delta_log")).unwrap();
+    let batch = RecordBatch::try_new(schema, vec![Arc::new(values)]).unwrap();
     let schema_string = r#"{"type":"struct","fields":[{"name":"ts","type":"timestamp","nullable":true,"metadata":{}},{"name":"pts","type":"timestamp","nullable":true,"metadata":{}}]}"#;
-    let lines = [
-        serde_json::json!({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}),
-        serde_json::json!({"metaData": {"id": "t", "format": {"provider": "parquet", "options": {}},
-            "schemaString": schema_string, "partitionColumns": ["pts"], "configuration": {}}}),
-        serde_json::json!({"add": {"path": "part-0.parquet",
-            "partitionValues": {"pts": "0001-01-01 00:00:00"}, "size": size, "modificationTime": 0,
-            "dataChange": true, "stats": "{\"numRecords\":4}"}}),
-    ];
-    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    std::fs::write(dir.join("_delta_log/00000000000000000000.json"), text).unwrap();
+    write_one_file(
+        dir,
+        &batch,
+        None,
+        schema_string,
+        &[("pts", "0001-01-01 00:00:00")],
+        None,
+    );
 }
