@@ -68,8 +68,13 @@ pub struct Args {
     pub table: Option<String>,
     #[command(flatten)]
     pub store: StoreArgs,
-    /// The SQL WHERE predicate to explain.
-    #[arg(short = 'w', long = "where", value_name = "PREDICATE")]
+    /// The SQL WHERE predicate to explain (it may start with a minus sign: `-w '-x > 0'`).
+    #[arg(
+        short = 'w',
+        long = "where",
+        value_name = "PREDICATE",
+        allow_hyphen_values = true
+    )]
     pub predicate: Option<String>,
     /// Explain every predicate of FILE (one per line; blank lines and `#` comments skipped;
     /// `-` reads standard input) against one replay of the table, on every core: in JSON an

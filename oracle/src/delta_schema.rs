@@ -94,6 +94,112 @@ pub fn parse_schema(schema_string: &str) -> Result<Vec<DeltaField>, OracleError>
     }
 }
 
+/// The first type change recorded in `schema_string` (`delta.typeChanges` of a field at any
+/// depth) that the protocol does not allow, as the reason the table is refused; `None` when
+/// every recorded change widens as the protocol lists. The protocol tells readers to fail on
+/// a change they do not support. An unreadable schema is left to [`parse_schema`].
+pub fn unsupported_type_change(schema_string: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(schema_string).ok()?;
+    let mut found = None;
+    visit_fields(&value, "", &mut |path, field| {
+        let Some(changes) = field
+            .get("metadata")
+            .and_then(|m| m.get("delta.typeChanges"))
+        else {
+            return;
+        };
+        let Some(list) = changes.as_array() else {
+            found.get_or_insert(format!(
+                "column `{path}`: `delta.typeChanges` is not a list, so its type changes cannot be validated"
+            ));
+            return;
+        };
+        for change in list {
+            let name = |k: &str| change.get(k).and_then(Value::as_str).unwrap_or("?");
+            if !widens(name("fromType"), name("toType")) {
+                let at = match change.get("fieldPath").and_then(Value::as_str) {
+                    Some(inner) => format!("{path}.{inner}"),
+                    None => path.to_string(),
+                };
+                found.get_or_insert(format!(
+                    "column `{at}`: the type change {} -> {} recorded in `delta.typeChanges` is not one the Delta protocol allows",
+                    name("fromType"),
+                    name("toType")
+                ));
+            }
+        }
+    });
+    found
+}
+
+/// Calls `f` with the dotted path and the JSON of every field under the type `value`.
+fn visit_fields(value: &Value, prefix: &str, f: &mut dyn FnMut(&str, &Value)) {
+    let Some(object) = value.as_object() else {
+        return;
+    };
+    let join = |name: &str| {
+        if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}.{name}")
+        }
+    };
+    match object.get("type").and_then(Value::as_str) {
+        Some("struct") => {
+            for field in object
+                .get("fields")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let path = join(field.get("name").and_then(Value::as_str).unwrap_or("?"));
+                f(&path, field);
+                if let Some(inner) = field.get("type") {
+                    visit_fields(inner, &path, f);
+                }
+            }
+        }
+        Some("array") => {
+            if let Some(element) = object.get("elementType") {
+                visit_fields(element, &join("element"), f);
+            }
+        }
+        Some("map") => {
+            for (key, part) in [("keyType", "key"), ("valueType", "value")] {
+                if let Some(inner) = object.get(key) {
+                    visit_fields(inner, &join(part), f);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `from` -> `to` widens as the protocol lists it: along byte, short, integer, long;
+/// float to double; byte, short or integer to double; date to timestamp_ntz; a decimal to one
+/// gaining at least as many digits as scale (an integer read as the decimal of its digits:
+/// byte decimal(3,0), short (5,0), integer (10,0), long (20,0), as Delta Spark reads them).
+fn widens(from: &str, to: &str) -> bool {
+    const INTEGERS: [(&str, u32); 4] = [("byte", 3), ("short", 5), ("integer", 10), ("long", 20)];
+    let integer = |name: &str| INTEGERS.iter().position(|(n, _)| *n == name);
+    let decimal = |name: &str| -> Option<(u32, u32)> {
+        let inner = name.strip_prefix("decimal(")?.strip_suffix(')')?;
+        let (p, s) = inner.split_once(',')?;
+        Some((p.trim().parse().ok()?, s.trim().parse().ok()?))
+    };
+    if let (Some(a), Some(b)) = (integer(from), integer(to)) {
+        return a < b;
+    }
+    let from_decimal = decimal(from).or_else(|| integer(from).map(|i| (INTEGERS[i].1, 0)));
+    if let (Some((p, s)), Some((p2, s2))) = (from_decimal, decimal(to)) {
+        return s2 >= s && p2 >= p && p2 - p >= s2 - s;
+    }
+    matches!(
+        (from, to),
+        ("float", "double") | ("byte" | "short" | "integer", "double") | ("date", "timestamp_ntz")
+    )
+}
+
 fn parse_type(value: &Value) -> Result<DeltaType, OracleError> {
     let bad = || OracleError::log(format!("unreadable type in schemaString: {value}"));
     match value {

@@ -98,7 +98,12 @@ struct Args {
     #[arg(long)]
     anonymous: bool,
     /// The SQL predicate (DataFusion SQL; column names are case-sensitive).
-    #[arg(short = 'w', long = "where", value_name = "PREDICATE")]
+    #[arg(
+        short = 'w',
+        long = "where",
+        value_name = "PREDICATE",
+        allow_hyphen_values = true
+    )]
     predicate: String,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 pub mod azurite;
 pub mod damage;
 pub mod fuzz;
+pub mod gates;
 pub mod net;
 pub mod s3;
 

@@ -111,3 +111,51 @@ fn a_plain_table_declares_no_feature() {
     assert_eq!(features["protocol"]["min_reader_version"], json!(1));
     assert_eq!(features["notes"], json!([]));
 }
+
+/// The protocol's gates (testkit::gates, the tables `delta-oracle` is held to as well): a type
+/// change the protocol does not allow, at any depth, and a reader version past 3 are refused
+/// with exit 3 naming the column or the version, in the one-predicate, many-predicate and
+/// predicate-less runs; the version before the change reads; the allowed widenings read.
+#[test]
+fn the_protocols_gates_refuse_what_no_reader_may_read() {
+    let gates = testkit::gates::gate_tables();
+    let before = testkit::gates::VERSION_BEFORE.to_string();
+    let predicates = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        predicates.path(),
+        "trip_distance > 5\npassenger_count > 2\n",
+    )
+    .unwrap();
+    for case in &gates.cases {
+        let table = case.table.to_str().unwrap();
+        let runs = [
+            crate::support::run(&[table, "-w", "passenger_count > 2"]),
+            crate::support::run(&[table, "--predicates", predicates.path().to_str().unwrap()]),
+            crate::support::run(&[table]),
+        ];
+        for run in runs {
+            match case.refused {
+                Some(fragment) => {
+                    testkit::assert_error(&run, case.name, 3, fragment);
+                    if case.name.contains("-to-") || case.name.contains("digits") {
+                        assert!(
+                            run.stderr.contains("type change"),
+                            "{}: {}",
+                            case.name,
+                            run.stderr
+                        );
+                    }
+                }
+                None => assert_eq!(run.code, 0, "{}: {}", case.name, run.stderr),
+            }
+        }
+        let at_before = run_json(&[table, "--at-version", &before, "-w", "passenger_count > 2"]);
+        assert_eq!(
+            at_before["version"],
+            testkit::gates::VERSION_BEFORE,
+            "{}",
+            case.name
+        );
+        assert_eq!(at_before["total_files"], 20, "{}", case.name);
+    }
+}

@@ -341,6 +341,22 @@ fn no_predicate_reports_the_baseline() {
     assert_eq!(doc["phases"].as_array().unwrap().len(), 0);
 }
 
+/// A predicate may start with a minus sign: `-w '-x > 0'` is the predicate, not a flag, in
+/// the short and the long form, as `-w='-x > 0'` is.
+#[test]
+fn a_predicate_may_start_with_a_minus_sign() {
+    let joined = run_json(&[&taxi(), "-w=-trip_distance > -5"]);
+    assert_eq!(joined["predicate"], "-trip_distance > -5");
+    for args in [
+        ["-w", "-trip_distance > -5"],
+        ["--where", "-trip_distance > -5"],
+    ] {
+        let doc = run_json(&[&taxi(), args[0], args[1]]);
+        assert_eq!(doc["predicate"], joined["predicate"], "{args:?}");
+        assert_eq!(doc["final_files"], joined["final_files"], "{args:?}");
+    }
+}
+
 #[test]
 fn time_travel_reads_older_versions() {
     // Each commit of taxi-nyc adds one file per day: version N holds 5 * (N + 1) files.

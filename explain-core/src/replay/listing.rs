@@ -59,6 +59,9 @@ pub(super) enum ReplayFailure {
     Restart,
     /// The window sink refused a window.
     Sink(crate::error::ExplainError),
+    /// The log describes a table the protocol tells readers to refuse (a type change it does
+    /// not allow, `type_changes.rs`): the reason.
+    Refused(String),
 }
 
 /// Where a streamed replay hands its rows: in windows of about [`WINDOW_ROWS`] files, each
@@ -152,6 +155,7 @@ pub(super) fn replay_log(
     mut sink: Option<&mut (dyn WindowSink + '_)>,
 ) -> Result<(SnapshotRef, TableColumns, Replayed), ReplayFailure> {
     let snapshot = snapshot_at(engine, url, version).map_err(ReplayFailure::Kernel)?;
+    super::type_changes::check(&snapshot.schema()).map_err(ReplayFailure::Refused)?;
     let columns = TableColumns::of_snapshot(&snapshot);
     if let Some(sink) = sink.as_deref_mut() {
         sink.start(&snapshot, &columns)

@@ -502,6 +502,14 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
                 predicates.push(format!("{c} IN ({list}, 'no such text')"));
             }
         }
+        // A boolean column against a list with a string: Spark with ANSI off refuses it, the
+        // other readings cast the items (`'true'`, `'1'`, `'t'` spell a boolean in some).
+        if pool.kind == generators::spec::Kind::Boolean {
+            for list in ["'true', 'no such text'", "'1'", "'t', 'false'", "'NaN'"] {
+                predicates.push(format!("{c} NOT IN ({list})"));
+                predicates.push(format!("{c} IN ({list})"));
+            }
+        }
         // The column named in double quotes: a column in DuckDB and DataFusion, a string in
         // Spark.
         if let (false, Some(first)) = (pool.column.dotted().contains('.'), pool.literals.first()) {

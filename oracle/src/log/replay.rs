@@ -137,6 +137,24 @@ impl Snapshot {
                 segment.version
             ))
         })?;
+        // Reader version 3 is the newest the protocol defines (table features); a higher one
+        // is a protocol this reader does not know.
+        if protocol.min_reader_version > 3 {
+            return Err(OracleError::Table {
+                table: location.into(),
+                reason: format!(
+                    "minReaderVersion {} is not supported by the oracle (it reads versions 1 to 3)",
+                    protocol.min_reader_version
+                ),
+            });
+        }
+        if let Some(reason) = crate::delta_schema::unsupported_type_change(&metadata.schema_string)
+        {
+            return Err(OracleError::Table {
+                table: location.into(),
+                reason,
+            });
+        }
         for feature in protocol.reader_features.iter().flatten() {
             if !SUPPORTED_READER_FEATURES.contains(&feature.as_str()) {
                 return Err(OracleError::Table {

@@ -32,6 +32,15 @@ fn lists_matching_files_and_the_statistics_kept_set() {
     assert!(text.stdout.contains("Live files: 20"), "{}", text.stdout);
 }
 
+/// A predicate may start with a minus sign: `-w '-x > 0'` is the predicate, not a flag.
+#[test]
+fn a_predicate_may_start_with_a_minus_sign() {
+    let negated = run_json(&[&taxi(), "-w", "-trip_distance < -5"]);
+    let plain = run_json(&[&taxi(), "--where", "trip_distance > 5"]);
+    assert_eq!(negated["matching_files"], plain["matching_files"]);
+    assert!(plain["matching_files"].as_u64().unwrap() > 0);
+}
+
 fn check_error(args: &[&str], code: i32, fragment: &str) {
     testkit::assert_error(&run(args), &format!("{args:?}"), code, fragment);
 }
@@ -281,4 +290,23 @@ fn stacked_signs_read_as_the_number() {
         matching("trip_distance > - - -5"),
         matching("trip_distance > -5")
     );
+}
+
+/// The protocol's gates on the tables `delta-explain` is held to (testkit::gates): refused
+/// with exit 3 naming the column or the version; the version before the change and the
+/// allowed widenings are read.
+#[test]
+fn the_protocols_gates_refuse_what_no_reader_may_read() {
+    let gates = testkit::gates::gate_tables();
+    let before = testkit::gates::VERSION_BEFORE.to_string();
+    for case in &gates.cases {
+        let table = case.table.to_str().unwrap();
+        let latest = run(&[table, "-w", "passenger_count > 2"]);
+        match case.refused {
+            Some(fragment) => testkit::assert_error(&latest, case.name, 3, fragment),
+            None => assert_eq!(latest.code, 0, "{}: {}", case.name, latest.stderr),
+        }
+        let doc = run_json(&[table, "--at-version", &before, "-w", "passenger_count > 2"]);
+        assert_eq!(doc["live_files"], 20, "{}", case.name);
+    }
 }
