@@ -132,6 +132,24 @@ pub fn unsupported_type_change(schema_string: &str) -> Option<String> {
     found
 }
 
+/// The dotted path of the first field in `schema_string` (at any depth) without a
+/// `delta.columnMapping.physicalName`; `None` when every field has one.
+pub fn field_without_physical_name(schema_string: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(schema_string).ok()?;
+    let mut found = None;
+    visit_fields(&value, "", &mut |path, field| {
+        let named = field
+            .get("metadata")
+            .and_then(|m| m.get("delta.columnMapping.physicalName"))
+            .and_then(Value::as_str)
+            .is_some();
+        if !named {
+            found.get_or_insert(path.to_string());
+        }
+    });
+    found
+}
+
 /// Calls `f` with the dotted path and the JSON of every field under the type `value`.
 fn visit_fields(value: &Value, prefix: &str, f: &mut dyn FnMut(&str, &Value)) {
     let Some(object) = value.as_object() else {

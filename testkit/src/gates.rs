@@ -1,5 +1,6 @@
 //! Tables the protocol tells readers to refuse, beside readable neighbours: the fixtures both
-//! binaries' gates are held to (`delta-explain` and `delta-oracle` must agree on each). Each is
+//! binaries' gates are held to (`delta-explain` and `delta-oracle` must agree on each; the
+//! decisions are in docs/semantics.md, *Protocol gates*). Each is
 //! a copy of `taxi-nyc` (versions 0 to 3) with a commit 4 that changes the protocol or the
 //! schema; version 3 of every one reads as taxi-nyc does.
 
@@ -105,6 +106,23 @@ pub fn gate_tables() -> GateTables {
             Some("4"),
         ),
         (
+            "reader-features-below-version-3",
+            json!({"minReaderVersion": 2, "minWriterVersion": 7,
+                "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}),
+            Box::new(|_: &mut Vec<Value>| {}),
+            Some("eader"),
+        ),
+        (
+            // Column mapping in name mode (set below, in the configuration) over a schema
+            // whose fields have no physical names.
+            "column-mapping-without-physical-names",
+            json!({"minReaderVersion": 3, "minWriterVersion": 7,
+                "readerFeatures": ["timestampNtz", "columnMapping"],
+                "writerFeatures": ["timestampNtz", "columnMapping"]}),
+            Box::new(|_: &mut Vec<Value>| {}),
+            Some("physicalName"),
+        ),
+        (
             "unknown-reader-feature",
             json!({"minReaderVersion": 3, "minWriterVersion": 7,
                 "readerFeatures": ["timestampNtz", "aFutureReaderFeature"],
@@ -169,6 +187,10 @@ pub fn gate_tables() -> GateTables {
             schema["fields"] = Value::Array(fields);
             let mut meta = metadata.clone();
             meta["schemaString"] = json!(schema.to_string());
+            if name.starts_with("column-mapping") {
+                meta["configuration"] = json!({"delta.columnMapping.mode": "name",
+                    "delta.columnMapping.maxColumnId": "20"});
+            }
             let commit = [
                 json!({"commitInfo": {"timestamp": 1_783_261_100_000_i64, "operation": "CHANGE COLUMN"}}),
                 json!({"protocol": protocol}),

@@ -148,6 +148,33 @@ impl Snapshot {
                 ),
             });
         }
+        // The protocol lists reader features only at reader version 3 (table features).
+        if protocol.reader_features.is_some() && protocol.min_reader_version != 3 {
+            return Err(OracleError::Table {
+                table: location.into(),
+                reason: format!(
+                    "the protocol lists readerFeatures with minReaderVersion {}: reader features belong to reader version 3 alone",
+                    protocol.min_reader_version
+                ),
+            });
+        }
+        // Under column mapping (name or id) every field is read by its physical name: one
+        // without it cannot be found in the data files.
+        let mode = metadata
+            .configuration
+            .get("delta.columnMapping.mode")
+            .and_then(|v| v.as_deref());
+        if matches!(mode, Some("name" | "id"))
+            && let Some(field) =
+                crate::delta_schema::field_without_physical_name(&metadata.schema_string)
+        {
+            return Err(OracleError::Table {
+                table: location.into(),
+                reason: format!(
+                    "column mapping is on but field `{field}` has no delta.columnMapping.physicalName"
+                ),
+            });
+        }
         if let Some(reason) = crate::delta_schema::unsupported_type_change(&metadata.schema_string)
         {
             return Err(OracleError::Table {
