@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python package's tests, as .ci/run runs them: a virtual environment with the test
 # dependencies from PyPI, the package built from this clone with `pip install ./python`
-# (maturin; the debug profile unless DX_PYTHON_PROFILE says otherwise, sharing the
-# workspace's build directory), then pytest against the shared fixtures. DX_BIN is the
+# (maturin; the debug profile unless DX_PYTHON_PROFILE says otherwise, in the workspace's
+# build directory, with the feature workspace-build so that after the workspace's build only
+# PyO3 and the extension compile), then pytest against the shared fixtures. DX_BIN is the
 # delta-explain binary the tests compare with. `--setup-only` makes the environment and stops
 # (.ci/run does it while the workspace compiles).
 set -euo pipefail
@@ -17,7 +18,7 @@ fi
 if [ "${1:-}" = "--setup-only" ]; then
   exit 0
 fi
-MATURIN_PEP517_ARGS="--profile ${DX_PYTHON_PROFILE:-dev}" \
+MATURIN_PEP517_ARGS="--profile ${DX_PYTHON_PROFILE:-dev} --features workspace-build" \
   "${venv}/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
 export DX_BIN="${DX_BIN:-${CARGO_TARGET_DIR}/debug/delta-explain}"
 if [ ! -x "${DX_BIN}" ]; then
