@@ -22,15 +22,18 @@
 //! | `a OR (a AND b)` | `a` | absorption holds in Kleene logic |
 //! | `a AND (a AND b OR c)` | `a AND (b OR c)` | inside an AND, a sibling is TRUE on every row the AND keeps (see [`absorb_siblings`]) |
 //! | `a OR (NOT-free f(a))` | `a OR f(FALSE)` | inside an OR, a sibling matters only where `a` is not TRUE; Kleene monotonicity makes NULL and FALSE alike there |
+//! | `s IS NULL` on a struct `s` | `s IS NULL AND s.a IS NULL AND s.b.c IS NULL ..` | a NULL struct has every field NULL, so each added leaf is TRUE wherever `s IS NULL` is; the struct's test stays (it is stricter) and the leaves prune by their null counts |
 //!
 //! No CNF or DNF expansion: the tree never grows beyond the input's size plus the BETWEEN and
-//! LIKE ranges.
+//! LIKE ranges and a struct's leaves (at most [`MAX_STRUCT_NULL_LEAVES`] for each `IS NULL`).
+
+use delta_kernel::schema::DataType;
 
 use crate::ast::{CmpOp, ColumnRef, Literal, Operand, Predicate};
 use crate::error::ExplainError;
 use crate::like::{self, PatternShape};
 use crate::nnf::{Leaf, Nnf};
-use crate::schema::TableColumns;
+use crate::schema::{ColumnInfo, TableColumns};
 
 /// Normalizes a predicate against the table's columns (which resolve names and tell string
 /// columns, where the LIKE rewrites apply, from the others).
@@ -420,8 +423,17 @@ fn push_not_as_written(
             let info = columns.resolve(column)?;
             if info.primitive().is_none() {
                 // The kernel keeps no statistics it can test for a map, array or struct
-                // value: keep the leaf, as unsupported.
-                return unsupported(pred, negated, columns);
+                // value: keep the leaf, as unsupported. A NULL struct has every field NULL,
+                // so `s IS NULL` equals itself AND each of its primitive leaves IS NULL: the
+                // leaves' null counts prune where the struct's test cannot (`s IS NOT NULL`
+                // implies nothing of its leaves: a struct of NULL fields is not NULL).
+                let leaf = unsupported(pred, negated, columns)?;
+                if *n != negated {
+                    return Ok(leaf);
+                }
+                return Ok(Nnf::and(
+                    std::iter::once(leaf).chain(struct_leaves_null(&info)),
+                ));
             }
             Nnf::Leaf(Leaf::IsNull {
                 column: info.column,
@@ -542,6 +554,42 @@ fn push_not_as_written(
         Predicate::Constant(_) => Nnf::Const(false),
         Predicate::Unsupported { .. } => unsupported(pred, negated, columns)?,
     })
+}
+
+/// The most leaves `s IS NULL` is conjoined with: writers keep statistics for the first 32
+/// leaf columns by default (`delta.dataSkippingNumIndexedCols`), and any subset of the leaves
+/// is implied alike.
+const MAX_STRUCT_NULL_LEAVES: usize = 32;
+
+/// `leaf IS NULL` for the primitive leaves of a struct column, in schema order, through nested
+/// structs (a map or an array holds no leaf statistics), at most [`MAX_STRUCT_NULL_LEAVES`].
+/// Nothing for a column that is not a struct.
+fn struct_leaves_null(info: &ColumnInfo) -> Vec<Nnf> {
+    fn walk(prefix: &[String], data_type: &DataType, out: &mut Vec<Vec<String>>) {
+        match data_type {
+            DataType::Struct(inner) => {
+                for field in inner.fields() {
+                    let mut path = prefix.to_vec();
+                    path.push(field.name().clone());
+                    walk(&path, field.data_type(), out);
+                }
+            }
+            DataType::Primitive(_) => out.push(prefix.to_vec()),
+            DataType::Array(_) | DataType::Map(_) | DataType::Variant(_) => {}
+        }
+    }
+    let mut paths = Vec::new();
+    walk(&info.column.path, &info.data_type, &mut paths);
+    paths
+        .into_iter()
+        .take(MAX_STRUCT_NULL_LEAVES)
+        .map(|path| {
+            Nnf::Leaf(Leaf::IsNull {
+                column: ColumnRef { path },
+                negated: false,
+            })
+        })
+        .collect()
 }
 
 fn unsupported(

@@ -340,8 +340,19 @@ fn normalization_rules() {
             "region != 'b' AND (region IN ('a', 'b') OR price > 2)",
             "region != 'b' AND (region IN ('a', 'b') OR price > 2)",
         ),
-        // IS NULL on a struct column has no statistics the kernel can test: unsupported.
-        ("payload IS NULL", "payload IS NULL"),
+        // IS NULL on a struct column has no statistics the kernel can test: unsupported, and
+        // conjoined with each of its leaves IS NULL (a NULL struct has NULL fields), which the
+        // leaves' null counts test. IS NOT NULL implies nothing of the leaves.
+        ("payload IS NULL", "payload IS NULL AND payload.age IS NULL"),
+        ("payload IS NOT NULL", "payload IS NOT NULL"),
+        (
+            "NOT (payload IS NOT NULL)",
+            "NOT (payload IS NOT NULL) AND payload.age IS NULL",
+        ),
+        (
+            "payload IS NULL OR price > 2",
+            "payload IS NULL AND payload.age IS NULL OR price > 2",
+        ),
         // Column names resolve to the schema's spelling.
         ("TRIP_DISTANCE > 5", "trip_distance > 5"),
         ("Payload.AGE > 5", "payload.age > 5"),

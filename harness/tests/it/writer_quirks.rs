@@ -380,3 +380,52 @@ fn comparisons_spark_folds_to_true_keep_the_null_files() {
         }
     }
 }
+
+/// `st IS NULL` on a struct column: a NULL struct has every field NULL, so the predicate is
+/// conjoined with each leaf `IS NULL`, whose null counts prune the files where a leaf is never
+/// NULL. On the `null-files` table without other NULLs (the first file of each partition NULL
+/// in every data column, struct included), the files kept are exactly the files holding a
+/// NULL struct, default and `--strict`; `st IS NOT NULL` implies nothing of the leaves and
+/// keeps every file.
+#[test]
+fn a_struct_is_null_prunes_by_its_leaves_null_counts() {
+    let spec = generators::spec::TableSpec {
+        null_fraction: 0.0,
+        ..named("null-files").unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    write_table(&spec, dir.path()).unwrap();
+    let subject = Subject::load("gen/null-files", &dir.path().to_string_lossy()).unwrap();
+    let total = subject.kernel.files().len();
+    for predicate in [
+        "st IS NULL",
+        "NOT (st IS NOT NULL)",
+        "st IS NULL AND i32 IS NULL",
+        "st IS NULL OR st.a = 2147483647",
+    ] {
+        let matches = matching(&subject, predicate);
+        let holding = matches.iter().filter(|m| **m).count();
+        assert!(
+            holding > 0 && holding < total,
+            "`{predicate}` matches in some files, not all ({holding} of {total})"
+        );
+        for strict in [false, true] {
+            let ex =
+                explain_with(&subject.kernel, Some(predicate), ExplainOptions { strict }).unwrap();
+            let kept: Vec<bool> = (0..total).map(|i| ex.kept[i]).collect();
+            assert_eq!(
+                kept, matches,
+                "`{predicate}` (strict {strict}) keeps exactly the files holding a NULL struct"
+            );
+        }
+    }
+    for strict in [false, true] {
+        let ex = explain_with(
+            &subject.kernel,
+            Some("st IS NOT NULL"),
+            ExplainOptions { strict },
+        )
+        .unwrap();
+        assert_eq!(ex.final_files(), total, "`st IS NOT NULL` keeps every file");
+    }
+}
