@@ -477,7 +477,10 @@ fn classification() {
     check_classes("FALSE", &[(PartitionSafe, "FALSE")], &[]);
     check_classes(
         "payload IS NULL",
-        &[(Unsplittable, "payload IS NULL")],
+        &[
+            (Unsplittable, "payload IS NULL"),
+            (StatsSafe, "payload.age IS NULL"),
+        ],
         &[UNSUPPORTED_EXPRESSION],
     );
     check_classes("TRUE", &[], &[]);

@@ -132,19 +132,45 @@ pub fn unsupported_type_change(schema_string: &str) -> Option<String> {
     found
 }
 
-/// The dotted path of the first field in `schema_string` (at any depth) without a
-/// `delta.columnMapping.physicalName`; `None` when every field has one.
-pub fn field_without_physical_name(schema_string: &str) -> Option<String> {
+/// Why the fields of `schema_string` cannot be read under column mapping (name or id mode),
+/// as delta_kernel and Delta Spark validate them: every field (at any depth) carries a string
+/// `delta.columnMapping.physicalName` and a numeric `delta.columnMapping.id`, no two fields
+/// share an id, no two siblings share a physical name. `None` when they can.
+pub fn column_mapping_violation(schema_string: &str) -> Option<String> {
     let value: Value = serde_json::from_str(schema_string).ok()?;
     let mut found = None;
+    let mut ids: std::collections::HashMap<i64, String> = Default::default();
+    let mut siblings: std::collections::HashSet<(String, String)> = Default::default();
     visit_fields(&value, "", &mut |path, field| {
-        let named = field
-            .get("metadata")
-            .and_then(|m| m.get("delta.columnMapping.physicalName"))
-            .and_then(Value::as_str)
-            .is_some();
-        if !named {
-            found.get_or_insert(path.to_string());
+        if found.is_some() {
+            return;
+        }
+        let metadata = field.get("metadata");
+        let annotation = |key: &str| metadata.and_then(|m| m.get(key));
+        let Some(physical) = annotation("delta.columnMapping.physicalName").and_then(Value::as_str)
+        else {
+            found = Some(format!(
+                "column mapping is on but field `{path}` has no delta.columnMapping.physicalName"
+            ));
+            return;
+        };
+        let Some(id) = annotation("delta.columnMapping.id").and_then(Value::as_i64) else {
+            found = Some(format!(
+                "column mapping is on but field `{path}` has no numeric delta.columnMapping.id"
+            ));
+            return;
+        };
+        if let Some(first) = ids.insert(id, path.to_string()) {
+            found = Some(format!(
+                "Duplicate column mapping id {id}: fields `{first}` and `{path}`"
+            ));
+            return;
+        }
+        let parent = path.rsplit_once('.').map_or("", |(p, _)| p).to_string();
+        if !siblings.insert((parent, physical.to_string())) {
+            found = Some(format!(
+                "Duplicate delta.columnMapping.physicalName `{physical}` among the siblings of `{path}`"
+            ));
         }
     });
     found

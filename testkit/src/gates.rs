@@ -47,6 +47,25 @@ pub fn gate_tables() -> GateTables {
             field["metadata"] = json!({"delta.typeChanges": changes.clone()});
         })
     };
+    let mapping = json!({"minReaderVersion": 3, "minWriterVersion": 7,
+        "readerFeatures": ["timestampNtz", "columnMapping"],
+        "writerFeatures": ["timestampNtz", "columnMapping"]});
+    // Column mapping annotations on every field: the physical name `prefix` + the name (the
+    // data files hold the logical names, so only an empty prefix finds the columns), and,
+    // with `ids`, the field's id from `ids(position)`.
+    let annotate = |prefix: &'static str, ids: Option<fn(usize) -> usize>| -> Edit {
+        Box::new(move |fields: &mut Vec<Value>| {
+            for (i, field) in fields.iter_mut().enumerate() {
+                let name = field["name"].as_str().expect("a field name").to_string();
+                let mut metadata =
+                    json!({"delta.columnMapping.physicalName": format!("{prefix}{name}")});
+                if let Some(id) = ids {
+                    metadata["delta.columnMapping.id"] = json!(id(i));
+                }
+                field["metadata"] = metadata;
+            }
+        })
+    };
     let cases: Vec<(&'static str, Value, Edit, Option<&'static str>)> = vec![
         (
             "long-to-double",
@@ -123,6 +142,21 @@ pub fn gate_tables() -> GateTables {
             Some("physicalName"),
         ),
         (
+            // Name mode over fields with physical names but no ids: the kernel requires both
+            // annotations of every field (as Delta Spark validates them).
+            "column-mapping-without-field-ids",
+            mapping.clone(),
+            annotate("", None),
+            Some("columnMapping.id"),
+        ),
+        (
+            // Name mode with every field's id 1: an id names one field.
+            "column-mapping-duplicate-field-ids",
+            mapping.clone(),
+            annotate("", Some(|_| 1)),
+            Some("Duplicate"),
+        ),
+        (
             "unknown-reader-feature",
             json!({"minReaderVersion": 3, "minWriterVersion": 7,
                 "readerFeatures": ["timestampNtz", "aFutureReaderFeature"],
@@ -138,6 +172,17 @@ pub fn gate_tables() -> GateTables {
                 "readerFeatures": ["timestampNtz"],
                 "writerFeatures": ["timestampNtz", "aFutureWriterFeature"]}),
             Box::new(|_: &mut Vec<Value>| {}),
+            None,
+        ),
+        (
+            // `delta.columnMapping.mode` set while the protocol does not support the feature:
+            // the protocol allows the property there and tells readers to ignore it, so the
+            // fields read by their logical names (the stale `col-` physical names name
+            // nothing in the data files).
+            "column-mapping-mode-without-the-feature",
+            json!({"minReaderVersion": 3, "minWriterVersion": 7,
+                "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}),
+            annotate("col-", Some(|i| i + 1)),
             None,
         ),
         (

@@ -157,5 +157,18 @@ fn the_protocols_gates_refuse_what_no_reader_may_read() {
             case.name
         );
         assert_eq!(at_before["total_files"], 20, "{}", case.name);
+        if case.refused.is_none() {
+            // The statistics read as at version 3 (a column mapping applied where the protocol
+            // says to ignore it would find none and keep every file).
+            let predicate = "passenger_count > 5";
+            let latest = run_json(&[table, "-w", predicate]);
+            let earlier = run_json(&[table, "--at-version", &before, "-w", predicate]);
+            assert_eq!(earlier["final_files"], 8, "{}", case.name);
+            assert_eq!(
+                latest["final_files"], earlier["final_files"],
+                "{}",
+                case.name
+            );
+        }
     }
 }

@@ -158,21 +158,17 @@ impl Snapshot {
                 ),
             });
         }
-        // Under column mapping (name or id) every field is read by its physical name: one
-        // without it cannot be found in the data files.
-        let mode = metadata
-            .configuration
-            .get("delta.columnMapping.mode")
-            .and_then(|v| v.as_deref());
-        if matches!(mode, Some("name" | "id"))
-            && let Some(field) =
-                crate::delta_schema::field_without_physical_name(&metadata.schema_string)
+        // Under column mapping (name or id) every field is read by its physical name and
+        // known by its id: a field without them cannot be found in the data files.
+        if !matches!(
+            effective_column_mapping(&protocol, &metadata)?,
+            ColumnMapping::None
+        ) && let Some(reason) =
+            crate::delta_schema::column_mapping_violation(&metadata.schema_string)
         {
             return Err(OracleError::Table {
                 table: location.into(),
-                reason: format!(
-                    "column mapping is on but field `{field}` has no delta.columnMapping.physicalName"
-                ),
+                reason,
             });
         }
         if let Some(reason) = crate::delta_schema::unsupported_type_change(&metadata.schema_string)
@@ -224,12 +220,7 @@ impl Snapshot {
         files: Vec<LiveFile>,
     ) -> Result<Snapshot, OracleError> {
         let fields = parse_schema(&metadata.schema_string)?;
-        let mapping = ColumnMapping::parse(
-            metadata
-                .configuration
-                .get("delta.columnMapping.mode")
-                .and_then(|v| v.as_deref()),
-        )?;
+        let mapping = effective_column_mapping(&protocol, &metadata)?;
         Ok(Snapshot {
             store,
             version,
@@ -254,4 +245,30 @@ impl Snapshot {
     pub fn file_path(&self, log_path: &str) -> Result<object_store::path::Path, OracleError> {
         self.store.resolve(log_path)
     }
+}
+
+/// The column mapping the table is read with: `delta.columnMapping.mode` where the protocol
+/// supports the feature (reader version 2, or version 3 listing `columnMapping`), else none.
+/// The protocol allows the property on a table without the feature and tells readers to ignore
+/// it there (delta_kernel does the same); its fields then read by their logical names.
+fn effective_column_mapping(
+    protocol: &Protocol,
+    metadata: &Metadata,
+) -> Result<ColumnMapping, OracleError> {
+    let mode = ColumnMapping::parse(
+        metadata
+            .configuration
+            .get("delta.columnMapping.mode")
+            .and_then(|v| v.as_deref()),
+    )?;
+    let supported = match protocol.min_reader_version {
+        2 => true,
+        3 => protocol
+            .reader_features
+            .iter()
+            .flatten()
+            .any(|f| f == "columnMapping"),
+        _ => false,
+    };
+    Ok(if supported { mode } else { ColumnMapping::None })
 }

@@ -308,5 +308,17 @@ fn the_protocols_gates_refuse_what_no_reader_may_read() {
         }
         let doc = run_json(&[table, "--at-version", &before, "-w", "passenger_count > 2"]);
         assert_eq!(doc["live_files"], 20, "{}", case.name);
+        if case.refused.is_none() {
+            // Read as version 3 is: the same files match and the same statistics keep them
+            // (a column mapping applied where the protocol says to ignore it would read every
+            // value as NULL and find no statistics).
+            let predicate = "passenger_count > 5";
+            let latest = run_json(&[table, "-w", predicate]);
+            let earlier = run_json(&[table, "--at-version", &before, "-w", predicate]);
+            assert_eq!(earlier["matching_files"], 8, "{}", case.name);
+            for key in ["matching_files", "kept_by_statistics"] {
+                assert_eq!(latest[key], earlier[key], "{}: {key}", case.name);
+            }
+        }
     }
 }
