@@ -135,9 +135,7 @@ pub fn gate_tables() -> GateTables {
             // Column mapping in name mode (set below, in the configuration) over a schema
             // whose fields have no physical names.
             "column-mapping-without-physical-names",
-            json!({"minReaderVersion": 3, "minWriterVersion": 7,
-                "readerFeatures": ["timestampNtz", "columnMapping"],
-                "writerFeatures": ["timestampNtz", "columnMapping"]}),
+            mapping.clone(),
             Box::new(|_: &mut Vec<Value>| {}),
             Some("physicalName"),
         ),
