@@ -27,7 +27,7 @@ use serde::Serialize;
 use storage::StorageOptions;
 
 use explain_core::error::ExplainError;
-use explain_core::session::ReportRequest;
+use explain_core::report_request::ReportRequest;
 use explain_core::stream::{StreamManyRequest, report_many_streaming};
 use layout::{Layout, lay_out, partitionable};
 use rows::{SampledRows, read_rows, take_rows};

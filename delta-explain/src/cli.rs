@@ -309,7 +309,7 @@ fn run_one(
     );
     progress.finish();
     reading.finish();
-    let (report, mut failures) = reported?;
+    let (report, mut failures) = reported?.reported();
     let name = report
         .predicate
         .as_deref()

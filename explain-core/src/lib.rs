@@ -23,6 +23,7 @@ pub mod partition_table;
 pub mod ranges;
 pub mod replay;
 pub mod report;
+pub mod report_request;
 pub mod request;
 pub mod session;
 pub mod stream;

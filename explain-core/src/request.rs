@@ -7,7 +7,9 @@
 //!
 //! Both stream (constant memory, [`crate::stream`]), unless one predicate's report goes back to
 //! the files after the explanation: `--verify` (the data), the ranges (each file's bounds, for
-//! `--ranges` and the HTML page). Those replay the table whole ([`crate::session`]).
+//! `--ranges` and the HTML page). Those replay the table whole ([`crate::session`]) and build
+//! the report with the stream's builder over the table as one window. The harness's checks
+//! call [`explain_one`] too and read the [`Answer`]'s explanation.
 
 use std::time::Instant;
 
@@ -15,9 +17,11 @@ use serde::{Deserialize, Serialize};
 use storage::StorageOptions;
 
 use crate::error::ExplainError;
-use crate::explain::{CompiledPredicate, ExplainOptions};
+use crate::explain::{CompiledPredicate, ExplainOptions, Explanation};
 use crate::replay::ReplayedTable;
-use crate::session::{ReportRequest, Reported, Session};
+use crate::report::Report;
+use crate::report_request::{ReportRequest, Reported};
+use crate::session::Session;
 use crate::stream::{
     StreamManyRequest, StreamRequest, StreamedReports, explain_streaming, report_many_streaming,
 };
@@ -208,29 +212,70 @@ impl Progress<'_> {
     }
 }
 
-/// The report of one predicate (or the baseline) and the gates it failed (`--verify` is one).
+/// One predicate's answer: its report, the gates it failed (`verify` is one), and the
+/// explanation behind them (its per-file survivor sets in the replay's order, which the
+/// harness's checks hold to the rows).
+pub struct Answer {
+    pub report: Report,
+    pub failures: Vec<String>,
+    pub explanation: Explanation,
+}
+
+impl Answer {
+    /// The report and the failed gates' lines, the explanation dropped.
+    pub fn reported(self) -> Reported {
+        (self.report, self.failures)
+    }
+}
+
+/// The answer for one predicate (or the baseline) of `request`: streamed, unless the report
+/// goes back to the files (`verify`, the ranges), which replays the table whole and answers
+/// with [`explain_replayed`]. Either way one report builder (the stream's, over windows or
+/// over the whole table as one window).
 pub fn explain_one(
     request: &ExplainRequest,
     progress: Progress<'_>,
-) -> Result<Reported, ExplainError> {
+) -> Result<Answer, ExplainError> {
     let started = Instant::now();
     request.options.check(request.predicate.as_deref())?;
-    let stream = &request.stream();
     if !request.whole() {
-        let streamed = explain_streaming(stream, progress.replayed)?;
-        return Ok(streamed.reported(elapsed_ms(started)));
+        let streamed = explain_streaming(&request.stream(), progress.replayed)?;
+        let (report, failures) = streamed.reported(elapsed_ms(started));
+        return Ok(Answer {
+            report,
+            failures,
+            explanation: streamed.explained.explanation,
+        });
     }
     let table = ReplayedTable::open_observed_with(
-        &stream.location,
-        &stream.storage,
-        stream.version,
+        &request.location,
+        &request.storage,
+        request.version,
         progress.replayed,
     )?;
-    let session = Session::new(&table);
+    let mut answer = explain_replayed(&Session::new(&table), request, progress.files_read)?;
+    answer.report.elapsed_ms = elapsed_ms(started);
+    Ok(answer)
+}
+
+/// [`explain_one`] of a table replayed already, held in `session` (which stands for the
+/// request's location, storage and version): the table is explained as one window of the
+/// stream, the ranges read from its rows, `verify` run against its files (`files_read` hears
+/// how many the oracle has read). The harness's checks ask their cached tables this way, with
+/// the request the command builds.
+fn explain_replayed(
+    session: &Session<'_>,
+    request: &ExplainRequest,
+    files_read: &(dyn Fn(usize) + Sync),
+) -> Result<Answer, ExplainError> {
+    let started = Instant::now();
+    request.options.check(request.predicate.as_deref())?;
+    let table = session.table();
+    let stream = &request.stream();
     let compiled = stream
         .predicate
         .as_deref()
-        .map(|text| CompiledPredicate::compile(text, &table))
+        .map(|text| CompiledPredicate::compile(text, table))
         .transpose()?;
     let ((mut report, failures), explanation) =
         session.explained(compiled.as_ref(), &stream.report, started)?;
@@ -254,10 +299,12 @@ pub fn explain_one(
         report.ranges = Some(
             columns
                 .iter()
-                .map(|c| crate::ranges::column_ranges(&table, &explanation, c))
+                .map(|c| crate::ranges::column_ranges(table, &explanation, c))
                 .collect::<Result<_, _>>()?,
         );
     }
+    #[cfg(not(feature = "verify"))]
+    let _ = files_read;
     #[cfg(not(feature = "verify"))]
     if request.options.verify {
         return Err(ExplainError::Usage(
@@ -273,18 +320,22 @@ pub fn explain_one(
                 parallelism: request.parallelism,
             };
             failures.extend(crate::verify::verify(
-                &table,
+                table,
                 &explanation,
                 stream.predicate.as_deref(),
                 &verify,
                 &mut report,
-                progress.files_read,
+                files_read,
             )?);
         }
         failures
     };
     report.elapsed_ms = elapsed_ms(started);
-    Ok((report, failures))
+    Ok(Answer {
+        report,
+        failures,
+        explanation,
+    })
 }
 
 /// The reports of many predicates, each with its options, against one streamed replay of the

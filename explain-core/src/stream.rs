@@ -52,10 +52,10 @@ use crate::features::TableFeatures;
 use crate::file_stats::parse_each;
 use crate::gates::{Assertion, stats_complete};
 use crate::layers::Layers;
-use crate::replay::{ReplayedTable, StreamedTable, WINDOW_ROWS, WindowVisitor};
+use crate::replay::{ReplayedTable, StreamedTable, TableHead, WINDOW_ROWS, WindowVisitor};
 use crate::report::{FileReport, FileTallies, Report, TableHeader, first_files, merge_first_files};
+use crate::report_request::{ReportRequest, Reported, finish_report};
 use crate::schema::TableColumns;
-use crate::session::{ReportRequest, Reported, finish_report};
 use storage::StorageOptions;
 
 /// One explanation to stream: where the table is, what to explain, and what its report
@@ -132,6 +132,8 @@ pub struct Explained {
     pub files: Option<Vec<FileReport>>,
     /// The layers, when asked for and there is a predicate.
     pub layers: Option<Layers>,
+    /// How many live files the table has (every window's).
+    file_count: usize,
     request: ReportRequest,
     /// The table's present values, collected once per run and shared by its predicates.
     present: Arc<PresentValues>,
@@ -139,12 +141,7 @@ pub struct Explained {
 
 impl Explained {
     /// The report with its sections (no gates, no warnings).
-    pub fn report(
-        &self,
-        table: &StreamedTable,
-        features: &TableFeatures,
-        elapsed_ms: u64,
-    ) -> Report {
+    pub fn report(&self, table: &TableHead, features: &TableFeatures, elapsed_ms: u64) -> Report {
         let mut report = Report::assemble(
             TableHeader {
                 location: table.location(),
@@ -156,7 +153,7 @@ impl Explained {
             elapsed_ms,
         );
         if let Some(files) = &self.files {
-            report.set_files(files.clone(), table.file_count());
+            report.set_files(files.clone(), self.file_count);
         }
         report.layers = self.layers.clone();
         if let Some(analysis) = &mut report.analysis {
@@ -169,7 +166,7 @@ impl Explained {
     /// failed gates' lines.
     pub fn reported(
         &self,
-        table: &StreamedTable,
+        table: &TableHead,
         features: &TableFeatures,
         elapsed_ms: u64,
     ) -> Reported {
@@ -216,7 +213,7 @@ pub fn explain_streaming(
     let explained = windows
         .streams
         .pop()
-        .map(|stream| stream.finish(&table, &present))
+        .map(|stream| stream.finish(&table, table.file_count(), &present))
         .unwrap_or_else(|| Err(no_window(&request.location)))?;
     Ok(Streamed {
         windows: windows.windows,
@@ -224,6 +221,28 @@ pub fn explain_streaming(
         features,
         explained,
     })
+}
+
+/// One predicate (compiled already; none: the baseline) explained over a table whose rows
+/// are replayed already, as a stream of one window: the one report builder, whether the
+/// windows come from a streamed replay or the table is held whole ([`Session`] for
+/// `--verify`, the ranges, the advisor and the harness's checks). `present` is the table's
+/// present partition values (shared by every predicate asked of it).
+///
+/// [`Session`]: crate::session::Session
+pub(crate) fn explain_window(
+    table: &ReplayedTable,
+    compiled: Option<&CompiledPredicate>,
+    request: &ReportRequest,
+    present: &Arc<PresentValues>,
+) -> Result<Explained, ExplainError> {
+    let mut stream = PredicateStream::new(None, request);
+    if let Some(compiled) = compiled {
+        let scans = kernel_scans(compiled, table.columns(), request.options)?;
+        stream.planned = Some((compiled.clone(), scans));
+    }
+    stream.visit(table)?;
+    stream.finish(table, table.files().len(), present)
 }
 
 /// Many predicates, each with its report request, explained over one streamed replay.
@@ -301,7 +320,7 @@ pub fn report_many_streaming(
     let finished = for_each_stream(streams, windows.workers, |stream| {
         let started = Instant::now();
         let busy = stream.busy;
-        let explained = stream.finish(&table, &present)?;
+        let explained = stream.finish(&table, table.file_count(), &present)?;
         let elapsed = busy + started.elapsed();
         let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         Ok(explained.reported(&table, &features, elapsed_ms))
@@ -653,7 +672,8 @@ impl<'a> PredicateStream<'a> {
     /// partition of the table (known only now).
     fn finish(
         self,
-        table: &StreamedTable,
+        table: &TableHead,
+        file_count: usize,
         present: &Arc<PresentValues>,
     ) -> Result<Explained, ExplainError> {
         if let Some(e) = self.failed {
@@ -687,6 +707,7 @@ impl<'a> PredicateStream<'a> {
             stats_assertion: gathered.stats_assertion,
             files: gathered.files,
             layers: gathered.layers,
+            file_count,
             request: self.request.clone(),
             present: Arc::clone(present),
         })

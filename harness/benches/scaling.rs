@@ -17,7 +17,8 @@ use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use explain_core::replay::ReplayedTable;
-use explain_core::session::{ReportRequest, Session};
+use explain_core::report_request::ReportRequest;
+use explain_core::session::Session;
 use harness::corpus::{corpus_path, read_corpus};
 use harness::scaling::{
     ParquetCount, TableShape, delta_explain, floor_scan, naive_explain, oracle_subject,

@@ -8,8 +8,9 @@
 //! 5. accepted partition values hold the value of every matching file.
 
 use explain_core::ExplainError;
-use explain_core::explain::{ExplainOptions, Explanation, explain_with};
+use explain_core::explain::Explanation;
 use explain_core::guards::{Effect, Guard};
+use explain_core::request::{Answer, ExplainRequest, Options, Progress, explain_one};
 use generators::variants::{Variant, apply, degraded};
 use serde::Serialize;
 
@@ -77,12 +78,45 @@ pub struct Tightness {
     pub matching: usize,
 }
 
-fn explained(
+/// The answer of the entry point the command and Python call ([`explain_one`]: the table's
+/// log replayed and streamed, as users run it) to the request the command builds for
+/// `predicate` with `options`. Its per-file sets are in the replay's order, the subject's
+/// cached table's (the streamed and the whole replay list the same files in the same order:
+/// `tests/it/streaming.rs`); a count that differs is an error of the table, never a pass.
+/// That the answer is the command's own, file for file and field for field, is
+/// `tests/it/one_path.rs`.
+pub fn answer(
+    subject: &Subject,
+    predicate: &str,
+    options: Options,
+) -> Result<Answer, ExplainError> {
+    let request = ExplainRequest::new(&subject.location)
+        .predicate(Some(predicate.to_string()))
+        .options(options);
+    let answer = Progress::silent(|progress| explain_one(&request, progress))?;
+    let (streamed, cached) = (answer.explanation.kept.len(), subject.kernel.files().len());
+    if streamed != cached {
+        return Err(ExplainError::Table {
+            table: subject.location.clone(),
+            reason: format!(
+                "the streamed replay listed {streamed} files, the cached one {cached}: the checks would map rows to the wrong files"
+            ),
+        });
+    }
+    Ok(answer)
+}
+
+/// The explanation every check reads: [`answer`] with `--strict` or not.
+pub fn explained(
     subject: &Subject,
     predicate: &str,
     strict: bool,
 ) -> Result<Explanation, ExplainError> {
-    explain_with(&subject.kernel, Some(predicate), ExplainOptions { strict })
+    let options = Options {
+        strict,
+        ..Options::default()
+    };
+    answer(subject, predicate, options).map(|answer| answer.explanation)
 }
 
 /// Per kernel file: matching rows by the oracle's DataFusion evaluation, on the subject's

@@ -2,7 +2,7 @@
 //! (table, predicate) against the kernel asked the same predicate with no guard, and against
 //! the files that really match (the oracle).
 
-use explain_core::explain::{CompiledPredicate, ExplainOptions, explain_with};
+use explain_core::explain::CompiledPredicate;
 use explain_core::lower::{kernel_can_evaluate, to_kernel};
 use serde::Serialize;
 
@@ -37,9 +37,8 @@ pub fn measure(subject: &Subject, predicate: &str) -> Result<Measured, String> {
     let kernel = table
         .survivors(to_kernel(&evaluable, table.columns()).map_err(|e| e.to_string())?)
         .map_err(|e| e.to_string())?;
-    let explain = |strict| {
-        explain_with(table, Some(predicate), ExplainOptions { strict }).map_err(|e| e.to_string())
-    };
+    let explain =
+        |strict| crate::checks::explained(subject, predicate, strict).map_err(|e| e.to_string());
     let (default, strict) = (explain(false)?, explain(true)?);
     let rows = subject
         .oracle

@@ -87,7 +87,8 @@ fn explain(
         .options(self::options(options)?);
     let (report, failures) = py
         .detach(|| Progress::silent(|progress| explain_one(&request, progress)))
-        .map_err(raised)?;
+        .map_err(raised)?
+        .reported();
     Ok((report.to_json(), failures))
 }
 

@@ -124,7 +124,8 @@ fn a_bad_line_is_named_and_gates_apply_to_each() {
 /// whole taxi corpus, so the workers interleave many times.
 #[test]
 fn every_core_gives_the_sequential_reports_in_order() {
-    use explain_core::session::{ReportRequest, Session};
+    use explain_core::report_request::ReportRequest;
+    use explain_core::session::Session;
     let corpus =
         std::fs::read_to_string(testkit::workspace_root().join("corpora/taxi-nyc.txt")).unwrap();
     let predicates: Vec<&str> = corpus

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use explain_core::replay::ReplayedTable;
-use explain_core::session::ReportRequest;
+use explain_core::report_request::ReportRequest;
 use explain_core::stream::{StreamManyRequest, report_many_streaming};
 use harness::corpus::{corpus_path, read_corpus};
 use harness::one_core::OneCore;

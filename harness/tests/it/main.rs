@@ -5,6 +5,7 @@ mod campaign;
 mod conformance;
 mod engine_readings;
 mod fixture_soundness;
+mod one_path;
 mod oracle_agreement;
 mod oracle_semantics;
 mod phase_scans;

@@ -14,7 +14,8 @@ use explain_core::explain::{ExplainOptions, explain_with};
 use explain_core::gates::stats_complete;
 use explain_core::replay::{ReplayedTable, WINDOW_ROWS};
 use explain_core::report::Report;
-use explain_core::session::{ReportRequest, Session};
+use explain_core::report_request::ReportRequest;
+use explain_core::session::Session;
 use explain_core::stream::{
     StreamManyRequest, StreamRequest, explain_streaming, report_many_streaming,
 };
