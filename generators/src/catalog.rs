@@ -2,7 +2,7 @@
 //! fault knob. `gen-table <name> <dir>` writes any of them.
 
 use crate::spec::{
-    Checkpoint, ColumnSpec, Kind, Layout, LogShape, Quirks, StatsPolicy, StringTruncation,
+    Checkpoint, ColumnSpec, Hint, Kind, Layout, LogShape, Quirks, StatsPolicy, StringTruncation,
     TableSpec,
 };
 
@@ -56,6 +56,7 @@ fn all_types(name: &str, seed: u64) -> TableSpec {
             commits: 2,
             removed_files: vec![],
             checkpoint: Checkpoint::None,
+            hint: Hint::Accurate,
         },
         quirks: Quirks::default(),
     }
@@ -87,6 +88,12 @@ pub const NAMES: &[&str] = &[
     "strings-char",
     "strings-collated",
     "null-files",
+    // Appended, so that the conformance campaign's short form (the first tables of this
+    // list) draws the tables it always drew.
+    "checkpoint-v2-sidecars",
+    "checkpoint-hint-ahead",
+    "checkpoint-hint-unreadable",
+    "hint-ahead-no-checkpoint",
 ];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
@@ -180,6 +187,7 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
                 commits: 3,
                 removed_files: vec![1, 5],
                 checkpoint: Checkpoint::Classic,
+                hint: Hint::Accurate,
             },
             ..base
         },
@@ -188,6 +196,7 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
                 commits: 3,
                 removed_files: vec![2],
                 checkpoint: Checkpoint::MultiPart(3),
+                hint: Hint::Accurate,
             },
             ..base
         },
@@ -198,6 +207,48 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
                 commits: 3,
                 removed_files: vec![1, 5],
                 checkpoint: Checkpoint::StructStatsOnly,
+                hint: Hint::Accurate,
+            },
+            ..base
+        },
+        // A V2 checkpoint whose adds live in two sidecars (the v2Checkpoint feature).
+        "checkpoint-v2-sidecars" => TableSpec {
+            log: LogShape {
+                commits: 3,
+                removed_files: vec![1, 5],
+                checkpoint: Checkpoint::V2Sidecars(2),
+                hint: Hint::Accurate,
+            },
+            ..base
+        },
+        // Broken hints (docs/semantics.md, *Checkpoint hints*): `_last_checkpoint` naming a
+        // checkpoint past the log, over a classic checkpoint and over none (read from commit
+        // 0), and a hint that is not JSON. Every reader must read these tables as the commits
+        // say.
+        "checkpoint-hint-ahead" => TableSpec {
+            log: LogShape {
+                commits: 3,
+                removed_files: vec![1, 5],
+                checkpoint: Checkpoint::Classic,
+                hint: Hint::Ahead(2),
+            },
+            ..base
+        },
+        "checkpoint-hint-unreadable" => TableSpec {
+            log: LogShape {
+                commits: 3,
+                removed_files: vec![2],
+                checkpoint: Checkpoint::MultiPart(2),
+                hint: Hint::Unreadable,
+            },
+            ..base
+        },
+        "hint-ahead-no-checkpoint" => TableSpec {
+            log: LogShape {
+                commits: 3,
+                removed_files: vec![1],
+                checkpoint: Checkpoint::None,
+                hint: Hint::Ahead(1),
             },
             ..base
         },

@@ -148,6 +148,27 @@ pub struct LogShape {
     pub removed_files: Vec<usize>,
     #[serde(default)]
     pub checkpoint: Checkpoint,
+    /// What `_last_checkpoint` says (a hint, the protocol's word).
+    #[serde(default)]
+    pub hint: Hint,
+}
+
+/// What `_last_checkpoint` says of the checkpoints, as writers leave it: each a state of the
+/// hint readers must read past (docs/semantics.md, *Checkpoint hints*).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Hint {
+    /// The newest checkpoint, as its writer records it (none without a checkpoint).
+    #[default]
+    Accurate,
+    /// No `_last_checkpoint` (a writer that never writes one): readers list the log.
+    Absent,
+    /// Not JSON (a torn write of the hint alone): readers list the log.
+    Unreadable,
+    /// Names a checkpoint this many versions past the last commit (a writer that crashed
+    /// after writing the hint, or a cleanup that removed the checkpoint): readers list the
+    /// log, from the newest complete checkpoint or from commit 0.
+    Ahead(u64),
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,6 +184,11 @@ pub enum Checkpoint {
     /// `add.stats_parsed` struct, with no JSON `add.stats` column, as Databricks writes with
     /// `delta.checkpoint.writeStatsAsJson = false`.
     StructStatsOnly,
+    /// A V2 checkpoint at the last version: a UUID-named JSON manifest (checkpoint metadata,
+    /// protocol, metadata and a sidecar action per sidecar) with the adds in this many
+    /// Parquet sidecars under `_delta_log/_sidecars/`, as Spark writes with
+    /// `delta.checkpointPolicy = v2`; the table has the `v2Checkpoint` feature from commit 0.
+    V2Sidecars(usize),
 }
 
 /// A whole table.

@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-use crate::spec::{Checkpoint, Kind, StringTruncation, TableSpec};
+use crate::spec::{Checkpoint, Hint, Kind, StringTruncation, TableSpec};
 use crate::stats::file_stats;
 use crate::values::{
     Cell, apply_quirks, arrow_type, column_cells, partition_value_text, to_array, window,
@@ -88,12 +88,16 @@ fn field_metadata(spec: &TableSpec, column: &crate::spec::ColumnSpec) -> Value {
 
 fn protocol(spec: &TableSpec) -> Value {
     if spec.quirks.collation.is_some() {
-        delta_commit::protocol(&[], &["collations-preview"])
-    } else if spec.columns.iter().any(|c| c.kind == Kind::TimestampNtz) {
-        delta_commit::protocol(&["timestampNtz"], &["timestampNtz"])
-    } else {
-        delta_commit::protocol(&[], &[])
+        return delta_commit::protocol(&[], &["collations-preview"]);
     }
+    let mut features = Vec::new();
+    if spec.columns.iter().any(|c| c.kind == Kind::TimestampNtz) {
+        features.push("timestampNtz");
+    }
+    if matches!(spec.log.checkpoint, Checkpoint::V2Sidecars(_)) {
+        features.push("v2Checkpoint");
+    }
+    delta_commit::protocol(&features, &features)
 }
 
 fn metadata(spec: &TableSpec) -> Value {
@@ -291,7 +295,16 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
             1,
             &CheckpointStats::StructOnly(stats_struct(spec)),
         )?,
+        Checkpoint::V2Sidecars(sidecars) => write_v2_checkpoint(
+            &log,
+            version,
+            &[protocol(spec), metadata(spec)],
+            &live,
+            sidecars,
+            spec.seed,
+        )?,
     }
+    write_hint(&log, version, spec.log.hint)?;
     Ok(WrittenTable {
         root: root.to_path_buf(),
         version,
@@ -600,6 +613,67 @@ pub fn write_checkpoint_with(
     }
     let path = log.join("_last_checkpoint");
     std::fs::write(&path, hint.to_string()).map_err(|e| io(&path, e))
+}
+
+/// Writes a V2 checkpoint of `head` (protocol, metadata) and `adds` at `version`: the adds in
+/// `sidecars` Parquet files under `_delta_log/_sidecars/`, and a UUID-named JSON manifest
+/// holding the checkpoint metadata, `head` and a sidecar action per file (the UUID drawn
+/// from `seed`); then `_last_checkpoint`.
+pub fn write_v2_checkpoint(
+    log: &Path,
+    version: u64,
+    head: &[Value],
+    adds: &[AddRow],
+    sidecars: usize,
+    seed: u64,
+) -> Result<(), String> {
+    let schema = checkpoint_schema(&CheckpointStats::Json);
+    let folder = log.join("_sidecars");
+    std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
+    let per_file = adds.len().div_ceil(sidecars.max(1)).max(1);
+    let mut manifest = vec![json!({"checkpointMetadata": {"version": version}})];
+    manifest.extend(head.iter().cloned());
+    for (i, chunk) in adds.chunks(per_file).enumerate() {
+        let name = format!("{:08x}-0000-4000-8000-{:012x}.parquet", seed as u32, i + 1);
+        let path = folder.join(&name);
+        let file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+        let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props(None)))
+            .map_err(|e| io(&path, e))?;
+        writer
+            .write(&adds_batch(&schema, chunk).map_err(|e| io(&path, e))?)
+            .map_err(|e| io(&path, e))?;
+        writer.close().map_err(|e| io(&path, e))?;
+        let size = std::fs::metadata(&path).map_err(|e| io(&path, e))?.len();
+        manifest.push(json!({"sidecar": {"path": name, "sizeInBytes": size,
+            "modificationTime": 0}}));
+    }
+    let uuid = format!("{:08x}-1111-4000-8000-{version:012x}", seed as u32);
+    let path = log.join(format!("{version:020}.checkpoint.{uuid}.json"));
+    let text: String = manifest.iter().map(|a| a.to_string() + "\n").collect();
+    std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+    let hint = json!({"version": version, "size": manifest.len()});
+    let path = log.join("_last_checkpoint");
+    std::fs::write(&path, hint.to_string()).map_err(|e| io(&path, e))
+}
+
+/// Leaves `_last_checkpoint` as `hint` says, over a log whose last commit is `version` (its
+/// checkpoint, if any, written with an accurate hint already).
+fn write_hint(log: &Path, version: u64, hint: Hint) -> Result<(), String> {
+    let path = log.join("_last_checkpoint");
+    match hint {
+        Hint::Accurate => Ok(()),
+        Hint::Absent => match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&path, e)),
+            _ => Ok(()),
+        },
+        // A write torn after its first bytes.
+        Hint::Unreadable => std::fs::write(&path, "{\"version\": ").map_err(|e| io(&path, e)),
+        Hint::Ahead(k) => std::fs::write(
+            &path,
+            json!({"version": version + k.max(1), "size": 2}).to_string(),
+        )
+        .map_err(|e| io(&path, e)),
+    }
 }
 
 /// A table of `files` files with statistics and no data (for benchmarks of log replay and

@@ -2,6 +2,7 @@
 
 mod advise;
 mod campaign;
+mod checkpoint_hints;
 mod conformance;
 mod engine_readings;
 mod fixture_soundness;
