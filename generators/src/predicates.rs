@@ -27,6 +27,9 @@ pub struct ColumnPool {
 #[derive(Clone, Debug)]
 pub struct Pools {
     pub columns: Vec<ColumnPool>,
+    /// The struct columns themselves, for `st IS [NOT] NULL` (their fields are pools of
+    /// `columns`): a NULL struct has every leaf NULL, which the explainer prunes by.
+    pub structs: Vec<ColumnRef>,
 }
 
 fn timestamp_text(micros: i64) -> String {
@@ -402,6 +405,7 @@ impl Pools {
     /// Pools from what was written (removed files included: their values are fair literals).
     pub fn from_table(spec: &TableSpec, table: &WrittenTable) -> Pools {
         let mut columns = Vec::new();
+        let mut structs = Vec::new();
         for (i, column) in spec.data_columns().iter().enumerate() {
             let cells: Vec<Cell> = table
                 .files
@@ -409,6 +413,7 @@ impl Pools {
                 .flat_map(|f| f.cells[i].iter().cloned())
                 .collect();
             if column.kind == Kind::Struct {
+                structs.push(ColumnRef::new([column.name.as_str()]));
                 let a: Vec<Cell> = cells
                     .iter()
                     .filter_map(|c| match c {
@@ -503,7 +508,7 @@ impl Pools {
                     .extend(beyond.iter().map(|t| Literal::Number(t.to_string())));
             }
         }
-        Pools { columns }
+        Pools { columns, structs }
     }
 }
 
@@ -720,14 +725,25 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
     proptest::strategy::Union::new(options).boxed()
 }
 
+/// `st IS [NOT] NULL` on a struct column: no statistics of its own, decided by its leaves'.
+fn struct_is_null(column: ColumnRef) -> BoxedStrategy<Predicate> {
+    any::<bool>()
+        .prop_map(move |negated| Predicate::IsNull {
+            column: column.clone(),
+            negated,
+        })
+        .boxed()
+}
+
 /// Predicates over the pools' columns, nested to at most `depth` junction levels.
 pub fn predicate_strategy(pools: &Pools, depth: u32) -> BoxedStrategy<Predicate> {
     let all = Arc::new(pools.columns.clone());
-    let leaves: Vec<BoxedStrategy<Predicate>> = pools
+    let mut leaves: Vec<BoxedStrategy<Predicate>> = pools
         .columns
         .iter()
         .map(|p| leaf_strategy(p.clone(), all.clone()))
         .collect();
+    leaves.extend(pools.structs.iter().map(|s| struct_is_null(s.clone())));
     let leaf = proptest::strategy::Union::new(leaves).boxed();
     leaf.prop_recursive(depth, 24, 3, |inner| {
         prop_oneof![
@@ -776,6 +792,12 @@ pub fn arbitrary_predicate(
     depth: u32,
 ) -> arbtest::arbitrary::Result<Predicate> {
     if depth == 0 || u.ratio(2u8, 3u8)? {
+        if !pools.structs.is_empty() && u.ratio(1u8, 8u8)? {
+            return Ok(Predicate::IsNull {
+                column: u.choose(&pools.structs)?.clone(),
+                negated: u.arbitrary()?,
+            });
+        }
         let pool = u.choose(&pools.columns)?;
         let literal = u.choose(&pool.literals)?.clone();
         return Ok(match u.int_in_range(0u8..=3)? {

@@ -83,6 +83,8 @@ enum V {
     Date(i32),
     /// Nanoseconds since the epoch.
     Ts(i128),
+    /// A struct that is not NULL: `IS [NOT] NULL` reads it, nothing compares it.
+    Struct,
 }
 
 type R<T> = Result<T, Unsupported>;
@@ -377,6 +379,7 @@ fn cell(array: &dyn Array, row: usize) -> R<V> {
                 i128::from(array.as_primitive::<TimestampNanosecondType>().value(row))
             }
         }),
+        DataType::Struct(_) => V::Struct,
         other => return unsupported(format!("column type {other}")),
     })
 }
@@ -586,6 +589,8 @@ fn read_as(t: &str, like: &V) -> R<V> {
             _ => V::Null,
         },
         V::Null | V::Str(_) => V::Str(t.to_string()),
+        // No engine casts a string to a struct.
+        V::Struct => return unsupported(format!("the text {t:?} beside a struct")),
     })
 }
 

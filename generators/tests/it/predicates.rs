@@ -92,3 +92,31 @@ fn some_in_lists_are_longer_than_the_kernel_expands() {
         .count();
     assert!(long >= 5, "{long} of 400 predicates hold a long IN list");
 }
+
+/// A struct column is drawn whole for `IS [NOT] NULL` (no statistics of its own; the explainer
+/// prunes `st IS NULL` by its leaves' null counts), so the suites and campaigns check it.
+#[test]
+fn struct_columns_are_drawn_for_is_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = named("all-types").unwrap();
+    let written = write_table(&spec, dir.path()).unwrap();
+    let pools = Pools::from_table(&spec, &written);
+    assert_eq!(
+        pools
+            .structs
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>(),
+        ["st"]
+    );
+    let drawn: Vec<String> = sample_predicates(&pools, 2, 11, 300)
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    for form in ["st IS NULL", "st IS NOT NULL"] {
+        assert!(
+            drawn.iter().any(|p| p.contains(form)),
+            "`{form}` among 300 drawn predicates"
+        );
+    }
+}
