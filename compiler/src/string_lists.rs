@@ -15,8 +15,16 @@
 //! | byte/short/int/long | `-?(0\|[1-9][0-9]*)` | dropped: it leaves out no row |
 //! | decimal(p, s) | the integer digits as above, then exactly `s` fraction digits (none at scale 0) | dropped |
 //! | date | `yyyy-mm-dd`, year 0001 to 9999 | dropped |
-//! | float, double, timestamp, timestamp_ntz | none is decided (Java's float text, the session time zone) | dropped |
+//! | timestamp, timestamp_ntz | `yyyy-mm-dd hh:mm:ss`, year 0001 to 9999, then `.` and one to six fraction digits not ending in `0`, or none | dropped |
+//! | float, double | none is decided (Java's float text) | dropped |
 //! | boolean, string, binary | the rule does not apply: Spark refuses a boolean against a string list, a string column compares as written | - |
+//!
+//!
+//! A timestamp's text is Spark's in the session time zone, and the item read as a timestamp is
+//! read in the same zone, so a text Spark prints leaves out the same rows under both readings
+//! (checked on pyspark 4.3, ANSI off: `'2021-01-01 12:30:00'` leaves out the row,
+//! `'2021-01-01 12:30:00.000000'`, `'2021-01-02 12:30:00.100'` and `'2021-01-02T03:04:05'`
+//! leave out nothing).
 //!
 //! A NULL item stays (the list then leaves out every row under every reading). With no item
 //! left, the leaf is `x IS NOT NULL`.
@@ -42,11 +50,10 @@ pub fn not_in_items(info: &ColumnInfo, list: &[Literal]) -> Option<Vec<Literal>>
         | PrimitiveType::Long => is_integer_text(text),
         PrimitiveType::Decimal(d) => is_decimal_text(text, d.scale()),
         PrimitiveType::Date => is_date_text(text),
-        // Java's text of a float, and a timestamp's in the session time zone: not decided.
+        PrimitiveType::Timestamp | PrimitiveType::TimestampNtz => is_timestamp_text(text),
+        // Java's text of a float: not decided.
         PrimitiveType::Float
         | PrimitiveType::Double
-        | PrimitiveType::Timestamp
-        | PrimitiveType::TimestampNtz
         | PrimitiveType::IntervalYearMonth
         | PrimitiveType::IntervalDayTime => false,
         PrimitiveType::String
@@ -171,6 +178,30 @@ fn is_date_text(text: &str) -> bool {
         && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok()
 }
 
+/// Spark's text of a timestamp (with or without a time zone): the date as `is_date_text`,
+/// a space, `hh:mm:ss`, then the microseconds with their trailing zeros left out (none when
+/// they are zero).
+fn is_timestamp_text(text: &str) -> bool {
+    let Some((date, time)) = text.split_once(' ') else {
+        return false;
+    };
+    let (clock, fraction) = match time.split_once('.') {
+        Some((clock, fraction)) => (clock, Some(fraction)),
+        None => (time, None),
+    };
+    let fraction_ok = fraction.is_none_or(|f| {
+        (1..=6).contains(&f.len()) && f.bytes().all(|b| b.is_ascii_digit()) && !f.ends_with('0')
+    });
+    let b = clock.as_bytes();
+    is_date_text(date)
+        && fraction_ok
+        && b.len() == 8
+        && b[2] == b':'
+        && b[5] == b':'
+        && [0, 1, 3, 4, 6, 7].iter().all(|&i| b[i].is_ascii_digit())
+        && chrono::NaiveTime::parse_from_str(clock, "%H:%M:%S").is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +239,24 @@ mod tests {
             ("0001-01-01", true),
         ] {
             assert_eq!(is_date_text(text), ok, "`{text}`");
+        }
+        for (text, ok) in [
+            ("2021-01-03 12:30:00.002002", true),
+            ("2021-01-01 12:30:00", true),
+            ("2021-01-02 12:30:00.1", true),
+            ("0999-01-02 00:00:00", true),
+            ("2021-01-01 12:30:00.000000", false),
+            ("2021-01-02 12:30:00.100", false),
+            ("2021-01-02 12:30:00.", false),
+            ("2021-01-02 12:30:00.1234567", false),
+            ("2021-01-02T03:04:05.000001", false),
+            ("2021-01-01 12:30:00Z", false),
+            ("2021-01-01 12:30", false),
+            ("2021-01-01 24:00:00", false),
+            ("2021-01-01 1:30:00", false),
+            ("2021-01-01", false),
+        ] {
+            assert_eq!(is_timestamp_text(text), ok, "`{text}`");
         }
     }
 }

@@ -1626,7 +1626,15 @@ fn not_in_lists_holding_a_string_leave_out_only_the_values_spark_spells() {
             "trip_distance NOT IN (\"NaN\", 'no such text')",
             "trip_distance IS NOT NULL",
         ),
-        ("ts NOT IN ('2024-01-03 00:00:00')", "ts IS NOT NULL"),
+        (
+            "ts NOT IN ('2024-01-03 00:00:00')",
+            "ts != '2024-01-03 00:00:00'",
+        ),
+        (
+            "ts NOT IN ('2024-01-03 00:00:00.000000', '2024-01-03T01:00:00', '2024-01-03 02:00:00.5')",
+            "ts != '2024-01-03 02:00:00.5'",
+        ),
+        ("ts NOT IN ('2024-01-03 00:00:00.100')", "ts IS NOT NULL"),
         ("vendor NOT IN ('x')", "vendor IS NOT NULL"),
         (
             "vendor NOT IN ('3', 'x', '03', 4)",

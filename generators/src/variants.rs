@@ -127,8 +127,9 @@ fn rewrite(p: &Predicate, v: Variant, changed: &mut bool) -> Predicate {
             // or enclosing) the forms differ there. Nor for a list that holds a double among
             // other numbers: the list's type is then DOUBLE, so every number in it is read as
             // a double, where `x = 1.0000000000000000005` alone is exact. Nor for a quoted
-            // number or date: on a column of another type Spark with ANSI off compares the
-            // list as strings, where `x = '3'` casts the string.
+            // number, date or timestamp: on a column of another type Spark with ANSI off
+            // compares the list as strings, where `x = '3'` casts the string (a timestamp's
+            // `'... 12:30:00.000000'` is no text Spark prints, so it leaves out no row there).
             *changed = true;
             let any = Predicate::Or(list.iter().map(|l| cmp(column, CmpOp::Eq, l)).collect());
             negate_if(any, *negated)
@@ -246,10 +247,13 @@ pub fn degraded(p: &Predicate, column: &ColumnRef) -> (Predicate, Predicate) {
 
 /// Whether an IN list holds a number with an exponent (a DOUBLE) beside a plain number.
 /// A quoted text that spells a number or a date (`'0.5'`, `'2024-01-03'`).
+/// A quoted number, date or timestamp (`'3'`, `'2024-1-3'`, `'2021-01-01 12:30:00.000000'`).
 fn spells_a_value(l: &Literal) -> bool {
     matches!(l, Literal::String(t)
         if t.trim().parse::<f64>().is_ok()
-            || t.trim().split('-').filter(|p| !p.is_empty()).all(|p| p.bytes().all(|b| b.is_ascii_digit())))
+            || t.trim().split('-').filter(|p| !p.is_empty()).all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+            || (t.bytes().any(|b| b.is_ascii_digit())
+                && t.trim().bytes().all(|b| b.is_ascii_digit() || b"-: .T".contains(&b))))
 }
 
 fn mixes_doubles(list: &[Literal]) -> bool {
@@ -292,6 +296,12 @@ mod tests {
             x_gt_5.clone(),
             Predicate::Or(vec![like.clone(), between.clone()]),
         ]);
+        let quoted_timestamp = Predicate::InList {
+            column: c("ts"),
+            list: vec![Literal::String("2021-01-01 12:30:00.000000".into())],
+            negated: true,
+        };
+        assert_eq!(apply(Variant::InAsOr, &quoted_timestamp), None);
         let cases: Vec<(Variant, &Predicate, &str)> = vec![
             (Variant::Commuted, &x_gt_5, "5 < x"),
             (Variant::LikePrefixRange, &like, "s >= 'ab' AND s < 'ac'"),

@@ -206,7 +206,8 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
                 | Operator::LtEq
                 | Operator::Gt
                 | Operator::GtEq => {
-                    let r = eval(right, batch, row, s)?;
+                    let r = in_width(eval(right, batch, row, s)?, left, batch, s);
+                    let l = in_width(l, right, batch, s);
                     match (compare(&l, &r, s)?, Comparison::of(*op)) {
                         (None, _) => V::Null,
                         (Some(o), Some(cmp)) => V::Bool(cmp.holds(o)),
@@ -227,8 +228,14 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
             high,
         }) => {
             let v = eval(expr, batch, row, s)?;
-            let ge = compare(&v, &eval(low, batch, row, s)?, s)?.map(|o| o.is_ge());
-            let le = compare(&v, &eval(high, batch, row, s)?, s)?.map(|o| o.is_le());
+            let (mut low, mut high) = (eval(low, batch, row, s)?, eval(high, batch, row, s)?);
+            // Two texts take the column's type; a number beside a text makes them doubles.
+            if matches!((&low, &high), (V::Str(_) | V::Null, V::Str(_) | V::Null)) {
+                low = in_width(low, expr, batch, s);
+                high = in_width(high, expr, batch, s);
+            }
+            let ge = compare(&v, &low, s)?.map(|o| o.is_ge());
+            let le = compare(&v, &high, s)?.map(|o| o.is_le());
             let t = kleene_and(ge, le);
             of_truth(if *negated { t.map(|b| !b) } else { t })
         }
@@ -242,6 +249,19 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
                 .iter()
                 .map(|item| eval(item, batch, row, s))
                 .collect::<Result<Vec<V>, Unsupported>>()?;
+            // A list of texts takes the column's type; a number among them makes the list's
+            // type the numbers' (a double), and the texts are read as that.
+            let numbers = items
+                .iter()
+                .any(|i| matches!(i, V::Int(_) | V::Exact(..) | V::Float(_)));
+            let items: Vec<V> = if numbers {
+                items
+            } else {
+                items
+                    .into_iter()
+                    .map(|i| in_width(i, expr, batch, s))
+                    .collect()
+            };
             // A list holding a double (a number with an exponent) has the double's type in
             // Spark, DuckDB and DataFusion: the value and every number in it become doubles.
             let doubles = items.iter().any(|i| matches!(i, V::Float(_)));
@@ -285,6 +305,26 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
         }
         other => return unsupported(format!("expression {}", other.variant_name())),
     })
+}
+
+/// A text beside a 32-bit float column, read in the column's width under DataFusion's
+/// semantics: DataFusion casts the string to the column's type (`'-1e-300'` beside a `FLOAT`
+/// column is `-0.0`, equal to a `-0.0` row), while the interpreter's values are doubles. Any
+/// other value, side or semantics passes through unchanged.
+fn in_width(v: V, beside: &Expr, batch: &RecordBatch, s: Semantics) -> V {
+    let float32 = |e: &Expr| match e {
+        Expr::Column(c) => batch
+            .column_by_name(&c.name)
+            .is_some_and(|a| a.data_type() == &DataType::Float32),
+        _ => false,
+    };
+    match (&v, s) {
+        (V::Str(t), Semantics::DataFusion) if float32(beside) => match t.trim().parse::<f32>() {
+            Ok(f) => V::Float(f64::from(f)),
+            Err(_) => v,
+        },
+        (_, Semantics::DataFusion | Semantics::SparkDuckDb) => v,
+    }
 }
 
 fn kleene_and(a: Option<bool>, b: Option<bool>) -> Option<bool> {

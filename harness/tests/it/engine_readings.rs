@@ -480,6 +480,15 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
         if let Some(first) = pool.literals.iter().find_map(|l| match l {
             explain_core::ast::Literal::Number(t) if !t.contains(['e', 'E']) => Some(t.clone()),
             explain_core::ast::Literal::Typed { text, .. } => Some(text.clone()),
+            // A timestamp pool's values are quoted texts.
+            explain_core::ast::Literal::String(t)
+                if matches!(
+                    pool.kind,
+                    generators::spec::Kind::Timestamp | generators::spec::Kind::TimestampNtz
+                ) =>
+            {
+                Some(t.clone())
+            }
             _ => None,
         }) {
             // `2020-8-9`, `1.50`, `07`, `-07`.
@@ -492,10 +501,26 @@ fn literals_of_another_type_are_read_as_the_engines_that_run_them() {
             } else {
                 format!("0{first}")
             };
+            // A timestamp's text as Spark prints it: the microseconds' trailing zeros left
+            // out (`12:30:00.1`, `12:30:00`), and padded (`12:30:00.100000`), which only the
+            // cast readings match.
+            let (printed, padded) = match first.split_once('.') {
+                Some((clock, fraction)) if first.get(10..11) == Some(" ") => {
+                    let trimmed = fraction.trim_end_matches('0');
+                    let printed = if trimmed.is_empty() {
+                        clock.to_string()
+                    } else {
+                        format!("{clock}.{trimmed}")
+                    };
+                    (printed, format!("{clock}.{trimmed:0<6}"))
+                }
+                Some(_) | None => (first.clone(), respelled.clone()),
+            };
             for list in [
                 format!("'{first}', 'no such text'"),
                 format!("'{first}'"),
                 format!("'{respelled}'"),
+                format!("'{printed}', '{padded}'"),
                 "'NaN'".to_string(),
             ] {
                 predicates.push(format!("{c} NOT IN ({list})"));

@@ -128,3 +128,52 @@ fn a_negative_nan_matches_by_each_engines_rules() {
         "the same NaN rows move from below to above"
     );
 }
+
+/// A text beside a 32-bit float column is read in the column's width by DataFusion
+/// (`'-1e-300'` is `-0.0` as a `FLOAT`, so it matches the `-0.0` rows) and so by the
+/// interpreter under DataFusion's semantics: the engine-backed campaign of 2026-12-06 found the
+/// interpreter reading the item as a double. Each shape (`IN`, `=`, `BETWEEN`, a text whose
+/// double and float readings differ in value, not only in sign) is held to DataFusion's rows.
+#[test]
+fn texts_beside_a_float32_column_are_read_in_its_width() {
+    let spec = named("nan-floats").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write_table(&spec, dir.path()).unwrap();
+    let loaded = LoadedTable::load(
+        Snapshot::open(&dir.path().to_string_lossy(), None).unwrap(),
+        &plan(2),
+    )
+    .unwrap();
+    let predicates: Vec<String> = [
+        "y IN ('-1e-300')",
+        "y NOT IN ('-1e-300')",
+        "y IN ('1e-300', '5')",
+        "y = '-1e-300'",
+        "y != '1e-300'",
+        "y BETWEEN '-1e-300' AND '1e-300'",
+        "y <= '-1e-300'",
+        "y >= '1e-46'",
+        "'-1e-300' = y",
+        "y IN ('0.1')",
+        "y = '0.1'",
+        "y < '0.1'",
+        // A number in the list or beside a bound makes the texts doubles.
+        "y IN (908.83673095703125, '1e300')",
+        "y NOT IN (0.5, '-1e-300')",
+        "y BETWEEN '-1e-300' AND 1e300",
+    ]
+    .iter()
+    .map(|p| p.to_string())
+    .collect();
+    let (checked, overflows) = check("gen/nan-floats", &loaded, &predicates);
+    assert_eq!((checked, overflows), (predicates.len(), 0));
+    let negative_zero: u64 = loaded
+        .matching_rows("y IN ('-1e-300')")
+        .unwrap()
+        .iter()
+        .sum();
+    assert!(
+        negative_zero > 0,
+        "the table holds -0.0 rows, which '-1e-300' read as FLOAT matches"
+    );
+}

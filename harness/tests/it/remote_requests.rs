@@ -50,9 +50,15 @@ fn an_explanation_costs_one_kernel_scan_of_requests_plus_a_constant() {
         let url = format!("s3://lake/{name}");
         let local = dir.to_string_lossy().into_owned();
         let scans = scan_predicates(&local, &predicate).unwrap();
-        let before = server.requests();
-        let kept = floor_scan_with(&url, &storage, scans.full.clone()).unwrap();
-        let scan_requests = server.requests() - before;
+        // The kernel's own count varies by a request or two between runs of one scan (a
+        // multi-part checkpoint's parts are read concurrently, so which range reads coalesce
+        // depends on timing): the bound is the most of three runs.
+        let (mut kept, mut scan_requests) = (0, 0);
+        for _ in 0..3 {
+            let before = server.requests();
+            kept = floor_scan_with(&url, &storage, scans.full.clone()).unwrap();
+            scan_requests = scan_requests.max(server.requests() - before);
+        }
         let before = server.requests();
         let report = delta_explain_with(&url, &storage, Some(&predicate)).unwrap();
         let explain_requests = server.requests() - before;
