@@ -91,11 +91,9 @@ fn both_evaluators_agree_on_every_fixture_and_catalog_table() {
     );
 }
 
-/// The semantics differ where they should: a NaN with its sign bit set is below every number
-/// under DataFusion's order and above it under Spark's and DuckDB's.
-#[test]
-fn a_negative_nan_matches_by_each_engines_rules() {
-    let spec = named("nan-negative").unwrap();
+/// Catalog table `name` written to a temp dir (kept as long as the returned handle) and loaded.
+fn written(name: &str) -> (tempfile::TempDir, LoadedTable) {
+    let spec = named(name).unwrap();
     let dir = tempfile::tempdir().unwrap();
     write_table(&spec, dir.path()).unwrap();
     let loaded = LoadedTable::load(
@@ -103,6 +101,14 @@ fn a_negative_nan_matches_by_each_engines_rules() {
         &plan(2),
     )
     .unwrap();
+    (dir, loaded)
+}
+
+/// The semantics differ where they should: a NaN with its sign bit set is below every number
+/// under DataFusion's order and above it under Spark's and DuckDB's.
+#[test]
+fn a_negative_nan_matches_by_each_engines_rules() {
+    let (_dir, loaded) = written("nan-negative");
     let count = |p: &str, s: Semantics| -> u64 {
         loaded
             .matching_rows_under(p, s)
@@ -136,14 +142,7 @@ fn a_negative_nan_matches_by_each_engines_rules() {
 /// double and float readings differ in value, not only in sign) is held to DataFusion's rows.
 #[test]
 fn texts_beside_a_float32_column_are_read_in_its_width() {
-    let spec = named("nan-floats").unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    write_table(&spec, dir.path()).unwrap();
-    let loaded = LoadedTable::load(
-        Snapshot::open(&dir.path().to_string_lossy(), None).unwrap(),
-        &plan(2),
-    )
-    .unwrap();
+    let (_dir, loaded) = written("nan-floats");
     let predicates: Vec<String> = [
         "y IN ('-1e-300')",
         "y NOT IN ('-1e-300')",
