@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::curve::{Curve, key, scale_rank};
 use crate::rows::{FilePartition, SampledRows};
 use crate::stats::partition_value;
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 
 /// A way to lay the table's rows out in files. In JSON: `{"kind", "columns", "keeps_partitions"}`
 /// (docs/advise.schema.json).

@@ -26,7 +26,7 @@ use std::time::Instant;
 use serde::Serialize;
 use storage::StorageOptions;
 
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 use explain_core::report_request::ReportRequest;
 use explain_core::stream::{StreamManyRequest, report_many_streaming};
 use layout::{Layout, lay_out, partitionable};
@@ -448,7 +448,7 @@ fn referenced_columns(
 ) -> Vec<(String, usize)> {
     let mut uses: BTreeMap<String, usize> = BTreeMap::new();
     for p in predicates {
-        let Ok(parsed) = explain_core::sql::parse_predicate(p) else {
+        let Ok(parsed) = explain_compiler::sql::parse_predicate(p) else {
             continue;
         };
         let mut seen = BTreeSet::new();

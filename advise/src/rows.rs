@@ -13,7 +13,7 @@ use oracle::log::Snapshot;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 
 /// A file's partition values: `(column, value)` in the table's partition column order, `None`
 /// for NULL.

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::layout::SimFile;
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 
 /// Writes the table at `root`: `fields` are the schema's fields (Delta's JSON), partitioned by
 /// `partition_columns`; each of `files` with its partition values, and its statistics JSON

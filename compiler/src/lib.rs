@@ -6,7 +6,8 @@
 //! read as the engines read them: [`retype`], [`mistyped`], [`string_readings`],
 //! [`string_lists`], [`like`]) ->
 //! [`guards`] (every soundness decision on a leaf) -> [`classify`] -> [`lower`] to
-//! delta_kernel predicates ([`coerce`] types the literals). [`schema`] is the table's columns
+//! delta_kernel predicates ([`coerce`] types the literals); [`partition_eval`] decides a
+//! predicate over a file's partition values. [`schema`] is the table's columns
 //! as the compiler sees them; [`error`] the one error type and its exit codes.
 
 pub mod ast;
@@ -19,6 +20,7 @@ pub mod lower;
 pub mod mistyped;
 pub mod nnf;
 pub mod normalize;
+pub mod partition_eval;
 pub mod retype;
 pub mod schema;
 pub mod sql;
@@ -26,3 +28,6 @@ pub mod string_lists;
 pub mod string_readings;
 
 pub use error::ExplainError;
+
+#[cfg(test)]
+mod tests;

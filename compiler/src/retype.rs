@@ -243,6 +243,22 @@ fn double_text(v: f64) -> Option<LongNumber> {
     LongNumber::parse(&format!("{v:e}"))
 }
 
+/// DataFusion's reading of a DOUBLE literal `v` against a decimal column of `scale`: it casts
+/// the literal to the common decimal type, whose scale is at least 15 (a DOUBLE coerces as
+/// decimal(30, 15)), the way arrow casts a double to a decimal: `round(v * 10^s)` computed in
+/// doubles, which is not always the decimal nearest to `v` (`1103.37` is read as
+/// `1103.369999999999872`, so `dec > 1103.37` matches the value 1103.37 there). `None` where
+/// the cast leaves 38 digits (DataFusion then reads no value at all).
+fn datafusion_decimal(v: f64, scale: u8) -> Option<LongNumber> {
+    let scale = scale.max(15);
+    let scaled = (10_f64.powi(i32::from(scale)) * v).round();
+    if !scaled.is_finite() || scaled.abs() >= 1e38 {
+        return None;
+    }
+    // `+ 0.0` spells a negative zero as 0.
+    LongNumber::parse(&format!("{:.0}e-{scale}", scaled + 0.0))
+}
+
 /// What the engines may read a numeric literal as, against a column of exact numbers
 /// (integers, decimals). A column value `x` can satisfy `x = L` under some engine only within
 /// `[low, high]`, `x > L` only above `least`, `x < L` only below `greatest`.
@@ -309,7 +325,9 @@ impl Readings {
                     // double cut or rounded at the scale (measured: `w IN (1e-35)` matches
                     // 0 on a decimal(38,18) column in DataFusion).
                     let (truncated, rounded) = double_text(v)?.truncated_and_rounded(scale)?;
-                    let at_scale = [LongNumber::parse(&truncated)?, LongNumber::parse(&rounded)?];
+                    let mut at_scale =
+                        vec![LongNumber::parse(&truncated)?, LongNumber::parse(&rounded)?];
+                    at_scale.extend(datafusion_decimal(v, scale));
                     for n in at_scale {
                         // Outside the double's neighbours: DataFusion reads another value.
                         if n < r.low {
@@ -353,9 +371,11 @@ impl Readings {
                 // against a decimal column it compares the double as a decimal of at least 15
                 // fractional digits (measured on a decimal(10,2) column: `dec = 1e-15` matches
                 // no row, `dec = 0.0000000000000001` matches the rows holding 0.00; on a
-                // decimal(38,18) one `1e-35` matches 0), the double cut or rounded there;
-                // against an integer column it compares as doubles, as the same number with an
-                // exponent. Its reading joins Spark's and DuckDB's exact one.
+                // decimal(38,18) one `1e-35` matches 0), the double cut or rounded there, and
+                // arrow's cast computes the cut in doubles ([`datafusion_decimal`]: on a
+                // decimal(10,2) column `dec > 1103.37` matches 1103.37); against an integer
+                // column it compares as doubles, as the same number with an exponent. Its
+                // reading joins Spark's and DuckDB's exact one.
                 if !text.contains('.') {
                     return exactly;
                 }
@@ -364,12 +384,10 @@ impl Readings {
                 let datafusion = if decimal {
                     let (cut, rounded) =
                         double_text(as_written)?.truncated_and_rounded(scale.max(15))?;
-                    let (cut, rounded) = (LongNumber::parse(&cut)?, LongNumber::parse(&rounded)?);
-                    let (low, high) = if cut <= rounded {
-                        (cut, rounded)
-                    } else {
-                        (rounded, cut)
-                    };
+                    let mut readings = vec![LongNumber::parse(&cut)?, LongNumber::parse(&rounded)?];
+                    readings.extend(datafusion_decimal(as_written, scale));
+                    let low = readings.iter().min()?.clone();
+                    let high = readings.iter().max()?.clone();
                     Readings {
                         disagree: false,
                         least: low.clone(),
@@ -391,7 +409,13 @@ impl Readings {
                 // The readings differ where they hold other members of the column's grid.
                 let members =
                     |r: &Readings| Some((r.low.floor_ceil(scale)?.1, r.high.floor_ceil(scale)?.0));
-                let differ = members(&datafusion) != members(&exactly);
+                // ... or bound a strict comparison on other sides of a member (`dec > 1103.37`
+                // excludes 1103.37 in Spark and DuckDB, not in DataFusion).
+                let sides = |r: &Readings| {
+                    Some((r.least.floor_ceil(scale)?, r.greatest.floor_ceil(scale)?))
+                };
+                let differ = members(&datafusion) != members(&exactly)
+                    || sides(&datafusion) != sides(&exactly);
                 Some(Readings {
                     disagree: exactly.disagree || (differ && (decimal || datafusion.disagree)),
                     low: exactly.low.min(datafusion.low),

@@ -3,7 +3,7 @@
 
 use clap::ValueEnum;
 
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 
 /// The default of `--min-saving` (the advisor's own, checked by a test).
 pub const MIN_SAVING_PCT: f64 = 10.0;

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 use explain_core::gates::Outcome;
 use explain_core::report::Report;
 

@@ -3,7 +3,7 @@
 
 use clap::{Parser, ValueEnum};
 
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 use explain_core::gates;
 use explain_core::report::Report;
 use explain_core::request::{ExplainRequest, Options, Progress, explain_many, explain_one};

@@ -1,7 +1,7 @@
 //! What every command reads besides its flags of its own: how to reach the table's store, and
 //! files of predicates (or standard input).
 
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 
 /// How to reach the table's object store: the flags of every command that opens a table
 /// (`delta-explain`, `delta-explain advise`), declared once.

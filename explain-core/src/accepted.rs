@@ -20,10 +20,12 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use crate::nnf::Nnf;
-use crate::partition_eval::{OneValue, PreparedPartitionPredicate, compare, typed_partition_value};
 use crate::partition_table::{FragmentIndex, PartitionTable, Slot};
-use crate::schema::TableColumns;
+use explain_compiler::nnf::Nnf;
+use explain_compiler::partition_eval::{
+    OneValue, PreparedPartitionPredicate, compare, typed_partition_value,
+};
+use explain_compiler::schema::TableColumns;
 
 /// Per partition column (logical name): the accepted raw values (`None` in the list for a null
 /// partition value), in typed order; `None` when the predicate does not constrain the column.
@@ -173,7 +175,7 @@ pub fn present_values(partitions: Arc<PartitionTable>, columns: &TableColumns) -
         .iter()
         .filter_map(|name| {
             columns
-                .resolve(&crate::ast::ColumnRef::new([name.as_str()]))
+                .resolve(&explain_compiler::ast::ColumnRef::new([name.as_str()]))
                 .ok()
         })
         .map(|info| (info.partition_key, OnceLock::new()))
@@ -200,7 +202,8 @@ pub fn accepted_partition_values(
             out.insert(name.clone(), None);
             continue;
         }
-        let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([name.as_str()])) else {
+        let Ok(info) = columns.resolve(&explain_compiler::ast::ColumnRef::new([name.as_str()]))
+        else {
             out.insert(name.clone(), None);
             continue;
         };

@@ -17,13 +17,13 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::classify::Bucket;
 use crate::explain::Explanation;
 use crate::file_stats::{FileStats, StatsNeeds};
 use crate::gates::bounds_usable;
-use crate::nnf::Leaf;
 use crate::replay::ReplayedTable;
-use crate::schema::{ColumnInfo, TableColumns};
+use explain_compiler::classify::Bucket;
+use explain_compiler::nnf::Leaf;
+use explain_compiler::schema::{ColumnInfo, TableColumns};
 
 /// What data skipping needs of a file's statistics for one column; serialized as its
 /// [`label`](Requirement::label).

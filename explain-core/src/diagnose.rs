@@ -18,16 +18,16 @@
 
 use serde::Serialize;
 
-use crate::classify::{Bucket, UNSPLITTABLE_OR};
-use crate::error::ExplainError;
 use crate::explain::Explanation;
 use crate::file_stats::{FileStats, StatsNeeds};
 use crate::gates::{bounds_usable, referenced_data_columns};
-use crate::guards::{Effect, Guard, NAN_STRICT_EXCLUDED, NAN_UNGUARDED_BOUNDS, guard};
-use crate::lower::{MAX_IN_LIST_EXPANSION, kernel_can_evaluate, to_kernel};
-use crate::nnf::{Leaf, Nnf};
 use crate::replay::ReplayedTable;
-use crate::schema::ColumnInfo;
+use explain_compiler::classify::{Bucket, UNSPLITTABLE_OR};
+use explain_compiler::error::ExplainError;
+use explain_compiler::guards::{Effect, Guard, NAN_STRICT_EXCLUDED, NAN_UNGUARDED_BOUNDS, guard};
+use explain_compiler::lower::{MAX_IN_LIST_EXPANSION, kernel_can_evaluate, to_kernel};
+use explain_compiler::nnf::{Leaf, Nnf};
+use explain_compiler::schema::ColumnInfo;
 
 pub const NO_PARTITION_FILTER: &str = "NO_PARTITION_FILTER";
 pub const WEAK_DATA_SKIPPING: &str = "WEAK_DATA_SKIPPING";
@@ -63,7 +63,7 @@ pub struct AbsentValue {
 /// The partition columns the predicate constrains to values no file has: an empty result that
 /// is probably a mistake (`pickup_date = '2024-1-3'` where the table spells `2024-01-03`).
 pub fn absent_partition_values(
-    columns: &crate::schema::TableColumns,
+    columns: &explain_compiler::schema::TableColumns,
     present_values: &crate::accepted::PresentValues,
     explanation: &Explanation,
 ) -> Vec<AbsentValue> {
@@ -83,7 +83,8 @@ pub fn absent_partition_values(
         if !matches!(accepted, Some(values) if values.is_empty()) {
             continue;
         }
-        let Ok(info) = columns.resolve(&crate::ast::ColumnRef::new([column.as_str()])) else {
+        let Ok(info) = columns.resolve(&explain_compiler::ast::ColumnRef::new([column.as_str()]))
+        else {
             continue;
         };
         let present: Vec<String> = present_values
@@ -192,7 +193,9 @@ impl Evidence {
 /// The fragments WEAK_DATA_SKIPPING measures: each data-column conjunct with what data
 /// skipping can evaluate of it (its leaves the kernel cannot evaluate weakened to TRUE),
 /// where that is not TRUE.
-fn skipping_conjuncts(explanation: &Explanation) -> Vec<(&crate::classify::Fragment, Nnf)> {
+fn skipping_conjuncts(
+    explanation: &Explanation,
+) -> Vec<(&explain_compiler::classify::Fragment, Nnf)> {
     let Some(compiled) = &explanation.predicate else {
         return Vec::new();
     };
@@ -230,7 +233,7 @@ impl EvidencePlan {
     }
 
     pub fn new(
-        columns: &crate::schema::TableColumns,
+        columns: &explain_compiler::schema::TableColumns,
         explanation: &Explanation,
     ) -> Result<Self, ExplainError> {
         let conjuncts = skipping_conjuncts(explanation)
@@ -385,7 +388,7 @@ pub fn diagnose_table(
 
 /// What the diagnoses read of the table beyond the evidence: no rows.
 pub struct TableFacts<'a> {
-    pub columns: &'a crate::schema::TableColumns,
+    pub columns: &'a explain_compiler::schema::TableColumns,
     pub present_values: &'a crate::accepted::PresentValues,
     /// Whether data skipping reads min/max for a data column (its physical path).
     pub has_min_max_column: &'a dyn Fn(&[String]) -> bool,

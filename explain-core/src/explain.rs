@@ -4,23 +4,23 @@
 use std::sync::Arc;
 
 use crate::accepted::{AcceptedValues, accepted_partition_values};
-use crate::ast::Predicate;
-use crate::classify::{
+use crate::file_set::FileSet;
+use crate::replay::{PerPartition, ReplayedTable};
+use delta_kernel::PredicateRef;
+use explain_compiler::ast::Predicate;
+use explain_compiler::classify::{
     Bucket, Classification, Confidence, Note, PARTITION_EVAL_GAP, PARTITION_VALUE_DISTRUSTED,
     classify,
 };
-use crate::error::ExplainError;
-use crate::file_set::FileSet;
-use crate::guards::{Effect, Guard, Guarded, Hazard, HazardSet, guard, guard_full_scan};
-use crate::lower::{check_literals, kernel_can_evaluate, to_kernel};
-use crate::nnf::{Leaf, Nnf};
-use crate::normalize::normalize;
-use crate::partition_eval::PreparedPartitionPredicate;
-use crate::replay::{PerPartition, ReplayedTable};
-use crate::retype::retype;
-use crate::schema::TableColumns;
-use crate::sql::parse_predicate;
-use delta_kernel::PredicateRef;
+use explain_compiler::error::ExplainError;
+use explain_compiler::guards::{Effect, Guard, Guarded, Hazard, HazardSet, guard, guard_full_scan};
+use explain_compiler::lower::{check_literals, kernel_can_evaluate, to_kernel};
+use explain_compiler::nnf::{Leaf, Nnf};
+use explain_compiler::normalize::normalize;
+use explain_compiler::partition_eval::PreparedPartitionPredicate;
+use explain_compiler::retype::retype;
+use explain_compiler::schema::TableColumns;
+use explain_compiler::sql::parse_predicate;
 
 pub const PARTITION_PHASE: &str = "Partition pruning";
 pub const DATA_SKIPPING_PHASE: &str = "Data skipping (min/max statistics)";
@@ -48,10 +48,10 @@ impl CompiledPredicate {
         classification.notes.extend(retyped);
         classification
             .notes
-            .extend(crate::string_readings::readings_note(&parsed));
+            .extend(explain_compiler::string_readings::readings_note(&parsed));
         classification
             .notes
-            .extend(crate::string_lists::notes(&parsed, columns));
+            .extend(explain_compiler::string_lists::notes(&parsed, columns));
         Ok(Self {
             text: text.to_string(),
             parsed,
@@ -535,8 +535,11 @@ pub fn explain_planned(
 
 impl KernelScans {
     /// The partition columns the scans' leaves read.
-    fn partition_columns(&self, columns: &TableColumns) -> Vec<crate::schema::ColumnInfo> {
-        let mut out: Vec<crate::schema::ColumnInfo> = Vec::new();
+    fn partition_columns(
+        &self,
+        columns: &TableColumns,
+    ) -> Vec<explain_compiler::schema::ColumnInfo> {
+        let mut out: Vec<explain_compiler::schema::ColumnInfo> = Vec::new();
         for leaf in self
             .partition_form
             .leaves()
@@ -581,7 +584,7 @@ impl KernelScans {
 /// disagree on (`partition_eval::distrusted_value`: the kernel's parser refuses them, or an
 /// empty binary value): a few per column.
 fn distrusted_partition_values(table: &ReplayedTable, scans: &KernelScans) -> Distrusted {
-    use crate::partition_eval::PartitionValues;
+    use explain_compiler::partition_eval::PartitionValues;
     let mut out = Distrusted::new();
     let read = scans.partition_columns(table.columns());
     if read.is_empty() {
@@ -600,7 +603,7 @@ fn distrusted_partition_values(table: &ReplayedTable, scans: &KernelScans) -> Di
                 continue;
             };
             if let Some(Some(raw)) = values.raw(&info.partition_key)
-                && crate::partition_eval::distrusted_value(raw, primitive)
+                && explain_compiler::partition_eval::distrusted_value(raw, primitive)
             {
                 let shown = out.entry(info.column.dotted()).or_default();
                 if shown.len() < DISTRUSTED_SHOWN {

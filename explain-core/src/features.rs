@@ -5,8 +5,8 @@
 use delta_kernel::table_features::TableFeature;
 use serde::Serialize;
 
-use crate::classify::Note;
 use crate::replay::ReplayedTable;
+use explain_compiler::classify::Note;
 
 pub const DELETION_VECTORS: &str = "DELETION_VECTORS";
 pub const COLUMN_MAPPING: &str = "COLUMN_MAPPING";
@@ -72,7 +72,7 @@ impl TableFeatures {
     pub fn read_parts(
         snapshot: &delta_kernel::SnapshotRef,
         engine: &dyn delta_kernel::Engine,
-        columns: &crate::schema::TableColumns,
+        columns: &explain_compiler::schema::TableColumns,
         dv_files: usize,
         log_notes: &[Note],
     ) -> TableFeatures {

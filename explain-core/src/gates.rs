@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::explain::Explanation;
 use crate::file_stats::{FileStats, StatsNeeds};
 use crate::replay::ReplayedTable;
-use crate::schema::ColumnInfo;
+use explain_compiler::schema::ColumnInfo;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "name", rename_all = "snake_case")]
@@ -143,7 +143,7 @@ pub fn min_files(threshold: usize, actual: usize) -> Assertion {
 
 /// The data columns (not partition columns: their values are exact) the predicate references.
 pub fn referenced_data_columns(
-    columns: &crate::schema::TableColumns,
+    columns: &explain_compiler::schema::TableColumns,
     explanation: &Explanation,
 ) -> Vec<ColumnInfo> {
     let Some(p) = &explanation.predicate else {
@@ -174,7 +174,11 @@ pub fn statistics_columns(table: &ReplayedTable) -> Vec<ColumnInfo> {
     columns
         .leaf_paths()
         .into_iter()
-        .filter_map(|path| columns.resolve(&crate::ast::ColumnRef { path }).ok())
+        .filter_map(|path| {
+            columns
+                .resolve(&explain_compiler::ast::ColumnRef { path })
+                .ok()
+        })
         .filter(|info| {
             !info.is_partition
                 && info.primitive().is_some()

@@ -9,11 +9,11 @@
 
 use serde::Serialize;
 
-use crate::ast::Predicate;
-use crate::classify::Bucket;
 use crate::explain::Explanation;
-use crate::nnf::{Leaf, Nnf};
 use crate::replay::ReplayedTable;
+use explain_compiler::ast::Predicate;
+use explain_compiler::classify::Bucket;
+use explain_compiler::nnf::{Leaf, Nnf};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Layers {

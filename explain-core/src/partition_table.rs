@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use fixedbitset::FixedBitSet;
 
-use crate::partition_eval::PartitionValues;
+use explain_compiler::partition_eval::PartitionValues;
 
 /// The distinct partitions of a table, in the order they were pushed; a partition is named by
 /// its index. No two partitions hold the same entries in the same order (nor are both null

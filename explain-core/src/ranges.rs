@@ -25,13 +25,13 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::ast::{CmpOp, ColumnRef, Literal};
-use crate::error::ExplainError;
 use crate::explain::Explanation;
 use crate::file_stats::FileStats;
-use crate::nnf::{Leaf, Nnf};
 use crate::replay::ReplayedTable;
-use crate::schema::ColumnInfo;
+use explain_compiler::ast::{CmpOp, ColumnRef, Literal};
+use explain_compiler::error::ExplainError;
+use explain_compiler::nnf::{Leaf, Nnf};
+use explain_compiler::schema::ColumnInfo;
 
 /// One column's picture over the files of a table.
 #[derive(Clone, Debug, Serialize)]

@@ -42,11 +42,11 @@ use delta_kernel_default_engine::DefaultEngineBuilder;
 use storage::StorageOptions;
 use url::Url;
 
-use crate::classify::Note;
-use crate::error::ExplainError;
 use crate::log_check::locate_broken_file;
 use crate::partition_table::{Partition, PartitionTable};
-use crate::schema::TableColumns;
+use explain_compiler::classify::Note;
+use explain_compiler::error::ExplainError;
+use explain_compiler::schema::TableColumns;
 use listing::{ReplayFailure, Replayed, Window, WindowSink, replay_log};
 
 /// One live file of the snapshot, as the log describes it. Its path stays in the cached rows

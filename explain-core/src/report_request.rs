@@ -39,7 +39,7 @@ pub fn finish_report(
     request: &ReportRequest,
     report: &mut Report,
     explanation: &Explanation,
-    columns: &crate::schema::TableColumns,
+    columns: &explain_compiler::schema::TableColumns,
     present: &PresentValues,
     stats: Option<Assertion>,
 ) -> Vec<String> {

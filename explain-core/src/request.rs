@@ -16,7 +16,6 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use storage::StorageOptions;
 
-use crate::error::ExplainError;
 use crate::explain::{CompiledPredicate, ExplainOptions, Explanation};
 use crate::replay::ReplayedTable;
 use crate::report::Report;
@@ -25,6 +24,7 @@ use crate::session::Session;
 use crate::stream::{
     StreamManyRequest, StreamRequest, StreamedReports, explain_streaming, report_many_streaming,
 };
+use explain_compiler::error::ExplainError;
 
 /// What one explanation's report carries beside the counts, and the gates it answers: the
 /// options of the command (its flags), of the Python package (its keyword arguments, read

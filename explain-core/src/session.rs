@@ -7,11 +7,11 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use crate::accepted::PresentValues;
-use crate::error::ExplainError;
 use crate::explain::{CompiledPredicate, ExplainOptions, Explanation, explain_compiled};
 use crate::features::TableFeatures;
 use crate::replay::ReplayedTable;
 use crate::report_request::{ReportRequest, Reported};
+use explain_compiler::error::ExplainError;
 
 /// A replayed table with what its reports share, read on first use.
 pub struct Session<'t> {

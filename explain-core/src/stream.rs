@@ -46,7 +46,6 @@ use crate::coverage::{self, ColumnCoverage, Coverage, CoveragePlan};
 use crate::diagnose::{
     Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_parsed, gather_planned,
 };
-use crate::error::ExplainError;
 use crate::explain::{CompiledPredicate, Explanation, KernelScans, explain_planned, kernel_scans};
 use crate::features::TableFeatures;
 use crate::file_stats::parse_each;
@@ -55,7 +54,8 @@ use crate::layers::Layers;
 use crate::replay::{ReplayedTable, StreamedTable, TableHead, WINDOW_ROWS, WindowVisitor};
 use crate::report::{FileReport, FileTallies, Report, TableHeader, first_files, merge_first_files};
 use crate::report_request::{ReportRequest, Reported, finish_report};
-use crate::schema::TableColumns;
+use explain_compiler::error::ExplainError;
+use explain_compiler::schema::TableColumns;
 use storage::StorageOptions;
 
 /// One explanation to stream: where the table is, what to explain, and what its report

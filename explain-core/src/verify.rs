@@ -21,13 +21,13 @@ use std::collections::HashMap;
 use oracle::log::Snapshot;
 use oracle::streamed::FileVerdict;
 
-use crate::error::ExplainError;
 use crate::explain::Explanation;
 use crate::replay::ReplayedTable;
 use crate::report::Report;
 use crate::report::funnel::{
     EXAMPLES, Funnel, MATCHING_STAGE, ROW_GROUP_STAGE, Stage, Waste, log_stages,
 };
+use explain_compiler::error::ExplainError;
 
 /// How to reach the table's data (the same snapshot as the explanation's).
 #[derive(Clone, Debug, Default)]
@@ -140,7 +140,7 @@ pub fn verify_snapshot(
     let announced = explanation
         .hazards
         .iter()
-        .any(|h| h.effect == crate::guards::Effect::Announced);
+        .any(|h| h.effect == explain_compiler::guards::Effect::Announced);
     let dropped = &funnel.dropped_matching_files;
     let failure = (!dropped.is_empty()).then(|| {
         format!(

@@ -2,8 +2,8 @@
 //! fault knob. `gen-table <name> <dir>` writes any of them.
 
 use crate::spec::{
-    Checkpoint, ColumnSpec, Hint, Kind, Layout, LogShape, Quirks, StatsPolicy, StringTruncation,
-    TableSpec,
+    Checkpoint, ColumnSpec, Hint, Kind, Layout, LogShape, Mapping, MappingMode, Quirks,
+    StatsPolicy, StringTruncation, TableSpec,
 };
 
 fn col(name: &str, kind: Kind) -> ColumnSpec {
@@ -94,6 +94,8 @@ pub const NAMES: &[&str] = &[
     "checkpoint-hint-ahead",
     "checkpoint-hint-unreadable",
     "hint-ahead-no-checkpoint",
+    "mapping-renames",
+    "mapping-id",
 ];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
@@ -410,6 +412,49 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             quirks: Quirks {
                 supplementary_at: Some(3),
                 ..Quirks::default()
+            },
+            ..base
+        },
+        // Column mapping in name mode, renamed after the first commit of adds: two data
+        // columns swap names, the partition columns and struct fields lose a `_v0` suffix;
+        // files, statistics and partition values name the physical columns.
+        "mapping-renames" => TableSpec {
+            quirks: Quirks {
+                mapping: Some(Mapping {
+                    mode: MappingMode::Name,
+                    renamed: true,
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                ..base.log
+            },
+            ..base
+        },
+        // Column mapping in id mode (Parquet fields carry the ids), renamed, with a
+        // checkpoint whose `stats_parsed` names the physical columns.
+        "mapping-id" => TableSpec {
+            columns: vec![
+                part("p", Kind::Int32),
+                col("x", Kind::Int64),
+                col("y", Kind::Int64),
+                col("s", Kind::String),
+                col("d", Kind::Date),
+                col("dec", Kind::Decimal),
+                col("f", Kind::Float64),
+            ],
+            quirks: Quirks {
+                mapping: Some(Mapping {
+                    mode: MappingMode::Id,
+                    renamed: true,
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                checkpoint: Checkpoint::StructStatsOnly,
+                ..base.log
             },
             ..base
         },

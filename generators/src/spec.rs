@@ -259,6 +259,45 @@ pub struct Quirks {
     /// rows, where `x IS NOT NULL` skips the file.
     #[serde(default)]
     pub null_files: bool,
+    /// Column mapping (`delta.columnMapping.mode`) with a history of renames: see [`Mapping`].
+    #[serde(default)]
+    pub mapping: Option<Mapping>,
+}
+
+/// Column mapping as Spark writes it: every column, nested fields included, carries
+/// `delta.columnMapping.id` and `delta.columnMapping.physicalName`; the Parquet files, the
+/// statistics, `stats_parsed` and `partitionValues` name columns by their physical names (and
+/// under `id` mode the Parquet fields carry the ids).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mapping {
+    pub mode: MappingMode,
+    /// The table was written under other names and renamed after its first commit of adds
+    /// (a metaData action that changes only logical names): the first two data columns swap
+    /// their names, and every partition column and struct field had the suffix `_v0`. The
+    /// spec's names are the names after the rename.
+    pub renamed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MappingMode {
+    Name,
+    Id,
+}
+
+impl Mapping {
+    /// `name` of `column` (the spec's, the name after any rename) as it was before the rename.
+    pub fn name_before(&self, spec: &TableSpec, column: &str) -> String {
+        if !self.renamed {
+            return column.to_string();
+        }
+        let data = spec.data_columns();
+        match data.iter().position(|c| c.name == column) {
+            Some(0) if data.len() > 1 => data[1].name.clone(),
+            Some(1) => data[0].name.clone(),
+            Some(_) => column.to_string(),
+            None => format!("{column}_v0"),
+        }
+    }
 }
 
 impl TableSpec {

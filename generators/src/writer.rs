@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-use crate::spec::{Checkpoint, Hint, Kind, StringTruncation, TableSpec};
+use crate::spec::{Checkpoint, Hint, Kind, MappingMode, StringTruncation, TableSpec};
 use crate::stats::file_stats;
 use crate::values::{
     Cell, apply_quirks, arrow_type, column_cells, partition_value_text, to_array, window,
@@ -58,12 +58,102 @@ fn io(path: &Path, e: impl std::fmt::Display) -> String {
     format!("{}: {e}", path.display())
 }
 
-/// The table's `schemaString`.
+/// Which of a renamed table's names a metaData action carries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Names {
+    /// The names the table was written under (before [`Mapping::renamed`]'s rename).
+    Before,
+    /// The spec's names.
+    After,
+}
+
+/// `spec` with the names its table carries at `version` (the written table's log: version 0
+/// holds the protocol and the first metaData, version 1 the first adds, and a renamed table's
+/// rename is version 2).
+pub fn spec_at(spec: &TableSpec, version: u64) -> TableSpec {
+    let mut at = spec.clone();
+    if let Some(m) = spec
+        .quirks
+        .mapping
+        .as_ref()
+        .filter(|m| m.renamed && version < 2)
+    {
+        for c in &mut at.columns {
+            c.name = m.name_before(spec, &c.name);
+        }
+    }
+    at
+}
+
+/// The physical name of the spec's `i`-th column under column mapping (Spark's are
+/// `col-<uuid>`; these are as opaque, and reproducible from the seed).
+fn physical_name(spec: &TableSpec, i: usize) -> String {
+    let salt = (spec.seed as u32).wrapping_mul(0x9E37_79B1);
+    format!(
+        "col-{:08x}-{i}",
+        salt ^ (i as u32).wrapping_mul(0x85EB_CA6B)
+    )
+}
+
+/// The spec as the files name its columns: their physical names under column mapping.
+fn on_disk(spec: &TableSpec) -> TableSpec {
+    let mut disk = spec.clone();
+    if spec.quirks.mapping.is_some() {
+        for (i, c) in disk.columns.iter_mut().enumerate() {
+            c.name = physical_name(spec, i);
+        }
+    }
+    disk
+}
+
+/// The largest `delta.columnMapping.id`: one per column, then one per struct field.
+fn max_column_id(spec: &TableSpec) -> usize {
+    spec.columns.len()
+        + 2 * spec
+            .columns
+            .iter()
+            .filter(|c| c.kind == Kind::Struct)
+            .count()
+}
+
+/// The table's `schemaString` (its names after any rename).
 pub fn schema_string(spec: &TableSpec) -> String {
+    schema_string_at(spec, Names::After)
+}
+
+fn schema_string_at(spec: &TableSpec, names: Names) -> String {
+    let mapping = spec.quirks.mapping.as_ref();
+    let mut nested_id = spec.columns.len();
     let fields: Vec<Value> = spec
         .columns
         .iter()
-        .map(|c| json!({"name": c.name, "type": c.kind.delta_type(), "nullable": true, "metadata": field_metadata(spec, c)}))
+        .enumerate()
+        .map(|(i, c)| {
+            let mut meta = field_metadata(spec, c);
+            let mut kind = c.kind.delta_type();
+            let mut name = c.name.clone();
+            if let Some(m) = mapping {
+                if names == Names::Before {
+                    name = m.name_before(spec, &c.name);
+                }
+                meta["delta.columnMapping.id"] = json!(i + 1);
+                meta["delta.columnMapping.physicalName"] = json!(physical_name(spec, i));
+                if let Some(nested) = kind.get_mut("fields").and_then(Value::as_array_mut) {
+                    for field in nested {
+                        nested_id += 1;
+                        let physical = field["name"].as_str().unwrap_or_default().to_string();
+                        if names == Names::Before && m.renamed {
+                            field["name"] = json!(format!("{physical}_v0"));
+                        }
+                        field["metadata"] = json!({
+                            "delta.columnMapping.id": nested_id,
+                            "delta.columnMapping.physicalName": physical,
+                        });
+                    }
+                }
+            }
+            json!({"name": name, "type": kind, "nullable": true, "metadata": meta})
+        })
         .collect();
     json!({"type": "struct", "fields": fields}).to_string()
 }
@@ -97,11 +187,25 @@ fn protocol(spec: &TableSpec) -> Value {
     if matches!(spec.log.checkpoint, Checkpoint::V2Sidecars(_)) {
         features.push("v2Checkpoint");
     }
+    if spec.quirks.mapping.is_some() {
+        features.push("columnMapping");
+    }
     delta_commit::protocol(&features, &features)
 }
 
-fn metadata(spec: &TableSpec) -> Value {
+fn metadata(spec: &TableSpec, names: Names) -> Value {
     let mut configuration = serde_json::Map::new();
+    if let Some(m) = &spec.quirks.mapping {
+        let mode = match m.mode {
+            MappingMode::Name => "name",
+            MappingMode::Id => "id",
+        };
+        configuration.insert("delta.columnMapping.mode".into(), json!(mode));
+        configuration.insert(
+            "delta.columnMapping.maxColumnId".into(),
+            json!(max_column_id(spec).to_string()),
+        );
+    }
     if let Some(n) = spec.stats.num_indexed_cols {
         configuration.insert(
             "delta.dataSkippingNumIndexedCols".into(),
@@ -120,14 +224,18 @@ fn metadata(spec: &TableSpec) -> Value {
         configuration.insert("delta.checkpoint.writeStatsAsJson".into(), json!("false"));
         configuration.insert("delta.checkpoint.writeStatsAsStruct".into(), json!("true"));
     }
-    let partition_columns: Vec<&str> = spec
+    let partition_columns: Vec<String> = spec
         .partition_columns()
         .iter()
-        .map(|c| c.name.as_str())
+        .map(|c| match (&spec.quirks.mapping, names) {
+            (Some(m), Names::Before) => m.name_before(spec, &c.name),
+            _ => c.name.clone(),
+        })
         .collect();
+    let partition_columns: Vec<&str> = partition_columns.iter().map(String::as_str).collect();
     delta_commit::metadata(
         &format!("generated-{}-{}", spec.name, spec.seed),
-        &schema_string(spec),
+        &schema_string_at(spec, names),
         &partition_columns,
         configuration,
     )
@@ -145,12 +253,34 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         return Err(format!("{} already holds a Delta log", root.display()));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    // The files, statistics and partition values name columns as `disk` does; the log's
+    // metaData actions as `spec` does.
+    let logical = spec;
+    let disk = on_disk(spec);
+    let spec = &disk;
     let data_columns = spec.data_columns();
     let partition_columns = spec.partition_columns();
+    let field_ids = matches!(
+        &logical.quirks.mapping,
+        Some(m) if m.mode == MappingMode::Id
+    );
     let schema: SchemaRef = Arc::new(Schema::new(
         data_columns
             .iter()
-            .map(|c| Field::new(&c.name, arrow_type(c.kind), true))
+            .map(|c| {
+                let field = Field::new(&c.name, arrow_type(c.kind), true);
+                match spec.columns.iter().position(|d| d.name == c.name) {
+                    // Under `id` mode the Parquet fields carry the columns' ids.
+                    Some(i) if field_ids => field.with_metadata(
+                        [(
+                            parquet::arrow::PARQUET_FIELD_ID_META_KEY.to_string(),
+                            (i + 1).to_string(),
+                        )]
+                        .into(),
+                    ),
+                    _ => field,
+                }
+            })
             .collect::<Vec<_>>(),
     ));
     let slots = if partition_columns.is_empty() {
@@ -229,15 +359,22 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         }
     }
     // Commit 0: protocol and metadata; then the adds over `commits` commits; then removes.
-    let mut commits: Vec<Vec<Value>> = vec![vec![protocol(spec), metadata(spec)]];
+    // A renamed table is written under its first names, renamed after its first commit of
+    // adds.
+    let renamed = logical.quirks.mapping.as_ref().is_some_and(|m| m.renamed);
+    let first = if renamed { Names::Before } else { Names::After };
+    let mut commits: Vec<Vec<Value>> = vec![vec![protocol(logical), metadata(logical, first)]];
     let per_commit = files.len().div_ceil(spec.log.commits.max(1)).max(1);
-    for chunk in files.chunks(per_commit) {
+    for (k, chunk) in files.chunks(per_commit).enumerate() {
         commits.push(
             chunk
                 .iter()
                 .map(|f| add_action(root, f))
                 .collect::<Result<_, _>>()?,
         );
+        if k == 0 && renamed {
+            commits.push(vec![metadata(logical, Names::After)]);
+        }
     }
     let removed: Vec<usize> = spec
         .log
@@ -277,20 +414,24 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         .collect::<Result<_, String>>()?;
     match spec.log.checkpoint {
         Checkpoint::None => {}
-        Checkpoint::Classic => {
-            write_checkpoint(&log, version, &[protocol(spec), metadata(spec)], &live, 1)?
-        }
+        Checkpoint::Classic => write_checkpoint(
+            &log,
+            version,
+            &[protocol(logical), metadata(logical, Names::After)],
+            &live,
+            1,
+        )?,
         Checkpoint::MultiPart(parts) => write_checkpoint(
             &log,
             version,
-            &[protocol(spec), metadata(spec)],
+            &[protocol(logical), metadata(logical, Names::After)],
             &live,
             parts,
         )?,
         Checkpoint::StructStatsOnly => write_checkpoint_with(
             &log,
             version,
-            &[protocol(spec), metadata(spec)],
+            &[protocol(logical), metadata(logical, Names::After)],
             &live,
             1,
             &CheckpointStats::StructOnly(stats_struct(spec)),
@@ -298,13 +439,21 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         Checkpoint::V2Sidecars(sidecars) => write_v2_checkpoint(
             &log,
             version,
-            &[protocol(spec), metadata(spec)],
+            &[protocol(logical), metadata(logical, Names::After)],
             &live,
             sidecars,
             spec.seed,
         )?,
     }
     write_hint(&log, version, spec.log.hint)?;
+    // The written files' partition values under the spec's (logical) names.
+    for f in &mut files {
+        for (name, _) in &mut f.partition {
+            if let Some(i) = disk.columns.iter().position(|c| &c.name == name) {
+                *name = logical.columns[i].name.clone();
+            }
+        }
+    }
     Ok(WrittenTable {
         root: root.to_path_buf(),
         version,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use explain_core::ast::Predicate;
+use explain_compiler::ast::Predicate;
 use generators::catalog::{NAMES, named_with_seed};
 use generators::predicates::{Pools, sample_predicates};
 use generators::variants::{ALL, apply};

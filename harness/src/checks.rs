@@ -7,9 +7,9 @@
 //! 4. replay agreement: checked per table (`replay_agreement`);
 //! 5. accepted partition values hold the value of every matching file.
 
-use explain_core::ExplainError;
+use explain_compiler::ExplainError;
+use explain_compiler::guards::{Effect, Guard};
 use explain_core::explain::Explanation;
-use explain_core::guards::{Effect, Guard};
 use explain_core::request::{Answer, ExplainRequest, Options, Progress, explain_one};
 use generators::variants::{Variant, apply, degraded};
 use serde::Serialize;
@@ -91,6 +91,7 @@ pub fn answer(
     options: Options,
 ) -> Result<Answer, ExplainError> {
     let request = ExplainRequest::new(&subject.location)
+        .version(subject.version)
         .predicate(Some(predicate.to_string()))
         .options(options);
     let answer = Progress::silent(|progress| explain_one(&request, progress))?;
@@ -494,7 +495,7 @@ fn same_sets(subject: &Subject, a: &Explanation, b: &Explanation) -> Result<(), 
 /// Invariant 2 for one variant.
 pub fn equivalence(
     subject: &Subject,
-    predicate: &explain_core::ast::Predicate,
+    predicate: &explain_compiler::ast::Predicate,
     variant: Variant,
 ) -> Outcome {
     let Some(form) = apply(variant, predicate) else {
@@ -523,7 +524,7 @@ pub fn equivalence(
 }
 
 /// Invariant 3.
-pub fn degradation(subject: &Subject, predicate: &explain_core::ast::Predicate) -> Outcome {
+pub fn degradation(subject: &Subject, predicate: &explain_compiler::ast::Predicate) -> Outcome {
     let Some(column) = predicate.columns_and_quoted_names().into_iter().next() else {
         return Outcome::Skipped {
             reason: "no column to degrade on".into(),
@@ -564,7 +565,7 @@ pub fn accepted(subject: &Subject, predicate: &str) -> Outcome {
     let columns = subject.kernel.columns();
     for (column, values) in ex.accepted.iter() {
         let Some(values) = values else { continue };
-        let Ok(info) = columns.resolve(&explain_core::ast::ColumnRef::new([column.as_str()]))
+        let Ok(info) = columns.resolve(&explain_compiler::ast::ColumnRef::new([column.as_str()]))
         else {
             continue;
         };

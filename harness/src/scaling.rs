@@ -19,9 +19,9 @@ use delta_kernel::engine::arrow_data::ArrowEngineData;
 
 use delta_kernel::scan::StatsOptions;
 use delta_kernel::{PredicateRef, Snapshot};
+use explain_compiler::schema::TableColumns;
 use explain_core::explain::{CompiledPredicate, ExplainOptions, KernelScans, kernel_scans};
 use explain_core::replay::{is_selected, open_engine, plain_engine, selected_count};
-use explain_core::schema::TableColumns;
 use explain_core::stream::{StreamRequest, explain_streaming};
 use serde::{Deserialize, Serialize};
 use storage::StorageOptions;

@@ -2,7 +2,7 @@
 //! children or drop one item of a junction, kept while the failure persists. Each step makes
 //! the tree strictly smaller, so the search ends.
 
-use explain_core::ast::Predicate;
+use explain_compiler::ast::Predicate;
 
 /// The predicates one step smaller than `p`.
 pub fn smaller(p: &Predicate) -> Vec<Predicate> {
@@ -66,7 +66,7 @@ pub fn minimize(p: &Predicate, fails: &dyn Fn(&Predicate) -> bool) -> Predicate 
 
 #[cfg(test)]
 mod tests {
-    use explain_core::sql::parse_predicate;
+    use explain_compiler::sql::parse_predicate;
 
     use super::*;
 

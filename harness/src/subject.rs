@@ -55,6 +55,8 @@ pub struct Subject {
     /// A short name for trial names and reports (`taxi-nyc`, `gen/nan-floats`).
     pub name: String,
     pub location: String,
+    /// The version both sides read (the latest where `None`).
+    pub version: Option<u64>,
     pub kernel: ReplayedTable,
     pub oracle: LoadedTable,
     /// For each live file of `kernel`, its index in the oracle's snapshot.
@@ -66,10 +68,15 @@ pub struct Subject {
 
 impl Subject {
     pub fn load(name: &str, location: &str) -> Result<Subject, String> {
-        let kernel = ReplayedTable::open(location, None)
+        Self::load_at(name, location, None)
+    }
+
+    /// The subject at `version` (the latest where `None`), read by both sides at that version.
+    pub fn load_at(name: &str, location: &str, version: Option<u64>) -> Result<Subject, String> {
+        let kernel = ReplayedTable::open(location, version)
             .map_err(|e| format!("{name}: explain-core: {e}"))?;
         let snapshot =
-            Snapshot::open(location, None).map_err(|e| format!("{name}: oracle: {e}"))?;
+            Snapshot::open(location, version).map_err(|e| format!("{name}: oracle: {e}"))?;
         let oracle =
             LoadedTable::load(snapshot, &plan(2)).map_err(|e| format!("{name}: oracle: {e}"))?;
         let oracle_index = kernel
@@ -79,6 +86,7 @@ impl Subject {
         Ok(Subject {
             name: name.to_string(),
             location: location.to_string(),
+            version,
             kernel,
             oracle,
             oracle_index,

@@ -2,8 +2,8 @@
 //! (table, predicate) against the kernel asked the same predicate with no guard, and against
 //! the files that really match (the oracle).
 
+use explain_compiler::lower::{kernel_can_evaluate, to_kernel};
 use explain_core::explain::CompiledPredicate;
-use explain_core::lower::{kernel_can_evaluate, to_kernel};
 use serde::Serialize;
 
 use crate::subject::Subject;
@@ -58,7 +58,7 @@ pub fn measure(subject: &Subject, predicate: &str) -> Result<Measured, String> {
     let widened = default
         .hazards
         .iter()
-        .any(|h| h.effect != explain_core::guards::Effect::Announced);
+        .any(|h| h.effect != explain_compiler::guards::Effect::Announced);
     let looser = (0..kernel.len())
         .filter(|&i| default.kept[i] && !kernel[i])
         .count();

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use explain_core::ast::Predicate;
+use explain_compiler::ast::Predicate;
 use generators::catalog::{NAMES, named};
 use generators::predicates::{Pools, sample_predicates};
 use generators::variants::ALL;
@@ -213,7 +213,7 @@ fn trials_for(table: &Table) -> Vec<Trial> {
         table
             .predicates
             .iter()
-            .filter_map(|p| explain_core::sql::parse_predicate(p).ok())
+            .filter_map(|p| explain_compiler::sql::parse_predicate(p).ok())
             .collect()
     } else {
         table.trees.clone()
@@ -273,7 +273,7 @@ fn regression_trials(root: &std::path::Path) -> Vec<Trial> {
                     "regression {file}: predicate `{}`, invariant {}",
                     r.predicate, r.invariant
                 );
-                let tree = explain_core::sql::parse_predicate(&r.predicate)
+                let tree = explain_compiler::sql::parse_predicate(&r.predicate)
                     .map_err(|e| Failed::from(format!("{context}: {e}")))?;
                 let outcome = match r.invariant.as_str() {
                     "soundness" => soundness(s, &r.predicate).outcome,

@@ -537,7 +537,28 @@ fn decimal_literals_as_floats_beside_floats(
                 // comparisons above then takes floats and bounds beyond a decimal's range):
                 // DataFusion coerces `x BETWEEN -0.5 AND 9223372036854775806` on a 64-bit
                 // integer to doubles, where distinct integers compare equal.
-                let (x, low, high) = (*expr, *low, *high);
+                let (x, mut low, mut high) = (*expr, *low, *high);
+                // ... but a text bound beside a number bound on a FLOAT column takes the
+                // common type of all three first, as DataFusion's coercion of BETWEEN does
+                // (measured: `y BETWEEN -1e300 AND '1e300'` reads `'1e300'` as the double
+                // 1e300, where `y <= '1e300'` alone reads it as a FLOAT, infinity).
+                if matches!(x.get_type(schema), Ok(DataType::Float32)) {
+                    let text = |e: &Expr| match e {
+                        Expr::Literal(ScalarValue::Utf8(Some(t)), _) => t.parse::<f64>().ok(),
+                        _ => None,
+                    };
+                    // A number: a literal, negated or cast (`1e300` is the text cast to a
+                    // double), of a numeric type.
+                    let number = |e: &Expr| {
+                        e.column_refs().is_empty()
+                            && e.get_type(schema).is_ok_and(|t| t.is_numeric())
+                    };
+                    if let (Some(t), true) = (text(&low), number(&high)) {
+                        low = datafusion::logical_expr::lit(ScalarValue::Float64(Some(t)));
+                    } else if let (true, Some(t)) = (number(&low), text(&high)) {
+                        high = datafusion::logical_expr::lit(ScalarValue::Float64(Some(t)));
+                    }
+                }
                 Transformed::yes(if negated {
                     x.clone().lt(low).or(x.gt(high))
                 } else {

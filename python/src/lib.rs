@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use explain_core::error::ExplainError;
+use explain_compiler::error::ExplainError;
 use explain_core::request::{ExplainRequest, Options, Progress, explain_many as many, explain_one};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;

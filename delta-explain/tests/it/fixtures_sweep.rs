@@ -2,7 +2,7 @@
 //! partition and data columns, and the survivor sets nest.
 
 use delta_kernel::schema::{DataType, PrimitiveType};
-use explain_core::ast::ColumnRef;
+use explain_compiler::ast::ColumnRef;
 use explain_core::explain::explain;
 use explain_core::replay::ReplayedTable;
 
@@ -106,7 +106,7 @@ fn every_fixture_explains_over_every_column() {
 fn check_accepted_matches_partition_phase(
     table: &ReplayedTable,
     ex: &explain_core::explain::Explanation,
-    info: &explain_core::schema::ColumnInfo,
+    info: &explain_compiler::schema::ColumnInfo,
     location: &str,
     predicate: &str,
 ) {

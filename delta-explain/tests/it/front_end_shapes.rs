@@ -4,8 +4,8 @@
 //! (front_end_bounds.rs: every outcome) and the benchmark (benches/front_end.rs: the time
 //! each shape takes in a release build, where a parse that is not linear shows).
 
+use explain_compiler::schema::TableColumns;
 use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
-use explain_core::schema::TableColumns;
 
 /// The front end of one predicate: compile (parse, normalize, classify) and lower.
 pub fn front_end(text: &str, columns: &TableColumns) -> Result<String, (i32, String)> {

@@ -6,9 +6,9 @@
 
 use std::sync::OnceLock;
 
+use explain_compiler::schema::TableColumns;
 use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
 use explain_core::file_stats::FileStats;
-use explain_core::schema::TableColumns;
 use proptest::prelude::*;
 use testkit::fuzz::{fuzz, token_soup};
 

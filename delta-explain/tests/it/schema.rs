@@ -119,7 +119,7 @@ fn hazard_codes_agree_with_the_schema_and_the_docs() {
         .collect();
     assert_eq!(
         listed,
-        explain_core::guards::HAZARD_CODES,
+        explain_compiler::guards::HAZARD_CODES,
         "schema enum of hazard codes"
     );
     let semantics = std::fs::read_to_string(root.join("docs/semantics.md")).unwrap();
@@ -127,7 +127,7 @@ fn hazard_codes_agree_with_the_schema_and_the_docs() {
         .split("## Hazards and guards")
         .nth(1)
         .expect("docs/semantics.md has a Hazards and guards section");
-    for code in explain_core::guards::HAZARD_CODES {
+    for code in explain_compiler::guards::HAZARD_CODES {
         assert!(
             section.contains(&format!("| `{code}` |")),
             "docs/semantics.md's hazard table lists {code}"

@@ -19,7 +19,7 @@ use url::Url;
 use super::{LiveFile, PartitionList, is_selected, selected_count, snapshot_at};
 use crate::file_stats::num_records;
 use crate::partition_table::{DistinctPartitions, PartitionTable};
-use crate::schema::TableColumns;
+use explain_compiler::schema::TableColumns;
 
 /// What the base scan leaves: its selected rows and the live files they are.
 #[derive(Default)]
@@ -58,7 +58,7 @@ pub(super) enum ReplayFailure {
     /// from `stats_parsed`: the replay starts again, asking for them (see [`replay_log`]).
     Restart,
     /// The window sink refused a window.
-    Sink(crate::error::ExplainError),
+    Sink(explain_compiler::error::ExplainError),
     /// The log describes a table the protocol tells readers to refuse (a type change it does
     /// not allow, `type_changes.rs`): the reason.
     Refused(String),
@@ -73,11 +73,11 @@ pub(super) trait WindowSink: Send {
         &mut self,
         snapshot: &SnapshotRef,
         columns: &TableColumns,
-    ) -> Result<(), crate::error::ExplainError>;
+    ) -> Result<(), explain_compiler::error::ExplainError>;
     /// How many files a window gathers before it is handed on.
     fn window_files(&self) -> usize;
     /// One window: its rows, the files they are, and their partitions.
-    fn window(&mut self, rows: Window) -> Result<(), crate::error::ExplainError>;
+    fn window(&mut self, rows: Window) -> Result<(), explain_compiler::error::ExplainError>;
 }
 
 /// The rows of one window of a streamed replay.

@@ -10,7 +10,7 @@ use delta_kernel::scan::StatsOptions;
 use delta_kernel::{Engine, EngineData, PredicateRef, SnapshotRef};
 
 use super::{PerPartition, ReplayedTable, is_selected, kernel_message, one_line};
-use crate::error::ExplainError;
+use explain_compiler::error::ExplainError;
 
 impl ReplayedTable {
     /// Runs one kernel scan with `predicate` over the cached rows and returns, per live file,
@@ -50,7 +50,8 @@ impl ReplayedTable {
         let references = predicate.references();
         !references.is_empty()
             && references.iter().all(|column| {
-                let column = crate::ast::ColumnRef::new(column.path().iter().map(String::as_str));
+                let column =
+                    explain_compiler::ast::ColumnRef::new(column.path().iter().map(String::as_str));
                 self.columns
                     .resolve(&column)
                     .is_ok_and(|info| info.is_partition)

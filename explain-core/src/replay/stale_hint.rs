@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use delta_kernel::{Engine, KernelError};
 use url::Url;
 
-use crate::classify::Note;
-use crate::error::ExplainError;
 use crate::log_check::{LogName, parse_log_name};
+use explain_compiler::classify::Note;
+use explain_compiler::error::ExplainError;
 
 /// The note of a log read past its checkpoint hint.
 pub const LAST_CHECKPOINT_IGNORED: &str = "LAST_CHECKPOINT_IGNORED";

@@ -8,15 +8,15 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::accepted::AcceptedValues;
-use crate::classify::{Bucket, Confidence, Note};
 use crate::diagnose::Diagnosis;
 use crate::explain::Explanation;
 use crate::features::TableFeatures;
 use crate::file_stats::{FileStats, StatsNeeds};
 use crate::gates::{Assertion, Outcome};
 use crate::layers::Layers;
-use crate::nnf::Leaf;
 use crate::replay::{LiveFile, ReplayedTable};
+use explain_compiler::classify::{Bucket, Confidence, Note};
+use explain_compiler::nnf::Leaf;
 
 pub mod funnel;
 

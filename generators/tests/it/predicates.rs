@@ -73,8 +73,8 @@ fn arbtest_draws_predicates_from_the_pools() {
 /// expands (21 distinct literals or more), which the explainer bounds by its hull.
 #[test]
 fn some_in_lists_are_longer_than_the_kernel_expands() {
-    fn longest(p: &explain_core::ast::Predicate) -> usize {
-        use explain_core::ast::Predicate as P;
+    fn longest(p: &explain_compiler::ast::Predicate) -> usize {
+        use explain_compiler::ast::Predicate as P;
         match p {
             P::InList { list, .. } => list.len(),
             P::And(items) | P::Or(items) => items.iter().map(longest).max().unwrap_or(0),

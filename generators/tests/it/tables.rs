@@ -102,17 +102,23 @@ fn check_stats_against_data(spec: &TableSpec, location: &str) {
                 "{} ({location}): {} column {}",
                 spec.name, file.path, column.name
             );
-            if let Some(n) = stats["nullCount"].get(&column.name).and_then(Value::as_u64) {
+            // Statistics name a column by its physical name under column mapping.
+            let key = snapshot
+                .fields
+                .iter()
+                .find(|f| f.name == column.name)
+                .and_then(|f| f.physical_name.clone())
+                .unwrap_or_else(|| column.name.clone());
+            if let Some(n) = stats["nullCount"].get(&key).and_then(Value::as_u64) {
                 assert_eq!(
                     n as usize,
                     values.iter().filter(|v| v.is_null()).count(),
                     "{ctx}: nullCount"
                 );
             }
-            let (Some(min), Some(max)) = (
-                stats["minValues"].get(&column.name),
-                stats["maxValues"].get(&column.name),
-            ) else {
+            let (Some(min), Some(max)) =
+                (stats["minValues"].get(&key), stats["maxValues"].get(&key))
+            else {
                 continue;
             };
             let (min, mut max) = (bound(min, &data_type), bound(max, &data_type));

@@ -6,9 +6,9 @@
 
 use delta_kernel::Snapshot;
 use delta_kernel::expressions::Predicate;
+use explain_compiler::schema::TableColumns;
 use explain_core::explain::{CompiledPredicate, unguarded_kernel_predicate};
 use explain_core::replay::open_engine;
-use explain_core::schema::TableColumns;
 use oracle::engines::Answer;
 
 use super::{Adapter, Reading, TableUnderTest};

@@ -20,6 +20,7 @@
 pub mod datafusion_parquet;
 pub mod kernel;
 pub mod locked;
+pub mod pack;
 pub mod page;
 pub mod reduce;
 pub mod repro;
@@ -29,7 +30,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use explain_core::ast::Predicate;
+use explain_compiler::ast::Predicate;
 use generators::catalog::{NAMES, named_with_seed};
 use generators::predicates::{Pools, sample_predicates};
 use generators::variants::{Variant, apply};
@@ -421,7 +422,7 @@ pub fn run(
             .iter()
             .map(|sql| Case {
                 sql: sql.clone(),
-                tree: explain_core::sql::parse_predicate(sql).ok(),
+                tree: explain_compiler::sql::parse_predicate(sql).ok(),
             })
             .collect();
         cases += run_table(options, adapters, &table, &predicates, &mut report);
@@ -642,7 +643,7 @@ fn run_table(
 
 /// The columns a predicate names, sorted (its text where it does not parse).
 fn columns_of(sql: &str) -> Vec<String> {
-    match explain_core::sql::parse_predicate(sql) {
+    match explain_compiler::sql::parse_predicate(sql) {
         Ok(p) => {
             let mut out: Vec<String> = p.columns().iter().map(|c| c.path.join(".")).collect();
             out.sort();

@@ -131,5 +131,14 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
             }
         }
     }
+    // The reproductions' tables, packed into one archive (the tree keeps the scripts).
+    let packed = super::pack::pack_tables(out)?;
+    if packed > 0 {
+        md.push_str(&format!(
+            "\nThe {packed} reproductions' tables are in `{}`: `tar -xzf {}` in this folder puts each back as `repro/NNN-.../table/`, beside its script.\n",
+            super::pack::ARCHIVE,
+            super::pack::ARCHIVE
+        ));
+    }
     write("README.md", &md)
 }

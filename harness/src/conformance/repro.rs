@@ -59,7 +59,7 @@ pub fn write(
         Ok(Reading::Refused(why)) => format!("refused: {why}"),
     };
     let mut readme = format!(
-        "# {} {}: {}\n\nTable: `table/` (`{}`, seed {}: a table of the generators' catalog, or a shared fixture where the seed is 0; {} live file(s){}).\n\nPredicate (minimized from `{}`):\n\n```sql\n{predicate}\n```\n\nExpected: {expected_total} matching row(s) (the same engine's reading of the predicate over the table's live rows, read without Delta). The reader: {got}.\n\n",
+        "# {} {}: {}\n\nTable: `table/` (`{}`, seed {}: a table of the generators' catalog, or a shared fixture where the seed is 0; {} live file(s){}; packed in the report's `repro-tables.tar.gz`: run `tar -xzf repro-tables.tar.gz` in the report's folder first).\n\nPredicate (minimized from `{}`):\n\n```sql\n{predicate}\n```\n\nExpected: {expected_total} matching row(s) (the same engine's reading of the predicate over the table's live rows, read without Delta). The reader: {got}.\n\n",
         finding.engine,
         finding.version,
         finding.verdict.name(),

@@ -29,7 +29,7 @@ fn write(name: &str, seed: u64) -> (tempfile::TempDir, String) {
     (dir, location)
 }
 
-fn explained(location: &str) -> Result<Answer, explain_core::ExplainError> {
+fn explained(location: &str) -> Result<Answer, explain_compiler::ExplainError> {
     let request = ExplainRequest::new(location).predicate(Some(PREDICATE.to_string()));
     Progress::silent(|progress| explain_one(&request, progress))
 }

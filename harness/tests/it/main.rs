@@ -13,6 +13,7 @@ mod phase_scans;
 mod remote_requests;
 mod replay_agreement;
 mod scaling;
+mod schema_history;
 mod streaming;
 mod tightness;
 mod verify_funnel;

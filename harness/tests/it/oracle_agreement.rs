@@ -160,6 +160,9 @@ fn texts_beside_a_float32_column_are_read_in_its_width() {
         "y IN (908.83673095703125, '1e300')",
         "y NOT IN (0.5, '-1e-300')",
         "y BETWEEN '-1e-300' AND 1e300",
+        "y BETWEEN -1e300 AND '1e300'",
+        "y BETWEEN '-1e300' AND 1e300",
+        "NOT y BETWEEN -1e300 AND '1e300'",
     ]
     .iter()
     .map(|p| p.to_string())

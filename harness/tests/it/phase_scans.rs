@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use explain_core::ast::ColumnRef;
+use explain_compiler::ast::ColumnRef;
 use explain_core::explain::{CompiledPredicate, ExplainOptions, kernel_scans};
 use explain_core::replay::ReplayedTable;
 use harness::scaling::fresh_scan_paths;

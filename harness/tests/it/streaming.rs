@@ -8,7 +8,7 @@
 //! report what each reports alone against the whole table, each with its own request, a bad
 //! predicate an error in its place.
 
-use explain_core::ast::ColumnRef;
+use explain_compiler::ast::ColumnRef;
 use explain_core::diagnose::diagnose;
 use explain_core::explain::{ExplainOptions, explain_with};
 use explain_core::gates::stats_complete;

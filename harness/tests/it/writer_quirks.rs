@@ -4,11 +4,11 @@
 //! reproduces the class; explain-core with its guards never does under `--strict`, and in the
 //! default mode only where it announces a NaN hazard.
 
-use explain_core::ast::CmpOp;
+use explain_compiler::ast::CmpOp;
+use explain_compiler::guards::{Effect, Guard};
+use explain_compiler::lower::{kernel_can_evaluate, to_kernel};
 use explain_core::explain::{CompiledPredicate, ExplainOptions, explain_with};
 use explain_core::file_set::FileSet;
-use explain_core::guards::{Effect, Guard};
-use explain_core::lower::{kernel_can_evaluate, to_kernel};
 use generators::catalog::named;
 use generators::predicates::Pools;
 use generators::spec::Kind;
@@ -44,7 +44,7 @@ fn matching(subject: &Subject, predicate: &str) -> Vec<bool> {
 fn unguarded_kept(
     subject: &Subject,
     predicate: &str,
-) -> Result<Vec<bool>, explain_core::error::ExplainError> {
+) -> Result<Vec<bool>, explain_compiler::error::ExplainError> {
     let compiled = CompiledPredicate::compile(predicate, &subject.kernel).unwrap();
     let (evaluable, _) = compiled.normalized.weaken(&kernel_can_evaluate);
     subject
@@ -283,7 +283,7 @@ fn struct_only_checkpoint_statistics_prune_as_json_ones() {
 /// cast with ANSI off) and `2.5` as 2.50.
 #[test]
 fn misspelt_decimal_partitions_are_distrusted_not_fatal() {
-    use explain_core::classify::PARTITION_VALUE_DISTRUSTED;
+    use explain_compiler::classify::PARTITION_VALUE_DISTRUSTED;
     let extra = [
         "pdec = 2.5",
         "pdec = 2.50",
@@ -341,7 +341,7 @@ fn misspelt_decimal_partitions_are_distrusted_not_fatal() {
 /// literal was rewritten to before drops the NULL files.
 #[test]
 fn comparisons_spark_folds_to_true_keep_the_null_files() {
-    use explain_core::retype::LITERAL_OUT_OF_RANGE;
+    use explain_compiler::retype::LITERAL_OUT_OF_RANGE;
 
     let dir = tempfile::tempdir().unwrap();
     write_table(&named("null-files").unwrap(), dir.path()).unwrap();
