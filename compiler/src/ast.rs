@@ -103,6 +103,9 @@ pub enum Literal {
         kind: TypedLiteralKind,
         text: String,
     },
+    /// A hexadecimal binary literal, decoded (`X'616263'`: the bytes of `abc`), as Spark and
+    /// DataFusion read it.
+    Binary(Vec<u8>),
 }
 
 impl fmt::Display for Literal {
@@ -113,6 +116,11 @@ impl fmt::Display for Literal {
             Literal::Boolean(true) => f.write_str("TRUE"),
             Literal::Boolean(false) => f.write_str("FALSE"),
             Literal::Null => f.write_str("NULL"),
+            Literal::Binary(bytes) => {
+                f.write_str("X'")?;
+                bytes.iter().try_for_each(|b| write!(f, "{b:02X}"))?;
+                f.write_str("'")
+            }
             Literal::Typed { kind, text } => {
                 let keyword = match kind {
                     TypedLiteralKind::Date => "DATE",

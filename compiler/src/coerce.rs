@@ -435,6 +435,12 @@ pub fn coerce(literal: &Literal, column: &ColumnInfo) -> Result<Scalar, ExplainE
                 ))),
             }
         }
+        // Only a binary literal: a string beside a binary column is cast by Spark to its UTF-8
+        // bytes and refused by DuckDB, which is no reading to prune on.
+        PrimitiveType::Binary => match literal {
+            Literal::Binary(bytes) => Ok(Scalar::Binary(bytes.clone())),
+            other => Err(fail(format!("{other} is not a binary literal (X'..')"))),
+        },
         other => Err(fail(format!(
             "{other} columns are not supported in predicates"
         ))),

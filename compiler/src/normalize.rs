@@ -799,9 +799,15 @@ fn fold_literals(a: &Literal, op: CmpOp, b: &Literal) -> Result<Option<bool>, Ex
         }
         (Literal::String(x), Literal::String(y)) => Some(x.cmp(y)),
         (Literal::Boolean(x), Literal::Boolean(y)) => Some(x.cmp(y)),
+        // Bytes order unsigned, byte by byte, in every engine.
+        (Literal::Binary(x), Literal::Binary(y)) => Some(x.cmp(y)),
         // Literals of two kinds and typed literals are not folded here (NULL is above).
         (
-            Literal::Number(_) | Literal::String(_) | Literal::Boolean(_) | Literal::Typed { .. },
+            Literal::Number(_)
+            | Literal::String(_)
+            | Literal::Boolean(_)
+            | Literal::Typed { .. }
+            | Literal::Binary(_),
             _,
         ) => None,
     };

@@ -450,7 +450,9 @@ impl Readings {
                     greatest,
                 })
             }
-            Literal::Boolean(_) | Literal::Null | Literal::Typed { .. } => None,
+            Literal::Boolean(_) | Literal::Null | Literal::Typed { .. } | Literal::Binary(_) => {
+                None
+            }
         }
     }
 }
@@ -713,7 +715,9 @@ fn below_microsecond(literal: &Literal) -> Option<Literal> {
             let kind = *kind;
             (text, Box::new(move |t| Literal::Typed { kind, text: t }))
         }
-        Literal::Number(_) | Literal::Boolean(_) | Literal::Null => return None,
+        Literal::Number(_) | Literal::Boolean(_) | Literal::Null | Literal::Binary(_) => {
+            return None;
+        }
     };
     let colon = text.rfind(':')?;
     let dot = colon + text[colon..].find('.')?;

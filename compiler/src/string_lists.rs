@@ -83,7 +83,7 @@ pub fn not_in_items(info: &ColumnInfo, list: &[Literal]) -> Option<Vec<Literal>>
                         && matches!(primitive, PrimitiveType::Date)
                         && is_date_text(text)
                 }
-                Literal::Boolean(_) => false,
+                Literal::Boolean(_) | Literal::Binary(_) => false,
             })
             .cloned()
             .collect(),

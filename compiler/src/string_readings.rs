@@ -89,7 +89,8 @@ pub fn literal_readings(literal: &Literal) -> Vec<Literal> {
         | Literal::Number(_)
         | Literal::Boolean(_)
         | Literal::Null
-        | Literal::Typed { .. } => vec![literal.clone()],
+        | Literal::Typed { .. }
+        | Literal::Binary(_) => vec![literal.clone()],
     }
 }
 

@@ -109,6 +109,11 @@ fn conversion_round_trips() {
         ("a + 1 > 5", "a + 1 > 5"),
         ("a = b", "a = b"),
         ("CAST(a AS INT) = 5", "CAST(a AS INT) = 5"),
+        // A binary literal, decoded and written back in upper case.
+        ("b = X'6162'", "b = X'6162'"),
+        ("b IN (x'00ff', X'')", "b IN (X'00FF', X'')"),
+        // An odd count of digits is read two ways: an expression, kept as written.
+        ("b = X'616'", "b = X'616'"),
     ];
     for (sql, render) in cases {
         check_roundtrip(sql, render);

@@ -266,7 +266,8 @@ fn literal_text(literal: &Literal) -> Option<String> {
         Literal::String(s) => Some(s.clone()),
         Literal::Boolean(b) => Some(b.to_string()),
         Literal::Typed { text, .. } => Some(text.clone()),
-        Literal::Null => None,
+        // Bytes have no text a range of the column's values could show.
+        Literal::Null | Literal::Binary(_) => None,
     }
 }
 

@@ -22,6 +22,7 @@
 //! `harness/tests/it/phase_scans.rs` holds every one of these to a fresh kernel scan.
 
 mod listing;
+mod narrow_stats;
 mod per_partition;
 mod phase_scan;
 mod stale_hint;

@@ -3,7 +3,7 @@
 
 use crate::spec::{
     Checkpoint, ColumnSpec, Hint, Kind, Layout, LogShape, Mapping, MappingMode, Quirks,
-    StatsPolicy, StringTruncation, TableSpec,
+    StatsPolicy, StringTruncation, TableSpec, Widening,
 };
 
 fn col(name: &str, kind: Kind) -> ColumnSpec {
@@ -96,6 +96,10 @@ pub const NAMES: &[&str] = &[
     "hint-ahead-no-checkpoint",
     "mapping-renames",
     "mapping-id",
+    "widening-history",
+    "widening-checkpoint",
+    "mapping-readded",
+    "mapping-id-parquet-names",
 ];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
@@ -423,6 +427,8 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
                 mapping: Some(Mapping {
                     mode: MappingMode::Name,
                     renamed: true,
+                    readded: false,
+                    parquet_names: false,
                 }),
                 ..Quirks::default()
             },
@@ -448,6 +454,8 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
                 mapping: Some(Mapping {
                     mode: MappingMode::Id,
                     renamed: true,
+                    readded: false,
+                    parquet_names: false,
                 }),
                 ..Quirks::default()
             },
@@ -458,8 +466,101 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             },
             ..base
         },
+        // Column mapping in name mode, renamed, and a column dropped and added again under
+        // its name (a new id and physical name): the first files hold the old column.
+        "mapping-readded" => TableSpec {
+            quirks: Quirks {
+                mapping: Some(Mapping {
+                    mode: MappingMode::Name,
+                    renamed: true,
+                    readded: true,
+                    parquet_names: false,
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                ..base.log
+            },
+            ..base
+        },
+        // Column mapping in id mode with Parquet fields named unlike the physical names
+        // (readers go by field id), a column added again, and a checkpoint.
+        "mapping-id-parquet-names" => TableSpec {
+            columns: vec![
+                part("p", Kind::Int32),
+                col("x", Kind::Int64),
+                col("y", Kind::Int64),
+                col("s", Kind::String),
+                col("d", Kind::Date),
+                col("f", Kind::Float64),
+            ],
+            quirks: Quirks {
+                mapping: Some(Mapping {
+                    mode: MappingMode::Id,
+                    renamed: false,
+                    readded: true,
+                    parquet_names: true,
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                checkpoint: Checkpoint::Classic,
+                ..base.log
+            },
+            ..base
+        },
+        // Type widening after the first commit of adds: every column in a kind the protocol
+        // widens to was written one kind narrower (integers one step, float -> double,
+        // decimal(10,2) -> decimal(38,18), date -> timestamp_ntz; the partition integer to
+        // long); the first files keep their narrow Parquet types and JSON statistics.
+        "widening-history" => TableSpec {
+            columns: widened_columns(),
+            quirks: Quirks {
+                widening: Some(Widening {
+                    checkpoint_before: false,
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                ..base.log
+            },
+            ..base
+        },
+        // The same, with a checkpoint before the change that records statistics only as
+        // `stats_parsed` in the narrow types, and a checkpoint after it in the wide ones.
+        "widening-checkpoint" => TableSpec {
+            columns: widened_columns(),
+            quirks: Quirks {
+                widening: Some(Widening {
+                    checkpoint_before: true,
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                ..base.log
+            },
+            ..base
+        },
         _ => return None,
     })
+}
+
+/// The columns of the widening tables, in their kinds after the change.
+fn widened_columns() -> Vec<ColumnSpec> {
+    vec![
+        part("p", Kind::Int64),
+        col("x", Kind::Int64),
+        col("h", Kind::Int32),
+        col("b", Kind::Int16),
+        col("f", Kind::Float64),
+        col("dec", Kind::WideDecimal),
+        col("t", Kind::TimestampNtz),
+        col("s", Kind::String),
+    ]
 }
 
 /// The spec called `name` with its default seed.

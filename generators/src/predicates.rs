@@ -627,7 +627,8 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
                 | Literal::Typed { .. }
                 | Literal::String(_)
                 | Literal::Boolean(_)
-                | Literal::Null => None,
+                | Literal::Null
+                | Literal::Binary(_) => None,
             })
             .collect::<Vec<Literal>>()
     } else {

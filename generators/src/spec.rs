@@ -262,6 +262,54 @@ pub struct Quirks {
     /// Column mapping (`delta.columnMapping.mode`) with a history of renames: see [`Mapping`].
     #[serde(default)]
     pub mapping: Option<Mapping>,
+    /// Type widening (`typeWidening`) with a history: see [`Widening`].
+    #[serde(default)]
+    pub widening: Option<Widening>,
+}
+
+/// Type widening as Delta Spark records it (reader and writer feature `typeWidening`,
+/// `delta.enableTypeWidening`): the table is written in narrower types and widened after its
+/// first commit of adds, each widened field carrying `delta.typeChanges`. The first commit's
+/// files keep their narrow Parquet types and statistics; later files are written in the wide
+/// types. The spec's kinds are the kinds after the change; [`Widening::narrow`] gives each
+/// column's kind before it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Widening {
+    /// A checkpoint at the version before the change, recording statistics only as
+    /// `stats_parsed` in the narrow types (`delta.checkpoint.writeStatsAsJson = false`), so a
+    /// reader of the widened table meets narrow typed statistics.
+    pub checkpoint_before: bool,
+}
+
+impl Widening {
+    /// The version whose metaData widens the table (version 0 holds the protocol and the first
+    /// metaData, version 1 the first adds).
+    pub const VERSION: u64 = 2;
+
+    /// The kind `column` had before the change, where the protocol lets it widen to its kind:
+    /// each integer from the next narrower one, double from float, `decimal(38,18)` from
+    /// `decimal(10,2)`, timestamp_ntz from date; a partition column's integers only (their
+    /// values' text reads the same in both types).
+    pub fn narrow(column: &ColumnSpec) -> Option<Kind> {
+        let from = match column.kind {
+            Kind::Int16 => Kind::Int8,
+            Kind::Int32 => Kind::Int16,
+            Kind::Int64 => Kind::Int32,
+            Kind::Float64 => Kind::Float32,
+            Kind::WideDecimal => Kind::Decimal,
+            Kind::TimestampNtz => Kind::Date,
+            Kind::Int8
+            | Kind::Float32
+            | Kind::Decimal
+            | Kind::String
+            | Kind::Boolean
+            | Kind::Date
+            | Kind::Timestamp
+            | Kind::Struct => return None,
+        };
+        (!column.partition || from.is_number() && !from.is_float() && from != Kind::Decimal)
+            .then_some(from)
+    }
 }
 
 /// Column mapping as Spark writes it: every column, nested fields included, carries
@@ -276,6 +324,16 @@ pub struct Mapping {
     /// their names, and every partition column and struct field had the suffix `_v0`. The
     /// spec's names are the names after the rename.
     pub renamed: bool,
+    /// At the same change, the last data column (not a struct, not one of the two that swap)
+    /// is dropped and added again under its name: a new id and a new physical name. Files
+    /// written before hold the old physical column, which readers of the new column must not
+    /// read (its values are NULL there, its statistics are not the new column's).
+    #[serde(default)]
+    pub readded: bool,
+    /// Under `id` mode, the Parquet fields are named unlike the physical names (readers find
+    /// columns by field id; statistics still name the physical columns).
+    #[serde(default)]
+    pub parquet_names: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -178,6 +178,33 @@ pub fn decimal_shape(kind: Kind) -> (u8, i8) {
     }
 }
 
+/// `cell` of a `from` column as the same value of a `to` column, for the widenings of
+/// [`crate::spec::Widening`] and back: integers and floats keep their value, a decimal moves to
+/// the other scale, a date is its midnight as a timestamp_ntz (and a timestamp at midnight its
+/// date). A value the other kind cannot hold exactly is NULL.
+pub fn convert_cell(from: Kind, to: Kind, cell: &Cell) -> Cell {
+    let decimal = |k: Kind| matches!(k, Kind::Decimal | Kind::WideDecimal);
+    match cell {
+        Cell::Decimal(v) if decimal(from) && decimal(to) => {
+            let (s1, s2) = (decimal_shape(from).1, decimal_shape(to).1);
+            let shift = 10i128.pow(s1.abs_diff(s2) as u32);
+            if s2 >= s1 {
+                v.checked_mul(shift).map_or(Cell::Null, Cell::Decimal)
+            } else if v % shift == 0 {
+                Cell::Decimal(v / shift)
+            } else {
+                Cell::Null
+            }
+        }
+        Cell::Date(d) if to == Kind::TimestampNtz => Cell::Micros(i64::from(*d) * 86_400_000_000),
+        Cell::Micros(m) if to == Kind::Date => match i32::try_from(m / 86_400_000_000) {
+            Ok(d) if m % 86_400_000_000 == 0 => Cell::Date(d),
+            _ => Cell::Null,
+        },
+        other => other.clone(),
+    }
+}
+
 /// `unscaled * 10^-scale` as exact decimal text.
 pub fn decimal_text(unscaled: i128, scale: u32) -> String {
     let digits = unscaled.unsigned_abs().to_string();

@@ -16,10 +16,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-use crate::spec::{Checkpoint, Hint, Kind, MappingMode, StringTruncation, TableSpec};
+use crate::spec::{Checkpoint, Hint, Kind, MappingMode, StringTruncation, TableSpec, Widening};
 use crate::stats::file_stats;
 use crate::values::{
-    Cell, apply_quirks, arrow_type, column_cells, partition_value_text, to_array, window,
+    Cell, apply_quirks, arrow_type, column_cells, convert_cell, partition_value_text, to_array,
+    window,
 };
 
 /// What was written: every data file with its cells, for tests and literal pools.
@@ -58,31 +59,102 @@ fn io(path: &Path, e: impl std::fmt::Display) -> String {
     format!("{}: {e}", path.display())
 }
 
-/// Which of a renamed table's names a metaData action carries.
+/// Which of a changing table's schemas a metaData action carries.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Names {
-    /// The names the table was written under (before [`Mapping::renamed`]'s rename).
+enum Stage {
+    /// The schema the table was written under: the names before [`Mapping::renamed`]'s
+    /// rename, the kinds before [`Widening`]'s change.
     Before,
-    /// The spec's names.
+    /// The spec's names and kinds.
     After,
 }
 
-/// `spec` with the names its table carries at `version` (the written table's log: version 0
-/// holds the protocol and the first metaData, version 1 the first adds, and a renamed table's
-/// rename is version 2).
+/// `spec` with the names and kinds its table carries at `version` (the written table's log:
+/// version 0 holds the protocol and the first metaData, version 1 the first adds, and a
+/// renamed or widened table's change is version 2, [`Widening::VERSION`]).
 pub fn spec_at(spec: &TableSpec, version: u64) -> TableSpec {
     let mut at = spec.clone();
     if let Some(m) = spec
         .quirks
         .mapping
         .as_ref()
-        .filter(|m| m.renamed && version < 2)
+        .filter(|m| m.renamed && version < Widening::VERSION)
     {
         for c in &mut at.columns {
             c.name = m.name_before(spec, &c.name);
         }
     }
+    if spec.quirks.widening.is_some() && version < Widening::VERSION {
+        narrow_kinds(&mut at);
+    }
     at
+}
+
+/// Every column of `spec` in its kind before a [`Widening`].
+fn narrow_kinds(spec: &mut TableSpec) {
+    for c in &mut spec.columns {
+        c.kind = Widening::narrow(c).unwrap_or(c.kind);
+    }
+}
+
+/// `written` as a reader of version `version` of `spec`'s table sees it: the files added by
+/// then, their cells in that version's kinds ([`spec_at`]), NULL in a column added again
+/// after them.
+pub fn written_at(spec: &TableSpec, written: &WrittenTable, version: u64) -> WrittenTable {
+    let at = spec_at(spec, version);
+    let first_commit = first_commit_files(spec, written.files.len());
+    let files = written
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| added_at(spec, i / first_commit) <= version)
+        .map(|(i, f)| {
+            let mut f = f.clone();
+            if let Some(readded) = readded_column(spec)
+                && version >= Widening::VERSION
+                && i < first_commit
+            {
+                let at = spec.columns[..readded]
+                    .iter()
+                    .filter(|c| !c.partition)
+                    .count();
+                f.cells[at].iter_mut().for_each(|c| *c = Cell::Null);
+            }
+            for ((cells, wide), narrow) in f
+                .cells
+                .iter_mut()
+                .zip(spec.data_columns())
+                .zip(at.data_columns())
+            {
+                for cell in cells.iter_mut() {
+                    *cell = convert_cell(wide.kind, narrow.kind, cell);
+                }
+            }
+            f
+        })
+        .collect();
+    WrittenTable {
+        root: written.root.clone(),
+        version: version.min(written.version),
+        files,
+    }
+}
+
+/// The version that adds the `k`-th commit of adds of `spec`'s table (after version 0's
+/// protocol and metaData, and a renamed or widened table's change after the first).
+fn added_at(spec: &TableSpec, k: usize) -> u64 {
+    1 + k as u64 + u64::from(schema_changes(spec) && k >= 1)
+}
+
+/// Whether `spec`'s table changes its schema after its first commit of adds.
+fn schema_changes(spec: &TableSpec) -> bool {
+    let mapping = spec.quirks.mapping.as_ref();
+    spec.quirks.widening.is_some() || mapping.is_some_and(|m| m.renamed || m.readded)
+}
+
+/// How many of `files` files the first commit of adds holds.
+fn first_commit_files(spec: &TableSpec, files: usize) -> usize {
+    files.div_ceil(spec.log.commits.max(1)).max(1)
 }
 
 /// The physical name of the spec's `i`-th column under column mapping (Spark's are
@@ -95,12 +167,51 @@ fn physical_name(spec: &TableSpec, i: usize) -> String {
     )
 }
 
-/// The spec as the files name its columns: their physical names under column mapping.
-fn on_disk(spec: &TableSpec) -> TableSpec {
+/// The column [`Mapping::readded`] drops and adds again: the last data column that is not a
+/// struct, past the first two (which a rename swaps).
+fn readded_column(spec: &TableSpec) -> Option<usize> {
+    spec.quirks.mapping.as_ref().filter(|m| m.readded)?;
+    spec.columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.partition)
+        .skip(2)
+        .filter(|(_, c)| c.kind != Kind::Struct)
+        .last()
+        .map(|(i, _)| i)
+}
+
+/// Whether the `i`-th column at `stage` is the column added again (a new id and physical name).
+fn is_readded(spec: &TableSpec, i: usize, stage: Stage) -> bool {
+    stage == Stage::After && readded_column(spec) == Some(i)
+}
+
+/// The `delta.columnMapping.id` of the spec's `i`-th column at `stage`.
+fn column_id(spec: &TableSpec, i: usize, stage: Stage) -> usize {
+    if is_readded(spec, i, stage) {
+        max_column_id(spec) + 1
+    } else {
+        i + 1
+    }
+}
+
+/// The physical name of the spec's `i`-th column at `stage`.
+fn physical_name_at(spec: &TableSpec, i: usize, stage: Stage) -> String {
+    let name = physical_name(spec, i);
+    if is_readded(spec, i, stage) {
+        format!("{name}-r")
+    } else {
+        name
+    }
+}
+
+/// The spec as the files written at `stage` name its columns: their physical names under
+/// column mapping.
+fn on_disk(spec: &TableSpec, stage: Stage) -> TableSpec {
     let mut disk = spec.clone();
     if spec.quirks.mapping.is_some() {
         for (i, c) in disk.columns.iter_mut().enumerate() {
-            c.name = physical_name(spec, i);
+            c.name = physical_name_at(spec, i, stage);
         }
     }
     disk
@@ -118,10 +229,10 @@ fn max_column_id(spec: &TableSpec) -> usize {
 
 /// The table's `schemaString` (its names after any rename).
 pub fn schema_string(spec: &TableSpec) -> String {
-    schema_string_at(spec, Names::After)
+    schema_string_at(spec, Stage::After)
 }
 
-fn schema_string_at(spec: &TableSpec, names: Names) -> String {
+fn schema_string_at(spec: &TableSpec, stage: Stage) -> String {
     let mapping = spec.quirks.mapping.as_ref();
     let mut nested_id = spec.columns.len();
     let fields: Vec<Value> = spec
@@ -132,17 +243,29 @@ fn schema_string_at(spec: &TableSpec, names: Names) -> String {
             let mut meta = field_metadata(spec, c);
             let mut kind = c.kind.delta_type();
             let mut name = c.name.clone();
+            if let Some(from) = spec.quirks.widening.as_ref().and(Widening::narrow(c)) {
+                match stage {
+                    Stage::Before => kind = from.delta_type(),
+                    Stage::After => {
+                        meta["delta.typeChanges"] = json!([{
+                            "tableVersion": Widening::VERSION,
+                            "fromType": from.delta_type(),
+                            "toType": c.kind.delta_type(),
+                        }]);
+                    }
+                }
+            }
             if let Some(m) = mapping {
-                if names == Names::Before {
+                if stage == Stage::Before {
                     name = m.name_before(spec, &c.name);
                 }
-                meta["delta.columnMapping.id"] = json!(i + 1);
-                meta["delta.columnMapping.physicalName"] = json!(physical_name(spec, i));
+                meta["delta.columnMapping.id"] = json!(column_id(spec, i, stage));
+                meta["delta.columnMapping.physicalName"] = json!(physical_name_at(spec, i, stage));
                 if let Some(nested) = kind.get_mut("fields").and_then(Value::as_array_mut) {
                     for field in nested {
                         nested_id += 1;
                         let physical = field["name"].as_str().unwrap_or_default().to_string();
-                        if names == Names::Before && m.renamed {
+                        if stage == Stage::Before && m.renamed {
                             field["name"] = json!(format!("{physical}_v0"));
                         }
                         field["metadata"] = json!({
@@ -190,11 +313,17 @@ fn protocol(spec: &TableSpec) -> Value {
     if spec.quirks.mapping.is_some() {
         features.push("columnMapping");
     }
+    if spec.quirks.widening.is_some() {
+        features.push("typeWidening");
+    }
     delta_commit::protocol(&features, &features)
 }
 
-fn metadata(spec: &TableSpec, names: Names) -> Value {
+fn metadata(spec: &TableSpec, stage: Stage) -> Value {
     let mut configuration = serde_json::Map::new();
+    if spec.quirks.widening.is_some() {
+        configuration.insert("delta.enableTypeWidening".into(), json!("true"));
+    }
     if let Some(m) = &spec.quirks.mapping {
         let mode = match m.mode {
             MappingMode::Name => "name",
@@ -203,7 +332,11 @@ fn metadata(spec: &TableSpec, names: Names) -> Value {
         configuration.insert("delta.columnMapping.mode".into(), json!(mode));
         configuration.insert(
             "delta.columnMapping.maxColumnId".into(),
-            json!(max_column_id(spec).to_string()),
+            json!(
+                (max_column_id(spec)
+                    + usize::from(readded_column(spec).is_some() && stage == Stage::After))
+                .to_string()
+            ),
         );
     }
     if let Some(n) = spec.stats.num_indexed_cols {
@@ -227,15 +360,15 @@ fn metadata(spec: &TableSpec, names: Names) -> Value {
     let partition_columns: Vec<String> = spec
         .partition_columns()
         .iter()
-        .map(|c| match (&spec.quirks.mapping, names) {
-            (Some(m), Names::Before) => m.name_before(spec, &c.name),
+        .map(|c| match (&spec.quirks.mapping, stage) {
+            (Some(m), Stage::Before) => m.name_before(spec, &c.name),
             _ => c.name.clone(),
         })
         .collect();
     let partition_columns: Vec<&str> = partition_columns.iter().map(String::as_str).collect();
     delta_commit::metadata(
         &format!("generated-{}-{}", spec.name, spec.seed),
-        &schema_string_at(spec, names),
+        &schema_string_at(spec, stage),
         &partition_columns,
         configuration,
     )
@@ -256,39 +389,61 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
     // The files, statistics and partition values name columns as `disk` does; the log's
     // metaData actions as `spec` does.
     let logical = spec;
-    let disk = on_disk(spec);
+    let disk = on_disk(spec, Stage::After);
     let spec = &disk;
     let data_columns = spec.data_columns();
     let partition_columns = spec.partition_columns();
-    let field_ids = matches!(
-        &logical.quirks.mapping,
-        Some(m) if m.mode == MappingMode::Id
-    );
-    let schema: SchemaRef = Arc::new(Schema::new(
-        data_columns
-            .iter()
-            .map(|c| {
-                let field = Field::new(&c.name, arrow_type(c.kind), true);
-                match spec.columns.iter().position(|d| d.name == c.name) {
-                    // Under `id` mode the Parquet fields carry the columns' ids.
-                    Some(i) if field_ids => field.with_metadata(
-                        [(
-                            parquet::arrow::PARQUET_FIELD_ID_META_KEY.to_string(),
-                            (i + 1).to_string(),
-                        )]
-                        .into(),
-                    ),
-                    _ => field,
-                }
-            })
-            .collect::<Vec<_>>(),
-    ));
+    let mapping = logical.quirks.mapping.as_ref();
+    let field_ids = mapping.is_some_and(|m| m.mode == MappingMode::Id);
+    let parquet_names = field_ids && mapping.is_some_and(|m| m.parquet_names);
+    // A table whose schema changes after its first commit of adds writes that commit's files
+    // as its first schema says: the kinds before a widening, the physical names before a
+    // column is added again.
+    let widening = logical.quirks.widening.as_ref();
+    let changes = schema_changes(logical);
+    let mut before = on_disk(logical, Stage::Before);
+    if widening.is_some() {
+        narrow_kinds(&mut before);
+    }
+    let before_columns = before.data_columns();
+    let parquet_schema = |disk: &TableSpec, stage: Stage| -> SchemaRef {
+        Arc::new(Schema::new(
+            disk.columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !c.partition)
+                .map(|(i, c)| {
+                    // Under `id` mode readers find a column by its field id, whatever its name.
+                    let name = if parquet_names {
+                        format!("parquet_{i}")
+                    } else {
+                        c.name.clone()
+                    };
+                    let field = Field::new(name, arrow_type(c.kind), true);
+                    if field_ids {
+                        field.with_metadata(
+                            [(
+                                parquet::arrow::PARQUET_FIELD_ID_META_KEY.to_string(),
+                                column_id(logical, i, stage).to_string(),
+                            )]
+                            .into(),
+                        )
+                    } else {
+                        field
+                    }
+                })
+                .collect::<Vec<_>>(),
+        ))
+    };
+    let schema = parquet_schema(&disk, Stage::After);
+    let before_schema = parquet_schema(&before, Stage::Before);
     let slots = if partition_columns.is_empty() {
         1
     } else {
         spec.partition_values.max(1)
     };
     let total_files = slots * spec.files_per_partition.max(1);
+    let first_commit = first_commit_files(spec, total_files);
     let mut files = Vec::with_capacity(total_files);
     for slot in 0..slots {
         // Slot 0 is the NULL partition when the spec asks for nulls.
@@ -308,7 +463,12 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
             .collect();
         for f in 0..spec.files_per_partition.max(1) {
             let index = files.len();
-            let cells: Vec<Vec<Cell>> = data_columns
+            let (columns, schema) = if changes && index < first_commit {
+                (&before_columns, &before_schema)
+            } else {
+                (&data_columns, &schema)
+            };
+            let cells: Vec<Vec<Cell>> = columns
                 .iter()
                 .map(|c| {
                     let w = window(spec.layout, index, total_files, &mut rng);
@@ -330,7 +490,7 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
             let path = format!("{dir}part-{index:05}-{f}.parquet");
             let full = root.join(&path);
             std::fs::create_dir_all(full.parent().unwrap_or(root)).map_err(|e| io(&full, e))?;
-            let arrays = data_columns
+            let arrays = columns
                 .iter()
                 .zip(&cells)
                 .map(|(c, cells)| to_array(c.kind, cells))
@@ -342,13 +502,18 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
                     .map_err(|e| io(&full, e))?;
             writer.write(&batch).map_err(|e| io(&full, e))?;
             writer.close().map_err(|e| io(&full, e))?;
-            let stats = file_stats(
-                index,
-                &data_columns,
-                &cells,
-                spec.rows_per_file,
-                &spec.stats,
-            );
+            let stats = file_stats(index, columns, &cells, spec.rows_per_file, &spec.stats);
+            // Cells are recorded in the spec's kinds.
+            let cells = cells
+                .iter()
+                .zip(columns.iter().zip(&data_columns))
+                .map(|(cells, (was, is))| {
+                    cells
+                        .iter()
+                        .map(|c| convert_cell(was.kind, is.kind, c))
+                        .collect()
+                })
+                .collect();
             files.push(WrittenFile {
                 path,
                 partition: partition.clone(),
@@ -359,21 +524,34 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         }
     }
     // Commit 0: protocol and metadata; then the adds over `commits` commits; then removes.
-    // A renamed table is written under its first names, renamed after its first commit of
-    // adds.
-    let renamed = logical.quirks.mapping.as_ref().is_some_and(|m| m.renamed);
-    let first = if renamed { Names::Before } else { Names::After };
+    // A renamed or widened table is written under its first schema, changed after its first
+    // commit of adds (version 2, [`Widening::VERSION`]).
+    let first = if changes { Stage::Before } else { Stage::After };
     let mut commits: Vec<Vec<Value>> = vec![vec![protocol(logical), metadata(logical, first)]];
-    let per_commit = files.len().div_ceil(spec.log.commits.max(1)).max(1);
-    for (k, chunk) in files.chunks(per_commit).enumerate() {
+    for (k, chunk) in files.chunks(first_commit).enumerate() {
         commits.push(
             chunk
                 .iter()
                 .map(|f| add_action(root, f))
                 .collect::<Result<_, _>>()?,
         );
-        if k == 0 && renamed {
-            commits.push(vec![metadata(logical, Names::After)]);
+        if k == 0 && widening.is_some_and(|w| w.checkpoint_before) {
+            // The narrow checkpoint of version 1: statistics as narrow `stats_parsed` only.
+            let live = chunk
+                .iter()
+                .map(|f| add_row(root, f))
+                .collect::<Result<Vec<_>, String>>()?;
+            write_checkpoint_with(
+                &log,
+                1,
+                &[protocol(logical), metadata(logical, Stage::Before)],
+                &live,
+                1,
+                &CheckpointStats::StructOnly(stats_struct(&before)),
+            )?;
+        }
+        if k == 0 && changes {
+            commits.push(vec![metadata(logical, Stage::After)]);
         }
     }
     let removed: Vec<usize> = spec
@@ -402,36 +580,28 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
     let live: Vec<AddRow> = files
         .iter()
         .filter(|f| !f.removed)
-        .map(|f| {
-            let full = root.join(&f.path);
-            Ok(AddRow {
-                path: f.path.clone(),
-                partition_values: f.partition.clone(),
-                size: std::fs::metadata(&full).map_err(|e| io(&full, e))?.len() as i64,
-                stats: f.stats.clone(),
-            })
-        })
+        .map(|f| add_row(root, f))
         .collect::<Result<_, String>>()?;
     match spec.log.checkpoint {
         Checkpoint::None => {}
         Checkpoint::Classic => write_checkpoint(
             &log,
             version,
-            &[protocol(logical), metadata(logical, Names::After)],
+            &[protocol(logical), metadata(logical, Stage::After)],
             &live,
             1,
         )?,
         Checkpoint::MultiPart(parts) => write_checkpoint(
             &log,
             version,
-            &[protocol(logical), metadata(logical, Names::After)],
+            &[protocol(logical), metadata(logical, Stage::After)],
             &live,
             parts,
         )?,
         Checkpoint::StructStatsOnly => write_checkpoint_with(
             &log,
             version,
-            &[protocol(logical), metadata(logical, Names::After)],
+            &[protocol(logical), metadata(logical, Stage::After)],
             &live,
             1,
             &CheckpointStats::StructOnly(stats_struct(spec)),
@@ -439,7 +609,7 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         Checkpoint::V2Sidecars(sidecars) => write_v2_checkpoint(
             &log,
             version,
-            &[protocol(logical), metadata(logical, Names::After)],
+            &[protocol(logical), metadata(logical, Stage::After)],
             &live,
             sidecars,
             spec.seed,
@@ -458,6 +628,17 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         root: root.to_path_buf(),
         version,
         files,
+    })
+}
+
+/// `f` as a checkpoint's add row.
+fn add_row(root: &Path, f: &WrittenFile) -> Result<AddRow, String> {
+    let full = root.join(&f.path);
+    Ok(AddRow {
+        path: f.path.clone(),
+        partition_values: f.partition.clone(),
+        size: std::fs::metadata(&full).map_err(|e| io(&full, e))?.len() as i64,
+        stats: f.stats.clone(),
     })
 }
 

@@ -50,7 +50,7 @@ fn untrusted_bounds_keep_the_file_and_say_so() {
 /// An empty binary partition value, as delta-rs writes an empty non-NULL value: delta_kernel
 /// reads the empty binary, delta-rs reads NULL (measured with deltalake 1.6). Whatever the
 /// predicate on the column, its file is kept, and the note names the value; the other values
-/// still prune.
+/// still prune, binary literals (`X'6162'`) included.
 #[test]
 fn an_empty_binary_partition_value_is_kept_under_either_reading() {
     let dir = tempfile::tempdir().unwrap();
@@ -88,6 +88,16 @@ fn an_empty_binary_partition_value_is_kept_under_either_reading() {
             ],
         ),
         ("b IS NOT NULL", vec!["b=/empty.parquet", "b=ab/ab.parquet"]),
+        // A binary literal prunes by the bytes of each value's text.
+        ("b = X'6162'", vec!["b=/empty.parquet", "b=ab/ab.parquet"]),
+        ("b = X'6364'", vec!["b=/empty.parquet"]),
+        (
+            "b IN (X'6364', X'6162')",
+            vec!["b=/empty.parquet", "b=ab/ab.parquet"],
+        ),
+        ("b > X'61'", vec!["b=/empty.parquet", "b=ab/ab.parquet"]),
+        ("b < X'61'", vec!["b=/empty.parquet"]),
+        ("b != X'6162'", vec!["b=/empty.parquet"]),
         (
             "b IS NULL AND v = 1",
             vec![

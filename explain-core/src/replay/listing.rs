@@ -16,6 +16,7 @@ use delta_kernel::{Engine, SnapshotRef};
 
 use url::Url;
 
+use super::narrow_stats::NarrowStats;
 use super::{LiveFile, PartitionList, is_selected, selected_count, snapshot_at};
 use crate::file_stats::num_records;
 use crate::partition_table::{DistinctPartitions, PartitionTable};
@@ -157,6 +158,9 @@ pub(super) fn replay_log(
     let snapshot = snapshot_at(engine, url, version).map_err(ReplayFailure::Kernel)?;
     super::type_changes::check(&snapshot.schema()).map_err(ReplayFailure::Refused)?;
     let columns = TableColumns::of_snapshot(&snapshot);
+    // Statistics a checkpoint wrote before a type change, which the kernel leaves unread.
+    let narrow = NarrowStats::load(engine, &snapshot).map_err(ReplayFailure::Kernel)?;
+    let narrow = narrow.as_ref();
     if let Some(sink) = sink.as_deref_mut() {
         sink.start(&snapshot, &columns)
             .map_err(ReplayFailure::Sink)?;
@@ -165,6 +169,7 @@ pub(super) fn replay_log(
         engine,
         &snapshot,
         Statistics::Json,
+        narrow,
         observer,
         sink.as_deref_mut(),
     );
@@ -191,7 +196,14 @@ pub(super) fn replay_log(
         sink.start(&snapshot, &columns)
             .map_err(ReplayFailure::Sink)?;
     }
-    let replayed = replay_with(engine, &snapshot, Statistics::WithStruct, observer, sink)?;
+    let replayed = replay_with(
+        engine,
+        &snapshot,
+        Statistics::WithStruct,
+        narrow,
+        observer,
+        sink,
+    )?;
     Ok((snapshot, columns, replayed))
 }
 
@@ -232,6 +244,7 @@ fn replay_with(
     engine: &dyn Engine,
     snapshot: &SnapshotRef,
     stats: Statistics,
+    narrow: Option<&NarrowStats>,
     observer: &mut dyn FnMut(usize),
     sink: Option<&mut (dyn WindowSink + '_)>,
 ) -> Result<Replayed, ReplayFailure> {
@@ -271,6 +284,10 @@ fn replay_with(
                     .map_err(ReplayFailure::Kernel)?
                     .record_batch(),
             );
+            let batch = match narrow {
+                Some(narrow) => narrow.fill(batch).map_err(ReplayFailure::Rows)?,
+                None => batch,
+            };
             *live += selected_count(&selection, batch.num_rows());
             Ok((batch, selection))
         }))

@@ -14,7 +14,7 @@
 use delta_kernel::schema::{DataType, MetadataValue, StructType};
 
 /// The field metadata key of the recorded type changes.
-const TYPE_CHANGES: &str = "delta.typeChanges";
+pub(super) const TYPE_CHANGES: &str = "delta.typeChanges";
 
 /// The first recorded type change of `schema` the protocol does not allow, said as the reason
 /// the table is refused; `Ok` when every recorded change is allowed (or none is recorded).

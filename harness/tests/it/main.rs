@@ -1,6 +1,7 @@
 //! Differential tests: explain-core against the oracle on the shared fixtures.
 
 mod advise;
+mod binary_partitions;
 mod campaign;
 mod checkpoint_hints;
 mod conformance;

@@ -1,14 +1,15 @@
 //! Tables whose schema changes over their history (issue class: the log as it evolves),
 //! walked version by version: column mapping in name and id modes, renamed after the first
 //! commit of adds (two data columns swap names, partition columns and struct fields are
-//! renamed), with statistics, `stats_parsed` and partition values under the physical names.
-//! At every version, predicates drawn from that version's names are held to the oracle's rows,
+//! renamed), with statistics, `stats_parsed` and partition values under the physical names;
+//! type widening of every kind the generator writes (the first files in the narrow Parquet
+//! types, with narrow JSON statistics or a narrow `stats_parsed` checkpoint). At every version, predicates drawn from that version's names are held to the oracle's rows,
 //! default and `--strict`, through the entry point the command calls; the tightness (files
 //! kept against files that match) is printed beside the counts.
 
 use generators::catalog::named;
 use generators::predicates::{Pools, sample_predicates};
-use generators::writer::{spec_at, write_table};
+use generators::writer::{spec_at, write_table, written_at};
 use harness::checks::{Outcome, soundness};
 use harness::subject::Subject;
 
@@ -24,9 +25,9 @@ fn walk(name: &str) -> (usize, usize, usize, usize, usize) {
         let at = spec_at(&spec, version);
         let subject = Subject::load_at(&format!("gen/{name}@{version}"), &location, Some(version))
             .unwrap_or_else(|e| panic!("{name} at version {version}: {e}"));
-        let mut pools = Pools::from_table(&at, &written);
+        let mut pools = Pools::from_table(&at, &written_at(&spec, &written, version));
         // The struct's fields are named by the pools as written after the rename.
-        if at != spec {
+        if at.quirks.mapping.is_some() && at != spec {
             pools.columns.retain(|p| p.column.path.len() == 1);
             pools.structs.clear();
         }
@@ -51,19 +52,69 @@ fn walk(name: &str) -> (usize, usize, usize, usize, usize) {
 
 #[test]
 fn every_version_of_a_renamed_table_keeps_every_matching_file() {
-    for name in ["mapping-renames", "mapping-id"] {
-        let (cases, passes, files, kept, matching) = walk(name);
-        println!(
-            "{name}: {passes} of {cases} cases pass; {kept} of {files} files kept for {matching} matching"
-        );
+    for name in [
+        "mapping-renames",
+        "mapping-id",
+        "mapping-readded",
+        "mapping-id-parquet-names",
+    ] {
+        check_walk(name);
+    }
+}
+
+#[test]
+fn every_version_of_a_widened_table_keeps_every_matching_file() {
+    for name in ["widening-history", "widening-checkpoint"] {
+        check_walk(name);
+    }
+}
+
+fn check_walk(name: &str) {
+    let (cases, passes, files, kept, matching) = walk(name);
+    println!(
+        "{name}: {passes} of {cases} cases pass; {kept} of {files} files kept for {matching} matching"
+    );
+    assert!(
+        cases >= 120,
+        "{name}: every version draws predicates ({cases})"
+    );
+    // Statistics and partition values under physical names and narrow types are read: files
+    // are pruned.
+    assert!(
+        kept < files,
+        "{name}: nothing pruned ({kept} of {files} kept)"
+    );
+}
+
+/// A checkpoint written before the change records statistics only as `stats_parsed`, in the
+/// narrow types (date where the column is now timestamp_ntz, decimal(10,2) where it is now
+/// decimal(38,18)), which the kernel leaves unread: they are read in their own types, so the
+/// files it holds prune like the files written after it, on every widened column.
+#[test]
+fn a_checkpoint_before_a_widening_still_prunes_its_files() {
+    let spec = named("widening-checkpoint").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let written = write_table(&spec, dir.path()).unwrap();
+    let location = dir.path().to_string_lossy().into_owned();
+    let subject = Subject::load_at("gen/widening-checkpoint", &location, None).unwrap();
+    let narrow = written.files.len().div_ceil(spec.log.commits);
+    for predicate in [
+        "x > 9223372036854775806",
+        "h < -2147483648",
+        "dec > 99999999999999999999",
+        "t < TIMESTAMP_NTZ '1900-01-01 00:00:00'",
+        "f > 1e300",
+    ] {
+        let case = soundness(&subject, predicate);
         assert!(
-            cases >= 120,
-            "{name}: every version draws predicates ({cases})"
+            matches!(case.outcome, Outcome::Pass),
+            "`{predicate}`: {:?}",
+            case.outcome
         );
-        // Statistics and partition values under physical names are read: files are pruned.
-        assert!(
-            kept < files,
-            "{name}: nothing pruned ({kept} of {files} kept)"
+        assert_eq!(
+            (case.tightness.kept, case.tightness.matching),
+            (0, 0),
+            "`{predicate}`: the {narrow} files of the narrow checkpoint are pruned too"
         );
     }
 }
