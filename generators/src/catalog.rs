@@ -100,7 +100,13 @@ pub const NAMES: &[&str] = &[
     "widening-checkpoint",
     "mapping-readded",
     "mapping-id-parquet-names",
+    "stats-settings-history",
 ];
+
+/// Tables every reader must refuse from a version on (a recorded type change the protocol does
+/// not list, [`TableSpec::refused_from`]): apart from [`NAMES`], whose every table reads at its
+/// last version; the engine-backed campaign draws from both and checks the refusal.
+pub const REFUSED: &[&str] = &["widening-unsupported"];
 
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
 pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
@@ -511,6 +517,27 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             },
             ..base
         },
+        // The statistics settings change after the first commit of adds: its files record
+        // the first three data columns (`delta.dataSkippingNumIndexedCols = 3`), later files
+        // the columns `delta.dataSkippingStatsColumns` names, the first of them out of order.
+        "stats-settings-history" => TableSpec {
+            stats: StatsPolicy {
+                stats_columns: Some(vec!["f64".into(), "s".into(), "d".into(), "i8".into()]),
+                ..StatsPolicy::default()
+            },
+            quirks: Quirks {
+                stats_before: Some(StatsPolicy {
+                    num_indexed_cols: Some(3),
+                    ..StatsPolicy::default()
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                ..base.log
+            },
+            ..base
+        },
         // Type widening after the first commit of adds: every column in a kind the protocol
         // widens to was written one kind narrower (integers one step, float -> double,
         // decimal(10,2) -> decimal(38,18), date -> timestamp_ntz; the partition integer to
@@ -520,6 +547,7 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             quirks: Quirks {
                 widening: Some(Widening {
                     checkpoint_before: false,
+                    unsupported: false,
                 }),
                 ..Quirks::default()
             },
@@ -536,6 +564,24 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             quirks: Quirks {
                 widening: Some(Widening {
                     checkpoint_before: true,
+                    unsupported: false,
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                ..base.log
+            },
+            ..base
+        },
+        // A double column whose change is recorded as long -> double, outside the protocol's
+        // list: readable at versions 0 and 1, refused from version 2.
+        "widening-unsupported" => TableSpec {
+            columns: widened_columns(),
+            quirks: Quirks {
+                widening: Some(Widening {
+                    checkpoint_before: false,
+                    unsupported: true,
                 }),
                 ..Quirks::default()
             },
@@ -565,6 +611,10 @@ fn widened_columns() -> Vec<ColumnSpec> {
 
 /// The spec called `name` with its default seed.
 pub fn named(name: &str) -> Option<TableSpec> {
-    let seed = NAMES.iter().position(|n| *n == name)? as u64 + 1;
+    let seed = match NAMES.iter().position(|n| *n == name) {
+        Some(at) => at,
+        None => NAMES.len() + REFUSED.iter().position(|n| *n == name)?,
+    } as u64
+        + 1;
     named_with_seed(name, seed)
 }

@@ -105,6 +105,11 @@ pub struct StatsPolicy {
     /// `delta.dataSkippingNumIndexedCols`: only the first N data columns get statistics.
     #[serde(default)]
     pub num_indexed_cols: Option<usize>,
+    /// `delta.dataSkippingStatsColumns`: only these data columns get statistics (it takes
+    /// precedence over `num_indexed_cols`, as in Delta Spark). Names as the files name the
+    /// columns (not combined with column mapping).
+    #[serde(default)]
+    pub stats_columns: Option<Vec<String>>,
     /// Truncate string bounds to this many characters.
     #[serde(default)]
     pub string_prefix: Option<StringTruncation>,
@@ -265,6 +270,12 @@ pub struct Quirks {
     /// Type widening (`typeWidening`) with a history: see [`Widening`].
     #[serde(default)]
     pub widening: Option<Widening>,
+    /// The statistics policy of the first commit of adds, before a metaData action at version
+    /// 2 sets the spec's own (`delta.dataSkippingNumIndexedCols` and
+    /// `delta.dataSkippingStatsColumns` changed over the history): the first files record
+    /// statistics as this policy says, later files as the spec's does.
+    #[serde(default)]
+    pub stats_before: Option<StatsPolicy>,
 }
 
 /// Type widening as Delta Spark records it (reader and writer feature `typeWidening`,
@@ -279,9 +290,23 @@ pub struct Widening {
     /// `stats_parsed` in the narrow types (`delta.checkpoint.writeStatsAsJson = false`), so a
     /// reader of the widened table meets narrow typed statistics.
     pub checkpoint_before: bool,
+    /// The change of a double column is recorded as long -> double, a change the protocol
+    /// does not list (a long does not fit a double exactly): readers must refuse every version
+    /// from the change on, and read the versions before it.
+    #[serde(default)]
+    pub unsupported: bool,
 }
 
 impl Widening {
+    /// The kind `column` had before this widening: [`Widening::narrow`], or `long` for a double
+    /// column of an unsupported widening.
+    pub fn before(&self, column: &ColumnSpec) -> Option<Kind> {
+        if self.unsupported && column.kind == Kind::Float64 && !column.partition {
+            return Some(Kind::Int64);
+        }
+        Self::narrow(column)
+    }
+
     /// The version whose metaData widens the table (version 0 holds the protocol and the first
     /// metaData, version 1 the first adds).
     pub const VERSION: u64 = 2;
@@ -359,6 +384,16 @@ impl Mapping {
 }
 
 impl TableSpec {
+    /// The first version a reader must refuse (a recorded type change the protocol does not
+    /// list), if any.
+    pub fn refused_from(&self) -> Option<u64> {
+        self.quirks
+            .widening
+            .as_ref()
+            .filter(|w| w.unsupported)
+            .map(|_| Widening::VERSION)
+    }
+
     pub fn partition_columns(&self) -> Vec<&ColumnSpec> {
         self.columns.iter().filter(|c| c.partition).collect()
     }

@@ -188,7 +188,12 @@ pub fn file_stats(
     }
     let (mut mins, mut maxs, mut nulls) = (Map::new(), Map::new(), Map::new());
     let mut leaves_seen = 0usize;
-    let indexed = |leaves_seen: usize| policy.num_indexed_cols.is_none_or(|n| leaves_seen < n);
+    // Stats columns name the columns that get statistics, whatever their position; else the
+    // first N leaves do.
+    let indexed = |leaves_seen: usize, column: &str| match &policy.stats_columns {
+        Some(names) => names.iter().any(|n| n == column),
+        None => policy.num_indexed_cols.is_none_or(|n| leaves_seen < n),
+    };
     for (column, cells) in data_columns.iter().zip(cells) {
         if column.kind == Kind::Struct {
             let (mut smin, mut smax, mut snull) = (Map::new(), Map::new(), Map::new());
@@ -207,7 +212,7 @@ pub fn file_stats(
                 })
                 .collect();
             for (name, kind, leaf) in [("a", Kind::Int32, a), ("b", Kind::String, b)] {
-                let counted = indexed(leaves_seen);
+                let counted = indexed(leaves_seen, &column.name);
                 leaves_seen += 1;
                 if !counted || policy.missing_columns.contains(&column.name) {
                     continue;
@@ -226,7 +231,7 @@ pub fn file_stats(
             }
             continue;
         }
-        let counted = indexed(leaves_seen);
+        let counted = indexed(leaves_seen, &column.name);
         leaves_seen += 1;
         if !counted || policy.missing_columns.contains(&column.name) {
             continue;

@@ -201,6 +201,18 @@ pub fn convert_cell(from: Kind, to: Kind, cell: &Cell) -> Cell {
             Ok(d) if m % 86_400_000_000 == 0 => Cell::Date(d),
             _ => Cell::Null,
         },
+        Cell::Int(v) if to.is_float() => Cell::Float(*v as f64),
+        Cell::Float(f)
+            if to.is_number()
+                && !to.is_float()
+                && !matches!(to, Kind::Decimal | Kind::WideDecimal) =>
+        {
+            if f.fract() == 0.0 && f.abs() < 9.2e18 {
+                Cell::Int(*f as i64)
+            } else {
+                Cell::Null
+            }
+        }
         other => other.clone(),
     }
 }

@@ -92,8 +92,12 @@ pub fn spec_at(spec: &TableSpec, version: u64) -> TableSpec {
 
 /// Every column of `spec` in its kind before a [`Widening`].
 fn narrow_kinds(spec: &mut TableSpec) {
+    let spec_widening = spec.quirks.widening.clone();
     for c in &mut spec.columns {
-        c.kind = Widening::narrow(c).unwrap_or(c.kind);
+        c.kind = spec_widening
+            .as_ref()
+            .and_then(|w| w.before(c))
+            .unwrap_or(c.kind);
     }
 }
 
@@ -146,10 +150,21 @@ fn added_at(spec: &TableSpec, k: usize) -> u64 {
     1 + k as u64 + u64::from(schema_changes(spec) && k >= 1)
 }
 
-/// Whether `spec`'s table changes its schema after its first commit of adds.
+/// Whether `spec`'s table changes its schema or its statistics settings after its first
+/// commit of adds.
 fn schema_changes(spec: &TableSpec) -> bool {
     let mapping = spec.quirks.mapping.as_ref();
-    spec.quirks.widening.is_some() || mapping.is_some_and(|m| m.renamed || m.readded)
+    spec.quirks.widening.is_some()
+        || spec.quirks.stats_before.is_some()
+        || mapping.is_some_and(|m| m.renamed || m.readded)
+}
+
+/// The statistics policy in effect at `stage`.
+fn policy_at(spec: &TableSpec, stage: Stage) -> &crate::spec::StatsPolicy {
+    match (&spec.quirks.stats_before, stage) {
+        (Some(before), Stage::Before) => before,
+        _ => &spec.stats,
+    }
 }
 
 /// How many of `files` files the first commit of adds holds.
@@ -243,7 +258,7 @@ fn schema_string_at(spec: &TableSpec, stage: Stage) -> String {
             let mut meta = field_metadata(spec, c);
             let mut kind = c.kind.delta_type();
             let mut name = c.name.clone();
-            if let Some(from) = spec.quirks.widening.as_ref().and(Widening::narrow(c)) {
+            if let Some(from) = spec.quirks.widening.as_ref().and_then(|w| w.before(c)) {
                 match stage {
                     Stage::Before => kind = from.delta_type(),
                     Stage::After => {
@@ -321,6 +336,7 @@ fn protocol(spec: &TableSpec) -> Value {
 
 fn metadata(spec: &TableSpec, stage: Stage) -> Value {
     let mut configuration = serde_json::Map::new();
+    let stats = policy_at(spec, stage);
     if spec.quirks.widening.is_some() {
         configuration.insert("delta.enableTypeWidening".into(), json!("true"));
     }
@@ -339,14 +355,20 @@ fn metadata(spec: &TableSpec, stage: Stage) -> Value {
             ),
         );
     }
-    if let Some(n) = spec.stats.num_indexed_cols {
+    if let Some(n) = stats.num_indexed_cols {
         configuration.insert(
             "delta.dataSkippingNumIndexedCols".into(),
             json!(n.to_string()),
         );
     }
+    if let Some(names) = &stats.stats_columns {
+        configuration.insert(
+            "delta.dataSkippingStatsColumns".into(),
+            json!(names.join(",")),
+        );
+    }
     if let Some(StringTruncation::SparkStyle(n) | StringTruncation::BarePrefix(n)) =
-        spec.stats.string_prefix
+        stats.string_prefix
     {
         configuration.insert(
             "delta.dataSkippingStringPrefixLength".into(),
@@ -502,7 +524,18 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
                     .map_err(|e| io(&full, e))?;
             writer.write(&batch).map_err(|e| io(&full, e))?;
             writer.close().map_err(|e| io(&full, e))?;
-            let stats = file_stats(index, columns, &cells, spec.rows_per_file, &spec.stats);
+            let stage = if changes && index < first_commit {
+                Stage::Before
+            } else {
+                Stage::After
+            };
+            let stats = file_stats(
+                index,
+                columns,
+                &cells,
+                spec.rows_per_file,
+                policy_at(logical, stage),
+            );
             // Cells are recorded in the spec's kinds.
             let cells = cells
                 .iter()

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use explain_compiler::ast::Predicate;
-use generators::catalog::{NAMES, named_with_seed};
+use generators::catalog::{NAMES, REFUSED, named_with_seed};
 use generators::predicates::{Pools, sample_predicates};
 use generators::variants::{ALL, apply};
 use generators::writer::write_table;
@@ -134,6 +134,10 @@ pub struct CampaignReport {
     pub seconds: f64,
     pub jobs: usize,
     pub tables: u64,
+    /// Tables the protocol tells readers to refuse (`catalog::REFUSED`) that both readers
+    /// refused at every version it names, and read at the version before.
+    #[serde(default)]
+    pub tables_refused: u64,
     pub predicates: u64,
     pub cases: u64,
     pub cases_per_second: f64,
@@ -199,6 +203,29 @@ fn reason_class(reason: &str) -> String {
     reason[..end].trim().to_string()
 }
 
+/// Checks the protocol's gate on a table readers must refuse from version `from` on: both
+/// readers refuse every version from `from` to `last` and read version `from - 1`. A table
+/// read where it must be refused is an error of the round, listed as a failure.
+fn refused_at_and_after(name: &str, location: &str, from: u64, last: u64) -> Result<(), String> {
+    for version in from..=last {
+        let explained = explain_core::replay::ReplayedTable::open(location, Some(version)).is_ok();
+        let matched = oracle::log::Snapshot::open(location, Some(version)).is_ok();
+        if explained || matched {
+            return Err(format!(
+                "{name}@{version}: read by {} although the protocol refuses it",
+                match (explained, matched) {
+                    (true, true) => "explain-core and the oracle",
+                    (true, false) => "explain-core",
+                    _ => "the oracle",
+                }
+            ));
+        }
+    }
+    Subject::load_at(name, location, Some(from.saturating_sub(1)))
+        .map(|_| ())
+        .map_err(|e| format!("the version before the refused change: {e}"))
+}
+
 /// Runs one round: a table of `name` with `seed`, `n` predicates, every invariant.
 /// A round stops at the first case the oracle's engine cannot answer; the campaign stops with
 /// it.
@@ -219,6 +246,14 @@ fn round(
     .map_err(|e| e.to_string())?;
     let written = write_table(&spec, dir.path())?;
     let location = dir.path().to_string_lossy().into_owned();
+    if let Some(from) = spec.refused_from() {
+        refused_at_and_after(name, &location, from, written.version)?;
+        report
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .tables_refused += 1;
+        return Ok(0);
+    }
     let subject = Subject::load(name, &location)?.with_engine(options.engine.clone());
     let truth = if options.engines.is_empty() {
         None
@@ -464,6 +499,7 @@ pub fn run(
     let cases_done = Mutex::new(0u64);
     let names: Vec<&str> = NAMES
         .iter()
+        .chain(REFUSED)
         .copied()
         .filter(|n| !WRITER_BUGS.contains(n))
         .collect();

@@ -132,6 +132,13 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
         report.cases_per_second,
         report.failures.len()
     );
+    if report.tables_refused > 0 {
+        let _ = writeln!(
+            md,
+            "Tables the protocol refuses (a recorded type change outside its list): {} drawn, each refused by both readers at every version from the change on and read at the version before; none explained.\n",
+            report.tables_refused
+        );
+    }
     let _ = writeln!(
         md,
         "Oracle engine (DataFusion matching): `{}`{}; the row-wise interpreter, the second evaluator, ran locally.\n",

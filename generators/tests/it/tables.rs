@@ -8,7 +8,7 @@ use arrow::array::Array;
 use datafusion::scalar::ScalarValue;
 use explain_core::replay::ReplayedTable;
 use generators::catalog::{NAMES, named};
-use generators::spec::{Kind, StringTruncation, TableSpec, Widening};
+use generators::spec::{Kind, StringTruncation, TableSpec};
 use generators::writer::{write_metadata_only, write_table};
 use oracle::log::Snapshot;
 use oracle::partition::typed_value;
@@ -127,7 +127,8 @@ fn check_stats_against_data(spec: &TableSpec, location: &str) {
             // double it lies within half an f32 ulp of the value, on either side; as an f32
             // it is the value.
             if spec.quirks.widening.is_some()
-                && Widening::narrow(column) == Some(Kind::Float32)
+                && spec.quirks.widening.as_ref().and_then(|w| w.before(column))
+                    == Some(Kind::Float32)
                 && let (ScalarValue::Float64(Some(lo)), ScalarValue::Float64(Some(hi))) =
                     (&min, &max)
             {

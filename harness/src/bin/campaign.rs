@@ -72,10 +72,11 @@ struct Args {
     /// With --engines: run the shared fixtures with their corpora (`corpora/`) first.
     #[arg(long, requires = "engines")]
     fixtures: bool,
-    /// With --engines: the known findings (a conformance `report.json`); the run fails only on
-    /// a finding whose reader, verdict and table are not among them.
+    /// With --engines: the known findings (a conformance `report.json`, or a file of known
+    /// causes holding a `findings` array; repeatable: their union); the run fails only on a
+    /// finding whose reader, verdict and table are not among them.
     #[arg(long, value_name = "REPORT_JSON", requires = "engines")]
-    known: Option<PathBuf>,
+    known: Vec<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -202,15 +203,20 @@ fn conformance_campaign(args: &Args) -> ExitCode {
             Err(why) => eprintln!("campaign: {} is unavailable: {why}", a.name()),
         }
     }
-    let known = match &args.known {
-        None => None,
-        Some(path) => match conformance::read_known(path) {
-            Ok(k) => Some(k),
-            Err(e) => {
-                eprintln!("campaign: --known {e}");
-                return ExitCode::from(2);
+    let known = if args.known.is_empty() {
+        None
+    } else {
+        let mut all = Vec::new();
+        for path in &args.known {
+            match conformance::read_known(path) {
+                Ok(k) => all.extend(k),
+                Err(e) => {
+                    eprintln!("campaign: --known {e}");
+                    return ExitCode::from(2);
+                }
             }
-        },
+        }
+        Some(all)
     };
     let fixtures = if args.fixtures {
         match fixture_tables() {
