@@ -479,9 +479,17 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
                 )
             })
             .collect();
-        let dir: String = partition_columns
+        // Folders named as Spark and delta-rs name them: each column's value, escaped, and
+        // NULL as Hive's default partition (readers that take values from folder names read
+        // what the log says).
+        let dir: String = partition
             .iter()
-            .map(|c| format!("{}=v{slot}/", c.name))
+            .map(|(name, value)| {
+                let value = value
+                    .as_deref()
+                    .map_or_else(|| HIVE_DEFAULT_PARTITION.to_string(), escape_path_name);
+                format!("{}={value}/", escape_path_name(name))
+            })
             .collect();
         for f in 0..spec.files_per_partition.max(1) {
             let index = files.len();
@@ -509,8 +517,10 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
                     cells
                 })
                 .collect();
-            let path = format!("{dir}part-{index:05}-{f}.parquet");
-            let full = root.join(&path);
+            // The log names the file by a URI (its `%` and spaces encoded).
+            let local = format!("{dir}part-{index:05}-{f}.parquet");
+            let path = uri_encode(&local);
+            let full = root.join(&local);
             std::fs::create_dir_all(full.parent().unwrap_or(root)).map_err(|e| io(&full, e))?;
             let arrays = columns
                 .iter()
@@ -666,7 +676,7 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
 
 /// `f` as a checkpoint's add row.
 fn add_row(root: &Path, f: &WrittenFile) -> Result<AddRow, String> {
-    let full = root.join(&f.path);
+    let full = local_file(root, &f.path);
     Ok(AddRow {
         path: f.path.clone(),
         partition_values: f.partition.clone(),
@@ -675,8 +685,88 @@ fn add_row(root: &Path, f: &WrittenFile) -> Result<AddRow, String> {
     })
 }
 
+/// The folder name of a NULL partition value (Hive's, which Spark and delta-rs write).
+const HIVE_DEFAULT_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
+
+/// `text` as a partition folder name, as Spark escapes it (`escapePathName`): the characters
+/// a path or Hive treats specially, and control characters, as `%XX`.
+fn escape_path_name(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let special = matches!(
+            c,
+            '"' | '#'
+                | '%'
+                | '\''
+                | '*'
+                | '/'
+                | ':'
+                | '='
+                | '?'
+                | '\\'
+                | '\u{7F}'
+                | '{'
+                | '['
+                | ']'
+                | '^'
+        ) || (c as u32) < 0x20;
+        if special {
+            out.push_str(&format!("%{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A relative path as the log names it: a URI, so `%`, spaces and characters outside ASCII's
+/// printable range are percent-encoded (as Spark's `Path.toUri` and delta-rs write them).
+fn uri_encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if c.is_ascii_graphic()
+            && !matches!(
+                c,
+                '%' | '"' | '<' | '>' | '\\' | '^' | '`' | '{' | '|' | '}' | '#' | '?'
+            )
+        {
+            out.push(c);
+        } else {
+            let mut bytes = [0u8; 4];
+            for b in c.encode_utf8(&mut bytes).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
+}
+
+/// The local file a log path (a relative URI) names.
+fn local_file(root: &Path, log_path: &str) -> PathBuf {
+    let bytes = log_path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    root.join(String::from_utf8_lossy(&out).as_ref())
+}
+
 fn add_action(root: &Path, f: &WrittenFile) -> Result<Value, String> {
-    let full = root.join(&f.path);
+    let full = local_file(root, &f.path);
     let size = std::fs::metadata(&full).map_err(|e| io(&full, e))?.len();
     Ok(delta_commit::add(
         &f.path,
