@@ -126,6 +126,10 @@ pub enum Verdict {
     ExtraRows,
     /// The reader refused a predicate its own engine runs over plain rows.
     Refused,
+    /// The reader refused with its own word that it does not support the table's feature
+    /// ([`DOCUMENTED_UNSUPPORTED`]: column mapping in Polars, type widening's preview feature in
+    /// delta-rs): a documented limit, not a finding.
+    Unsupported,
     /// The reader failed (an error, its worker ended).
     Error,
     /// Equivalent spellings of the predicate gave the reader different rows.
@@ -145,7 +149,10 @@ impl Verdict {
             | Verdict::Refused
             | Verdict::Error
             | Verdict::VariantsDiffer => true,
-            Verdict::Correct | Verdict::BothRefused | Verdict::TruthRefused => false,
+            Verdict::Correct
+            | Verdict::Unsupported
+            | Verdict::BothRefused
+            | Verdict::TruthRefused => false,
         }
     }
 
@@ -155,6 +162,7 @@ impl Verdict {
             Verdict::MissingRows => "missing-rows",
             Verdict::ExtraRows => "extra-rows",
             Verdict::Refused => "refused",
+            Verdict::Unsupported => "unsupported",
             Verdict::Error => "error",
             Verdict::VariantsDiffer => "variants-differ",
             Verdict::BothRefused => "both-refused",
@@ -162,16 +170,35 @@ impl Verdict {
         }
     }
 
-    pub const ALL: [Verdict; 8] = [
+    pub const ALL: [Verdict; 9] = [
         Verdict::Correct,
         Verdict::MissingRows,
         Verdict::ExtraRows,
         Verdict::Refused,
+        Verdict::Unsupported,
         Verdict::Error,
         Verdict::VariantsDiffer,
         Verdict::BothRefused,
         Verdict::TruthRefused,
     ];
+}
+
+/// How readers say that they do not support a table's feature (each reader's own message, as
+/// measured in the conformance campaign), with the reader: a refusal that says so is the
+/// reader's documented limit (`unsupported`), not a finding.
+pub const DOCUMENTED_UNSUPPORTED: &[(&str, &str)] = &[
+    // "delta table requires reader version 2 (column mapping), which polars does not support";
+    // "... requires reader features ['typeWidening-preview'], which polars does not support".
+    ("polars", "which polars does not support"),
+    // "Transaction failed: Unsupported table features required: [TypeWideningPreview]".
+    ("delta-rs", "Unsupported table features required"),
+];
+
+/// Whether `why`, a refusal, is the reader's own word that it does not support the table.
+fn documented_unsupported(why: &str) -> bool {
+    DOCUMENTED_UNSUPPORTED
+        .iter()
+        .any(|(_, pattern)| why.contains(pattern))
 }
 
 /// The verdict of `reading` against `truth`, with what differs.
@@ -188,6 +215,7 @@ pub fn classify(reading: &Reading, truth: &Answer) -> (Verdict, String) {
         Answer::Rows(rows) => rows,
     };
     match reading {
+        Reading::Refused(why) if documented_unsupported(why) => (Verdict::Unsupported, why.clone()),
         Reading::Refused(why) => (Verdict::Refused, why.clone()),
         Reading::Survivors(kept) => {
             let dropped: Vec<usize> = rows

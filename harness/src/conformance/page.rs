@@ -5,11 +5,12 @@ use std::path::Path;
 use super::{ConformanceReport, Verdict};
 use crate::page::{bar_chart, write_file, write_json};
 
-const COLOURS: [(Verdict, &str); 8] = [
+const COLOURS: [(Verdict, &str); 9] = [
     (Verdict::Correct, "#43a047"),
     (Verdict::MissingRows, "#e53935"),
     (Verdict::ExtraRows, "#fb8c00"),
     (Verdict::Refused, "#8e24aa"),
+    (Verdict::Unsupported, "#f8bbd0"),
     (Verdict::Error, "#000000"),
     (Verdict::VariantsDiffer, "#1e88e5"),
     (Verdict::BothRefused, "#bdbdbd"),
@@ -49,12 +50,12 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
         "Command: `{command}`. Seed {}, {:.0} s, {} generated tables, {} predicates.\n\n",
         report.seed, report.seconds, report.tables, report.predicates
     ));
-    md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
-    md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | errors | variants differ | both refused | truth refused | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `unsupported`: it refused saying that it does not support the table's feature (its documented limit, not a finding); `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
+    md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | unsupported | errors | variants differ | both refused | truth refused | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (engine, tally) in &report.engines {
         let n = |v: Verdict| tally.verdicts.get(v.name()).copied().unwrap_or(0);
         md.push_str(&format!(
-            "| {engine} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {engine} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             tally.version,
             tally.cases,
             tally.cases_per_second(),
@@ -62,6 +63,7 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
             n(Verdict::MissingRows),
             n(Verdict::ExtraRows),
             n(Verdict::Refused),
+            n(Verdict::Unsupported),
             n(Verdict::Error),
             n(Verdict::VariantsDiffer),
             n(Verdict::BothRefused),

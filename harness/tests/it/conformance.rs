@@ -48,6 +48,24 @@ fn a_verdict_follows_the_rows() {
     );
     let refused = Reading::Refused("no".into());
     assert_eq!(classify(&refused, &truth).0, Verdict::Refused);
+    // A reader's own word that it does not support the table's feature: its documented limit,
+    // not a finding; any other refusal stays one.
+    for message in [
+        "delta table requires reader version 2 (column mapping), which polars does not support",
+        "External error: Transaction failed: Unsupported table features required: [TypeWideningPreview]",
+    ] {
+        let unsupported = classify(&Reading::Refused(message.into()), &truth).0;
+        assert_eq!(unsupported, Verdict::Unsupported, "{message}");
+        assert!(!unsupported.is_finding());
+    }
+    assert!(
+        classify(
+            &Reading::Refused("invalid primitive value found during CSV parsing".into()),
+            &truth
+        )
+        .0
+        .is_finding()
+    );
     let truth_refused = Answer::Refused("no".into());
     assert_eq!(classify(&refused, &truth_refused).0, Verdict::BothRefused);
     assert_eq!(
