@@ -435,8 +435,8 @@ pub fn coerce(literal: &Literal, column: &ColumnInfo) -> Result<Scalar, ExplainE
                 ))),
             }
         }
-        // Only a binary literal: a string beside a binary column is cast by Spark to its UTF-8
-        // bytes and refused by DuckDB, which is no reading to prune on.
+        // Only a binary literal: engines' readings of a string beside a binary column are not
+        // measured, so it stays outside the pruning language.
         PrimitiveType::Binary => match literal {
             Literal::Binary(bytes) => Ok(Scalar::Binary(bytes.clone())),
             other => Err(fail(format!("{other} is not a binary literal (X'..')"))),

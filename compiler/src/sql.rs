@@ -583,8 +583,8 @@ fn literal(expr: &Expr) -> Result<Option<Literal>, ExplainError> {
             Value::Number(n, _) => Some(Literal::Number(n.to_string())),
             Value::Boolean(b) => Some(Literal::Boolean(*b)),
             Value::Null => Some(Literal::Null),
-            // An odd count of digits is read two ways (Spark pads a leading zero, DataFusion
-            // refuses): not a literal, kept as an expression.
+            // An odd count of digits has no measured reading: not a literal, kept as an
+            // expression (it prunes nothing).
             Value::HexStringLiteral(hex) => hex_bytes(hex).map(Literal::Binary),
             other => string_value(other).map(Literal::String),
         },

@@ -542,57 +542,34 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
         // widens to was written one kind narrower (integers one step, float -> double,
         // decimal(10,2) -> decimal(38,18), date -> timestamp_ntz; the partition integer to
         // long); the first files keep their narrow Parquet types and JSON statistics.
-        "widening-history" => TableSpec {
-            columns: widened_columns(),
-            quirks: Quirks {
-                widening: Some(Widening {
-                    checkpoint_before: false,
-                    unsupported: false,
-                }),
-                ..Quirks::default()
-            },
-            log: LogShape {
-                commits: 3,
-                ..base.log
-            },
-            ..base
-        },
+        "widening-history" => widened(base, false, false),
         // The same, with a checkpoint before the change that records statistics only as
         // `stats_parsed` in the narrow types, and a checkpoint after it in the wide ones.
-        "widening-checkpoint" => TableSpec {
-            columns: widened_columns(),
-            quirks: Quirks {
-                widening: Some(Widening {
-                    checkpoint_before: true,
-                    unsupported: false,
-                }),
-                ..Quirks::default()
-            },
-            log: LogShape {
-                commits: 3,
-                ..base.log
-            },
-            ..base
-        },
+        "widening-checkpoint" => widened(base, true, false),
         // A double column whose change is recorded as long -> double, outside the protocol's
         // list: readable at versions 0 and 1, refused from version 2.
-        "widening-unsupported" => TableSpec {
-            columns: widened_columns(),
-            quirks: Quirks {
-                widening: Some(Widening {
-                    checkpoint_before: false,
-                    unsupported: true,
-                }),
-                ..Quirks::default()
-            },
-            log: LogShape {
-                commits: 3,
-                ..base.log
-            },
-            ..base
-        },
+        "widening-unsupported" => widened(base, false, true),
         _ => return None,
     })
+}
+
+/// A widening table: [`widened_columns`] changed after the first of three commits of adds.
+fn widened(base: TableSpec, checkpoint_before: bool, unsupported: bool) -> TableSpec {
+    TableSpec {
+        columns: widened_columns(),
+        quirks: Quirks {
+            widening: Some(Widening {
+                checkpoint_before,
+                unsupported,
+            }),
+            ..Quirks::default()
+        },
+        log: LogShape {
+            commits: 3,
+            ..base.log
+        },
+        ..base
+    }
 }
 
 /// The columns of the widening tables, in their kinds after the change.
