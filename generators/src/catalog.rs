@@ -101,6 +101,7 @@ pub const NAMES: &[&str] = &[
     "mapping-readded",
     "mapping-id-parquet-names",
     "stats-settings-history",
+    "mapping-stats-settings",
 ];
 
 /// Tables every reader must refuse from a version on (a recorded type change the protocol does
@@ -520,6 +521,34 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
         // The statistics settings change after the first commit of adds: its files record
         // the first three data columns (`delta.dataSkippingNumIndexedCols = 3`), later files
         // the columns `delta.dataSkippingStatsColumns` names, the first of them out of order.
+        // Both histories at once: column mapping in name mode with its rename (the first two
+        // data columns swap names), and the statistics settings changed with it. The
+        // property's names are logical (renamed with their columns); the files record the
+        // physical names they resolve to, the renamed column among them.
+        "mapping-stats-settings" => TableSpec {
+            stats: StatsPolicy {
+                stats_columns: Some(vec!["i16".into(), "f64".into(), "s".into(), "st".into()]),
+                ..StatsPolicy::default()
+            },
+            quirks: Quirks {
+                mapping: Some(Mapping {
+                    mode: MappingMode::Name,
+                    renamed: true,
+                    readded: false,
+                    parquet_names: false,
+                }),
+                stats_before: Some(StatsPolicy {
+                    num_indexed_cols: Some(3),
+                    ..StatsPolicy::default()
+                }),
+                ..Quirks::default()
+            },
+            log: LogShape {
+                commits: 3,
+                ..base.log
+            },
+            ..base
+        },
         "stats-settings-history" => TableSpec {
             stats: StatsPolicy {
                 stats_columns: Some(vec!["f64".into(), "s".into(), "d".into(), "i8".into()]),

@@ -106,8 +106,8 @@ pub struct StatsPolicy {
     #[serde(default)]
     pub num_indexed_cols: Option<usize>,
     /// `delta.dataSkippingStatsColumns`: only these data columns get statistics (it takes
-    /// precedence over `num_indexed_cols`, as in Delta Spark). Names as the files name the
-    /// columns (not combined with column mapping).
+    /// precedence over `num_indexed_cols`, as in Delta Spark). Logical names (the spec's);
+    /// under column mapping the files record the physical names they resolve to.
     #[serde(default)]
     pub stats_columns: Option<Vec<String>>,
     /// Truncate string bounds to this many characters.

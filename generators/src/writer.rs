@@ -167,6 +167,27 @@ fn policy_at(spec: &TableSpec, stage: Stage) -> &crate::spec::StatsPolicy {
     }
 }
 
+/// The statistics policy of the files written at `stage`, naming columns as those files do:
+/// the policy names the spec's columns by their (logical) names; under column mapping the
+/// files record statistics under the physical names, as a writer resolves
+/// `delta.dataSkippingStatsColumns` through the schema.
+fn policy_on_disk(spec: &TableSpec, stage: Stage) -> crate::spec::StatsPolicy {
+    let mut policy = policy_at(spec, stage).clone();
+    if spec.quirks.mapping.is_none() {
+        return policy;
+    }
+    let physical = |name: &mut String| {
+        if let Some(i) = spec.columns.iter().position(|c| c.name == *name) {
+            *name = physical_name_at(spec, i, stage);
+        }
+    };
+    policy.missing_columns.iter_mut().for_each(physical);
+    if let Some(names) = policy.stats_columns.as_mut() {
+        names.iter_mut().for_each(physical);
+    }
+    policy
+}
+
 /// How many of `files` files the first commit of adds holds.
 fn first_commit_files(spec: &TableSpec, files: usize) -> usize {
     files.div_ceil(spec.log.commits.max(1)).max(1)
@@ -362,6 +383,12 @@ fn metadata(spec: &TableSpec, stage: Stage) -> Value {
         );
     }
     if let Some(names) = &stats.stats_columns {
+        // Logical names, as they read at `stage` (a rename renames the property's entries, as
+        // Delta Spark does).
+        let names: Vec<String> = match (&spec.quirks.mapping, stage) {
+            (Some(m), Stage::Before) => names.iter().map(|n| m.name_before(spec, n)).collect(),
+            _ => names.clone(),
+        };
         configuration.insert(
             "delta.dataSkippingStatsColumns".into(),
             json!(names.join(",")),
@@ -544,7 +571,7 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
                 columns,
                 &cells,
                 spec.rows_per_file,
-                policy_at(logical, stage),
+                &policy_on_disk(logical, stage),
             );
             // Cells are recorded in the spec's kinds.
             let cells = cells

@@ -660,7 +660,7 @@ fn campaign_findings_keep_every_file_an_engine_matches() {
 }
 
 /// Every engine over `subject`, reusing `workers`; an unavailable engine fails the test.
-fn every_engine(
+pub(crate) fn every_engine(
     subject: &Subject,
     workers: oracle::engines::EngineWorkers,
 ) -> harness::engine_truth::EngineTruth<'_> {
