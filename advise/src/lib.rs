@@ -27,8 +27,8 @@ use serde::Serialize;
 use storage::StorageOptions;
 
 use explain_compiler::error::ExplainError;
-use explain_core::report_request::ReportRequest;
-use explain_core::stream::{StreamManyRequest, report_many_streaming};
+use explain_core::request::{ExplainRequest, Options};
+use explain_core::stream::report_many_streaming;
 use layout::{Layout, lay_out, partitionable};
 use rows::{SampledRows, read_rows, take_rows};
 
@@ -40,8 +40,11 @@ pub const MAX_PARTITION_VALUES: usize = 1000;
 /// What to advise on.
 #[derive(Clone, Debug)]
 pub struct AdviseRequest {
+    /// The table's location; with `catalog`, its name in the catalog.
     pub location: String,
     pub storage: StorageOptions,
+    /// The catalog `location` names the table in.
+    pub catalog: Option<storage::Catalog>,
     pub version: Option<u64>,
     /// The workload, in order.
     pub predicates: Vec<String>,
@@ -174,6 +177,18 @@ impl Advice {
 
 /// Advises on `request`; `progress` hears a line per step.
 pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice, ExplainError> {
+    // A catalog's name: its storage location and vended credentials, once.
+    let (location, storage) = explain_core::request::locate(
+        &request.location,
+        &request.storage,
+        request.catalog.as_ref(),
+    )?;
+    let request = &AdviseRequest {
+        location,
+        storage,
+        catalog: None,
+        ..request.clone()
+    };
     let started = Instant::now();
     if request.predicates.is_empty() {
         return Err(ExplainError::Usage("the workload has no predicate".into()));
@@ -185,9 +200,9 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
     // The table as it is, explained with the per-file view: the baseline the simulation is
     // calibrated against, and each predicate's own errors.
     progress("explaining the workload on the table as it is");
-    let verbose = ReportRequest {
+    let verbose = Options {
         verbose: true,
-        ..ReportRequest::default()
+        ..Options::default()
     };
     let real = explain_workload(
         &request.location,
@@ -288,7 +303,7 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         let request_of = if *layout == Layout::Current {
             verbose.clone()
         } else {
-            ReportRequest::default()
+            Options::default()
         };
         let reports = explain_workload(
             &location,
@@ -424,13 +439,18 @@ fn explain_workload(
     storage: &StorageOptions,
     version: Option<u64>,
     predicates: &[String],
-    request: &ReportRequest,
+    options: &Options,
     workers: usize,
 ) -> Result<Vec<Result<explain_core::report::Report, String>>, ExplainError> {
-    let refs: Vec<&str> = predicates.iter().map(String::as_str).collect();
-    let mut many = StreamManyRequest::new(location, &refs, request);
-    many.storage = storage.clone();
-    many.version = version;
+    let mut many = ExplainRequest::new(location)
+        .storage(storage.clone())
+        .version(version)
+        .predicates(
+            predicates
+                .iter()
+                .map(|p| (p.clone(), options.clone()))
+                .collect(),
+        );
     many.workers = workers.max(1);
     let streamed = report_many_streaming(&many, &mut |_| {})?;
     Ok(streamed

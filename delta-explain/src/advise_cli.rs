@@ -122,11 +122,10 @@ pub fn run(args: &AdviseArgs) -> Result<String, ExplainError> {
             "--sample must be at least 1 row".into(),
         ));
     }
-    let mut store = args.store.clone();
-    let location = store.locate(&args.table)?;
     let request = AdviseRequest {
-        location,
-        storage: store.options(),
+        location: args.table.clone(),
+        storage: args.store.options(),
+        catalog: args.store.catalog(),
         version: args.at_version,
         predicates,
         sample: args.sample,

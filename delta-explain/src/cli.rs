@@ -196,6 +196,8 @@ impl Args {
             layers: self.layers,
             verify: self.verify,
             ranges: self.ranges.iter().cloned().collect(),
+            // The page draws the ranges of the columns the predicate references.
+            referenced_ranges: self.format == Format::Html,
             min_pruning: self.min_pruning,
             min_files: self.min_files,
             assert_stats: self.assert_stats,
@@ -252,10 +254,8 @@ pub fn run(args: &Args) -> Result<CommandOutput, ExplainError> {
         .table
         .as_deref()
         .ok_or_else(|| ExplainError::Usage("a table location is required".into()))?;
-    // A catalog's name becomes its storage location and vended credentials.
-    let mut args = args.clone();
-    let resolved = args.store.locate(named)?;
-    let (args, location) = (&args, resolved.as_str());
+    // A catalog's name is resolved by the library, as it opens the table.
+    let location = named;
     let progress = FileProgress::replay(location);
     // Every run streams: one predicate alone (unless its report goes back to the files:
     // `--verify`, the ranges), many predicates over one replay.
@@ -275,8 +275,10 @@ fn stream_many(
 ) -> Result<StreamedReports, ExplainError> {
     let request = ExplainRequest::new(location)
         .storage(args.storage())
-        .version(args.at_version);
-    let streamed = explain_many(&request, entries, &mut |n| progress.files_so_far(n));
+        .catalog(args.store.catalog())
+        .version(args.at_version)
+        .predicates(entries.to_vec());
+    let streamed = explain_many(&request, &mut |n| progress.files_so_far(n));
     progress.finish();
     streamed
 }
@@ -291,10 +293,10 @@ fn run_one(
 ) -> Result<CommandOutput, ExplainError> {
     let request = ExplainRequest::new(location)
         .storage(args.storage())
+        .catalog(args.store.catalog())
         .version(args.at_version)
         .predicate(args.predicate.clone())
-        .options(args.options())
-        .referenced_ranges(args.format == Format::Html);
+        .options(args.options());
     let reading = FileProgress::reading(location);
     let reported = explain_one(
         &request,

@@ -33,9 +33,6 @@ pub struct StoreArgs {
     /// (60 by default).
     #[arg(long, value_name = "SECONDS", requires = "catalog")]
     pub catalog_refresh_before: Option<u64>,
-    /// The credentials a catalog vended for the table, once resolved.
-    #[arg(skip)]
-    pub vended: Option<storage::unity::VendedCredentials>,
 }
 
 /// The catalogs a table can be named in.
@@ -52,34 +49,21 @@ impl StoreArgs {
             options: self.storage_options.clone(),
             region: self.region.clone(),
             anonymous: self.anonymous,
-            vended: self.vended.clone(),
+            vended: None,
         }
     }
 
-    /// `table` as a location: itself, or, with `--catalog`, the storage location the catalog
-    /// gives for the name (its vended credentials kept for the store). A malformed name is bad
-    /// input (exit 2); the catalog's refusals and failures are table errors (exit 3).
-    pub fn locate(&mut self, table: &str) -> Result<String, ExplainError> {
-        let Some(Catalog::Unity) = self.catalog else {
-            return Ok(table.to_string());
-        };
-        let options = storage::unity::CatalogOptions {
+    /// The catalog TABLE is named in, as the library takes it (the library resolves the name
+    /// and vends the credentials).
+    pub fn catalog(&self) -> Option<storage::Catalog> {
+        let Catalog::Unity = self.catalog?;
+        Some(storage::Catalog::Unity(storage::unity::CatalogOptions {
             host: self.catalog_url.clone(),
             profile: self.catalog_profile.clone(),
             refresh_before: self
                 .catalog_refresh_before
                 .map(std::time::Duration::from_secs),
-        };
-        let resolved =
-            storage::unity::resolve(table, &options).map_err(|e| match e.exit_code() {
-                2 => ExplainError::Usage(e.to_string()),
-                _ => ExplainError::Table {
-                    table: table.to_string(),
-                    reason: e.to_string(),
-                },
-            })?;
-        self.vended = resolved.storage.vended;
-        Ok(resolved.location)
+        }))
     }
 }
 

@@ -12,6 +12,7 @@ pub mod accepted;
 pub mod coverage;
 pub mod diagnose;
 pub mod explain;
+pub mod explain_request;
 pub mod features;
 pub mod file_set;
 pub mod file_stats;

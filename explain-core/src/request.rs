@@ -1,6 +1,7 @@
-//! The library's one request type and its entry points, shared by the command, the Python
-//! package and the harness: [`ExplainRequest`] (where the table is, which snapshot, which
-//! predicate, and the [`Options`] of the report), answered by [`explain_one`] (one predicate,
+//! The library's entry points, shared by the command, the Python package and the harness, and
+//! its one request type ([`ExplainRequest`], from [`crate::explain_request`]: where the table
+//! is, which snapshot, which predicate or predicates, and the [`Options`] of each report),
+//! answered by [`explain_one`] (one predicate,
 //! `--verify` and the ranges included) or [`explain_many`] (many predicates against one
 //! replay, each with options of its own: `--predicates`, `--budget`, Python's
 //! `explain_many`). The advisor's request is `explain_advise::AdviseRequest`.
@@ -13,187 +14,17 @@
 
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
 use storage::StorageOptions;
 
-use crate::explain::{CompiledPredicate, ExplainOptions, Explanation};
+use crate::explain::{CompiledPredicate, Explanation};
 use crate::replay::ReplayedTable;
 use crate::report::Report;
-use crate::report_request::{ReportRequest, Reported};
+use crate::report_request::Reported;
 use crate::session::Session;
-use crate::stream::{
-    StreamManyRequest, StreamRequest, StreamedReports, explain_streaming, report_many_streaming,
-};
+use crate::stream::{StreamedReports, explain_streaming, report_many_streaming};
 use explain_compiler::error::ExplainError;
 
-/// What one explanation's report carries beside the counts, and the gates it answers: the
-/// options of the command (its flags), of the Python package (its keyword arguments, read
-/// from this type's JSON form) and of a budget entry, spelled once. Unknown names are refused.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Options {
-    /// `--strict`: the survivor set sound under Spark, DuckDB and DataFusion at once.
-    pub strict: bool,
-    /// `--verbose`: the per-file view.
-    pub verbose: bool,
-    /// `--limit`: at most this many files in the per-file view and each `--layers` set.
-    pub limit: Option<usize>,
-    /// `--explain-why`: the diagnoses.
-    pub explain_why: bool,
-    /// `--layers`: the five forms of the predicate.
-    pub layers: bool,
-    /// `--verify`: the funnel checked against the data (one predicate only).
-    pub verify: bool,
-    /// `--ranges`: the columns whose per-file `[min, max]` the report carries (one predicate
-    /// only).
-    pub ranges: Vec<String>,
-    /// `--min-pruning`: a percentage from 0 to 100.
-    pub min_pruning: Option<f64>,
-    /// `--min-files`.
-    pub min_files: Option<usize>,
-    /// `--assert-stats`.
-    pub assert_stats: bool,
-}
-
-impl Options {
-    /// The options' names, sorted (the Python package's keyword arguments).
-    pub fn names() -> Vec<String> {
-        match serde_json::to_value(Options::default()) {
-            Ok(serde_json::Value::Object(fields)) => fields.keys().cloned().collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The options read from their JSON form (`{"strict": true, "min_files": 1}`); a name this
-    /// type does not have, or a value of the wrong type, is bad input.
-    pub fn from_json(text: &str) -> Result<Options, ExplainError> {
-        serde_json::from_str(text).map_err(|e| ExplainError::Usage(format!("options: {e}")))
-    }
-
-    /// Refuses what no report can mean: a percentage outside 0..=100, `verify` or `ranges`
-    /// without a predicate.
-    pub fn check(&self, predicate: Option<&str>) -> Result<(), ExplainError> {
-        if let Some(pct) = self.min_pruning
-            && !(0.0..=100.0).contains(&pct)
-        {
-            return Err(ExplainError::Usage(format!(
-                "min_pruning {pct} is not a percentage from 0 to 100"
-            )));
-        }
-        if self.verify && predicate.is_none() {
-            return Err(ExplainError::Usage(
-                "verify needs a predicate (`where`)".to_string(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// What the report carries, as the explanation takes it.
-    pub fn report_request(&self) -> ReportRequest {
-        ReportRequest {
-            options: ExplainOptions {
-                strict: self.strict,
-            },
-            min_pruning: self.min_pruning,
-            min_files: self.min_files,
-            assert_stats: self.assert_stats,
-            verbose: self.verbose,
-            limit: self.limit,
-            layers: self.layers,
-            // `verify` says what would remove the false positives: the diagnoses.
-            explain_why: self.explain_why || self.verify,
-            // One more pass over each file's statistics per predicate: for one predicate, and
-            // for many where the diagnoses read the statistics anyway.
-            stats_coverage: self.explain_why || self.verify,
-        }
-    }
-
-    /// Whether the report goes back to the files, so the table is replayed whole.
-    fn whole(&self) -> bool {
-        self.verify || !self.ranges.is_empty()
-    }
-}
-
-/// One request of the library: a table, a snapshot, a predicate and its options. Built with
-/// [`ExplainRequest::new`] and the methods that follow it.
-#[derive(Clone, Debug)]
-pub struct ExplainRequest {
-    pub location: String,
-    pub storage: StorageOptions,
-    /// The snapshot version; the latest when `None`.
-    pub version: Option<u64>,
-    /// The predicate; the baseline alone when `None` (with [`explain_many`], the predicates
-    /// are its own).
-    pub predicate: Option<String>,
-    pub options: Options,
-    /// The ranges of every column the predicate references too (the HTML page).
-    pub referenced_ranges: bool,
-    /// Files the oracle reads at once for `verify`.
-    pub parallelism: usize,
-}
-
-impl ExplainRequest {
-    /// The baseline of the latest snapshot at `location`, with no option set.
-    pub fn new(location: &str) -> Self {
-        Self {
-            location: location.to_string(),
-            storage: StorageOptions::default(),
-            version: None,
-            predicate: None,
-            options: Options::default(),
-            referenced_ranges: false,
-            parallelism: crate::cores(),
-        }
-    }
-
-    /// How to reach the table's store.
-    pub fn storage(mut self, storage: StorageOptions) -> Self {
-        self.storage = storage;
-        self
-    }
-
-    /// The snapshot version (time travel); the latest when `None`.
-    pub fn version(mut self, version: Option<u64>) -> Self {
-        self.version = version;
-        self
-    }
-
-    /// The predicate; the baseline when `None`.
-    pub fn predicate(mut self, predicate: Option<String>) -> Self {
-        self.predicate = predicate;
-        self
-    }
-
-    pub fn options(mut self, options: Options) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// The ranges of every column the predicate references (the HTML page).
-    pub fn referenced_ranges(mut self, referenced: bool) -> Self {
-        self.referenced_ranges = referenced;
-        self
-    }
-
-    /// Whether the report goes back to the files, so the table is replayed whole.
-    fn whole(&self) -> bool {
-        self.options.whole() || self.referenced_ranges
-    }
-
-    /// The streamed explanation of the predicate.
-    fn stream(&self) -> StreamRequest {
-        StreamRequest {
-            storage: self.storage.clone(),
-            version: self.version,
-            predicate: self.predicate.clone(),
-            report: ReportRequest {
-                stats_coverage: true,
-                ..self.options.report_request()
-            },
-            ..StreamRequest::new(&self.location)
-        }
-    }
-}
+pub use crate::explain_request::{ExplainRequest, Options, locate};
 
 /// What a long run reports as it goes: the files replayed so far, and for `--verify` the data
 /// files read so far (from the oracle's workers).
@@ -238,8 +69,8 @@ pub fn explain_one(
 ) -> Result<Answer, ExplainError> {
     let started = Instant::now();
     request.options.check(request.predicate.as_deref())?;
-    if !request.whole() {
-        let streamed = explain_streaming(&request.stream(), progress.replayed)?;
+    if !request.options.whole() {
+        let streamed = explain_streaming(request, progress.replayed)?;
         let (report, failures) = streamed.reported(elapsed_ms(started));
         return Ok(Answer {
             report,
@@ -247,13 +78,15 @@ pub fn explain_one(
             explanation: streamed.explained.explanation,
         });
     }
-    let table = ReplayedTable::open_observed_with(
-        &request.location,
-        &request.storage,
-        request.version,
-        progress.replayed,
+    let (location, storage) = request.located()?;
+    let table =
+        ReplayedTable::open_observed_with(&location, &storage, request.version, progress.replayed)?;
+    let mut answer = explain_replayed(
+        &Session::new(&table),
+        request,
+        &storage,
+        progress.files_read,
     )?;
-    let mut answer = explain_replayed(&Session::new(&table), request, progress.files_read)?;
     answer.report.elapsed_ms = elapsed_ms(started);
     Ok(answer)
 }
@@ -266,21 +99,20 @@ pub fn explain_one(
 fn explain_replayed(
     session: &Session<'_>,
     request: &ExplainRequest,
+    storage: &StorageOptions,
     files_read: &(dyn Fn(usize) + Sync),
 ) -> Result<Answer, ExplainError> {
     let started = Instant::now();
-    request.options.check(request.predicate.as_deref())?;
     let table = session.table();
-    let stream = &request.stream();
-    let compiled = stream
+    let compiled = request
         .predicate
         .as_deref()
         .map(|text| CompiledPredicate::compile(text, table))
         .transpose()?;
     let ((mut report, failures), explanation) =
-        session.explained(compiled.as_ref(), &stream.report, started)?;
+        session.explained(compiled.as_ref(), &request.report_request(), started)?;
     let mut columns = request.options.ranges.clone();
-    if request.referenced_ranges {
+    if request.options.referenced_ranges {
         for info in compiled
             .iter()
             .flat_map(|c| {
@@ -316,13 +148,13 @@ fn explain_replayed(
         let mut failures = failures;
         if request.options.verify {
             let verify = crate::verify::VerifyRequest {
-                storage: stream.storage.clone(),
+                storage: storage.clone(),
                 parallelism: request.parallelism,
             };
             failures.extend(crate::verify::verify(
                 table,
                 &explanation,
-                stream.predicate.as_deref(),
+                request.predicate.as_deref(),
                 &verify,
                 &mut report,
                 files_read,
@@ -338,16 +170,21 @@ fn explain_replayed(
     })
 }
 
-/// The reports of many predicates, each with its options, against one streamed replay of the
-/// request's table, on every core, in input order; a predicate that is not valid is an error
-/// in its place, a table error stops the run. The request's own predicate is not one of them;
-/// `verify` and `ranges` (which go back to the files) are refused.
+/// The reports of the request's predicates ([`ExplainRequest::predicates`]), each with its
+/// options, against one streamed replay of its table, on every core, in input order; a
+/// predicate that is not valid is an error in its place, a table error stops the run.
+/// `verify` and the ranges (which go back to the files) are refused, and so is a request that
+/// also names one predicate of its own ([`explain_one`]'s).
 pub fn explain_many(
     request: &ExplainRequest,
-    predicates: &[(String, Options)],
     progress: &mut dyn FnMut(usize),
 ) -> Result<StreamedReports, ExplainError> {
-    for (predicate, options) in predicates {
+    if request.predicate.is_some() {
+        return Err(ExplainError::Usage(
+            "one predicate (explain_one) or many (explain_many), not both".to_string(),
+        ));
+    }
+    for (predicate, options) in &request.predicates {
         options.check(Some(predicate))?;
         if options.whole() {
             return Err(ExplainError::Usage(
@@ -355,16 +192,7 @@ pub fn explain_many(
             ));
         }
     }
-    let many = StreamManyRequest {
-        storage: request.storage.clone(),
-        version: request.version,
-        entries: predicates
-            .iter()
-            .map(|(p, options)| (p.clone(), options.report_request()))
-            .collect(),
-        ..StreamManyRequest::new(&request.location, &[], &ReportRequest::default())
-    };
-    report_many_streaming(&many, progress)
+    report_many_streaming(request, progress)
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

@@ -47,50 +47,17 @@ use crate::diagnose::{
     Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_parsed, gather_planned,
 };
 use crate::explain::{CompiledPredicate, Explanation, KernelScans, explain_planned, kernel_scans};
+use crate::explain_request::ExplainRequest;
 use crate::features::TableFeatures;
 use crate::file_stats::parse_each;
 use crate::gates::{Assertion, stats_complete};
 use crate::layers::Layers;
-use crate::replay::{ReplayedTable, StreamedTable, TableHead, WINDOW_ROWS, WindowVisitor};
+use crate::replay::{ReplayedTable, StreamedTable, TableHead, WindowVisitor};
 use crate::report::{FileReport, FileTallies, Report, TableHeader, first_files, merge_first_files};
 use crate::report_request::{ReportRequest, Reported, finish_report};
 use explain_compiler::error::ExplainError;
 use explain_compiler::schema::TableColumns;
 use storage::StorageOptions;
-
-/// One explanation to stream: where the table is, what to explain, and what its report
-/// carries beside the counts.
-#[derive(Clone, Debug)]
-pub struct StreamRequest {
-    pub location: String,
-    pub storage: StorageOptions,
-    /// The snapshot version; the latest when `None`.
-    pub version: Option<u64>,
-    /// The predicate; the baseline alone when `None`.
-    pub predicate: Option<String>,
-    /// The explain options, the gates and the sections. Each section is gathered window by
-    /// window: `explain_why` the diagnoses' evidence, `assert_stats` the files without
-    /// statistics, `verbose` and `layers` each window's first `limit` entries merged into the
-    /// first so far (no more than `limit` entries and a window are held).
-    pub report: ReportRequest,
-    /// The files a window gathers before it is explained and dropped (the tests make windows
-    /// of a file or two).
-    pub window_files: usize,
-}
-
-impl StreamRequest {
-    /// The baseline of the latest snapshot at `location`, in windows of [`WINDOW_ROWS`].
-    pub fn new(location: &str) -> Self {
-        Self {
-            location: location.to_string(),
-            storage: StorageOptions::default(),
-            version: None,
-            predicate: None,
-            report: ReportRequest::default(),
-            window_files: WINDOW_ROWS,
-        }
-    }
-}
 
 /// What a streamed explanation leaves: the table's header facts and the one predicate's
 /// explanation with its sections, with no rows.
@@ -186,25 +153,28 @@ impl Explained {
     }
 }
 
-/// Explains `request` in one streamed replay; `observer` hears the running file count. A
-/// predicate that does not compile is refused before any file is listed.
+/// Explains the request's predicate ([`ExplainRequest::predicate`], with its options) in one
+/// streamed replay, in windows of [`ExplainRequest::window_files`]; `observer` hears the
+/// running file count. A predicate that does not compile is refused before any file is
+/// listed. Every section is gathered window by window: the diagnoses' evidence, the files
+/// without statistics, each window's first `limit` entries of the per-file view and the
+/// layers merged into the first so far; and `analysis.stats_coverage`.
 pub fn explain_streaming(
-    request: &StreamRequest,
+    request: &ExplainRequest,
     observer: &mut dyn FnMut(usize),
 ) -> Result<Streamed, ExplainError> {
+    let (location, storage) = request.located()?;
+    let report = request.report_request();
     let mut windows = WindowStreams {
-        streams: vec![PredicateStream::new(
-            request.predicate.as_deref(),
-            &request.report,
-        )],
+        streams: vec![PredicateStream::new(request.predicate.as_deref(), &report)],
         errors_in_place: false,
         workers: 1,
         windows: 0,
         dv_files: 0,
     };
     let (table, features) = windows.replay(
-        &request.location,
-        &request.storage,
+        &location,
+        &storage,
         request.version,
         request.window_files,
         observer,
@@ -214,7 +184,7 @@ pub fn explain_streaming(
         .streams
         .pop()
         .map(|stream| stream.finish(&table, table.file_count(), &present))
-        .unwrap_or_else(|| Err(no_window(&request.location)))?;
+        .unwrap_or_else(|| Err(no_window(&location)))?;
     Ok(Streamed {
         windows: windows.windows,
         table,
@@ -245,39 +215,6 @@ pub(crate) fn explain_window(
     stream.finish(table, table.files().len(), present)
 }
 
-/// Many predicates, each with its report request, explained over one streamed replay.
-#[derive(Clone, Debug)]
-pub struct StreamManyRequest {
-    pub location: String,
-    pub storage: StorageOptions,
-    /// The snapshot version; the latest when `None`.
-    pub version: Option<u64>,
-    /// The predicates in order, each with what its report carries and the gates it answers.
-    pub entries: Vec<(String, ReportRequest)>,
-    /// The files a window gathers before it is explained and dropped.
-    pub window_files: usize,
-    /// The threads that explain a window's predicates.
-    pub workers: usize,
-}
-
-impl StreamManyRequest {
-    /// `predicates` of the latest snapshot at `location`, each with `request`, in windows of
-    /// [`WINDOW_ROWS`] on every core.
-    pub fn new(location: &str, predicates: &[&str], request: &ReportRequest) -> Self {
-        Self {
-            location: location.to_string(),
-            storage: StorageOptions::default(),
-            version: None,
-            entries: predicates
-                .iter()
-                .map(|p| (p.to_string(), request.clone()))
-                .collect(),
-            window_files: WINDOW_ROWS,
-            workers: crate::cores(),
-        }
-    }
-}
-
 /// The reports of many predicates and the table they were explained against.
 pub struct StreamedReports {
     pub table: StreamedTable,
@@ -287,18 +224,27 @@ pub struct StreamedReports {
     pub reports: Vec<Result<Reported, ExplainError>>,
 }
 
-/// The reports of every predicate of `request` in input order, from one streamed replay; a
-/// predicate that fails short of the table is an error in its place. Each report's
-/// `elapsed_ms` is the time spent on that predicate's explanation and report.
+/// The reports of every predicate of the request ([`ExplainRequest::predicates`], each with
+/// its options) in input order, from one streamed replay in windows of
+/// [`ExplainRequest::window_files`] on [`ExplainRequest::workers`] threads; a predicate that
+/// fails short of the table is an error in its place. Each report's `elapsed_ms` is the time
+/// spent on that predicate's explanation and report.
 pub fn report_many_streaming(
-    request: &StreamManyRequest,
+    request: &ExplainRequest,
     observer: &mut dyn FnMut(usize),
 ) -> Result<StreamedReports, ExplainError> {
+    let (location, storage) = request.located()?;
+    let reports: Vec<ReportRequest> = request
+        .predicates
+        .iter()
+        .map(|(_, options)| options.report_request())
+        .collect();
     let mut windows = WindowStreams {
         streams: request
-            .entries
+            .predicates
             .iter()
-            .map(|(predicate, report)| PredicateStream {
+            .zip(&reports)
+            .map(|((predicate, _), report)| PredicateStream {
                 keep_files: false,
                 ..PredicateStream::new(Some(predicate), report)
             })
@@ -309,8 +255,8 @@ pub fn report_many_streaming(
         dv_files: 0,
     };
     let (table, features) = windows.replay(
-        &request.location,
-        &request.storage,
+        &location,
+        &storage,
         request.version,
         request.window_files,
         observer,

@@ -22,7 +22,8 @@ use delta_kernel::{PredicateRef, Snapshot};
 use explain_compiler::schema::TableColumns;
 use explain_core::explain::{CompiledPredicate, ExplainOptions, KernelScans, kernel_scans};
 use explain_core::replay::{is_selected, open_engine, plain_engine, selected_count};
-use explain_core::stream::{StreamRequest, explain_streaming};
+use explain_core::request::ExplainRequest;
+use explain_core::stream::explain_streaming;
 use serde::{Deserialize, Serialize};
 use storage::StorageOptions;
 
@@ -374,11 +375,9 @@ pub fn delta_explain_with(
     predicate: Option<&str>,
 ) -> Result<String, String> {
     let started = std::time::Instant::now();
-    let request = StreamRequest {
-        storage: storage.clone(),
-        predicate: predicate.map(str::to_string),
-        ..StreamRequest::new(location)
-    };
+    let request = ExplainRequest::new(location)
+        .storage(storage.clone())
+        .predicate(predicate.map(str::to_string));
     let streamed = explain_streaming(&request, &mut |_| {}).map_err(|e| e.to_string())?;
     let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     Ok(streamed.report(elapsed_ms).to_json())

@@ -4,6 +4,11 @@
 ``delta-explain --format json``, as a dict. ``explain_many`` explains many predicates against
 one replay of the log. ``files`` returns the per-file view as a ``pyarrow.Table``.
 
+A table is a path or URL, or with ``catalog="unity"`` a name ``catalog.schema.table`` in Unity
+Catalog, read with the credentials the catalog vends for it (the endpoint and token from
+``catalog_url``, ``catalog_profile`` of ``~/.databrickscfg``, or ``DATABRICKS_HOST`` and
+``DATABRICKS_TOKEN``, as ``delta-explain --catalog unity`` reads them).
+
 Storage options are a dict, as delta-rs takes them (``{"aws_region": "eu-west-1",
 "aws_endpoint": "http://127.0.0.1:9000", "aws_allow_http": "true"}``); credentials also come
 from each cloud's environment variables and files.
@@ -74,6 +79,9 @@ def explain(
     *,
     storage_options: Optional[Mapping[str, str]] = None,
     version: Optional[int] = None,
+    catalog: Optional[str] = None,
+    catalog_url: Optional[str] = None,
+    catalog_profile: Optional[str] = None,
     strict: bool = False,
     verbose: bool = False,
     limit: Optional[int] = None,
@@ -81,6 +89,7 @@ def explain(
     layers: bool = False,
     verify: bool = False,
     ranges: Sequence[str] = (),
+    referenced_ranges: bool = False,
     min_pruning: Optional[float] = None,
     min_files: Optional[int] = None,
     assert_stats: bool = False,
@@ -93,7 +102,8 @@ def explain(
     Options are the command's: ``strict`` (sound under Spark, DuckDB and DataFusion at once),
     ``verbose`` and ``limit`` (the per-file ``files`` list), ``explain_why`` (``diagnoses``),
     ``layers``, ``verify`` (the funnel down to the matching rows; reads every row),
-    ``ranges`` (columns whose per-file ``[min, max]`` to include), and the gates
+    ``ranges`` (columns whose per-file ``[min, max]`` to include), ``referenced_ranges``
+    (the same for every column ``where`` references, as the HTML page draws them), and the gates
     ``min_pruning``, ``min_files`` and ``assert_stats``, whose outcome is in
     ``report["result"]`` (``"pass"`` or ``"fail"``) and ``report["assertions"]``.
 
@@ -105,6 +115,9 @@ def explain(
         storage_options=_storage(storage_options),
         version=version,
         options=_options(locals()),
+        catalog=catalog,
+        catalog_url=catalog_url,
+        catalog_profile=catalog_profile,
     )
     return _json.loads(text)
 
@@ -115,6 +128,9 @@ def explain_many(
     *,
     storage_options: Optional[Mapping[str, str]] = None,
     version: Optional[int] = None,
+    catalog: Optional[str] = None,
+    catalog_url: Optional[str] = None,
+    catalog_profile: Optional[str] = None,
     strict: bool = False,
     verbose: bool = False,
     limit: Optional[int] = None,
@@ -128,7 +144,7 @@ def explain_many(
     """Explains every predicate against one replay of ``table``'s log, on every core.
 
     Returns one report per predicate, in order. The options are ``explain``'s, each applied to
-    every predicate (``verify`` and ``ranges``, which read the files again, are
+    every predicate (``verify`` and the ranges, which read the files again, are
     ``explain``'s alone). An invalid predicate raises ``BadInputError``
     naming its position (``errors="raise"``), or with ``errors="entry"`` becomes
     ``{"predicate", "error", "exit_code"}`` in its place, as ``--predicates`` writes it.
@@ -144,6 +160,9 @@ def explain_many(
         storage_options=_storage(storage_options),
         version=version,
         options=options,
+        catalog=catalog,
+        catalog_url=catalog_url,
+        catalog_profile=catalog_profile,
     )
     reports: List[Dict[str, Any]] = []
     for index, (predicate, (text, message, exit_code)) in enumerate(zip(predicates, outcomes)):
@@ -162,6 +181,9 @@ def files(
     *,
     storage_options: Optional[Mapping[str, str]] = None,
     version: Optional[int] = None,
+    catalog: Optional[str] = None,
+    catalog_url: Optional[str] = None,
+    catalog_profile: Optional[str] = None,
     strict: bool = False,
 ) -> "pyarrow.Table":  # noqa: F821
     """The per-file view of ``where`` on ``table`` as a ``pyarrow.Table``, one row per live file.
@@ -179,6 +201,9 @@ def files(
         where,
         storage_options=storage_options,
         version=version,
+        catalog=catalog,
+        catalog_url=catalog_url,
+        catalog_profile=catalog_profile,
         strict=strict,
         verbose=True,
     )

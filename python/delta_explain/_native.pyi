@@ -17,6 +17,9 @@ def explain(
     storage_options: Optional[Dict[str, str]] = None,
     version: Optional[int] = None,
     options: str = "{}",
+    catalog: Optional[str] = None,
+    catalog_url: Optional[str] = None,
+    catalog_profile: Optional[str] = None,
 ) -> Tuple[str, List[str]]: ...
 def explain_many(
     table: str,
@@ -24,4 +27,7 @@ def explain_many(
     storage_options: Optional[Dict[str, str]] = None,
     version: Optional[int] = None,
     options: str = "{}",
+    catalog: Optional[str] = None,
+    catalog_url: Optional[str] = None,
+    catalog_profile: Optional[str] = None,
 ) -> List[Tuple[Optional[str], Optional[str], int]]: ...

@@ -1,5 +1,5 @@
 //! `delta_explain._native`: explain-core called in-process from Python. Each function takes the
-//! table, its store and version, and the options as the JSON form of the library's
+//! table (a location, or a name in a catalog), its store and version, and the options as the JSON form of the library's
 //! `request::Options` (their names in `OPTIONS`), and returns the JSON document of `--format
 //! json` as text; the Python package (`delta_explain/__init__.py`) parses it and builds the
 //! `pyarrow` view. Errors are raised as exceptions of the exit-code classes: `BadInputError`
@@ -54,15 +54,47 @@ fn storage(options: Option<HashMap<String, String>>) -> storage::StorageOptions 
     }
 }
 
-/// The request of `table` (a location), its store and its version.
+/// Where the table is: a location, or with `catalog="unity"` a name `catalog.schema.table`
+/// in Unity Catalog (its endpoint and token from `catalog_url`, `catalog_profile` of
+/// ~/.databrickscfg, or DATABRICKS_HOST and DATABRICKS_TOKEN, as the command reads them).
+struct Place {
+    catalog: Option<String>,
+    catalog_url: Option<String>,
+    catalog_profile: Option<String>,
+}
+
+/// The catalog the table is named in, as the library takes it; an unknown catalog is bad
+/// input, and so are a catalog's options without a catalog.
+fn catalog(place: Place) -> Result<Option<storage::Catalog>, ExplainError> {
+    match place.catalog.as_deref() {
+        None if place.catalog_url.is_some() || place.catalog_profile.is_some() => Err(
+            ExplainError::Usage("catalog_url and catalog_profile need catalog=\"unity\"".into()),
+        ),
+        None => Ok(None),
+        Some(name) if name.eq_ignore_ascii_case("unity") => Ok(Some(storage::Catalog::Unity(
+            storage::unity::CatalogOptions {
+                host: place.catalog_url,
+                profile: place.catalog_profile,
+                refresh_before: None,
+            },
+        ))),
+        Some(other) => Err(ExplainError::Usage(format!(
+            "unknown catalog `{other}` (the catalogs: \"unity\")"
+        ))),
+    }
+}
+
+/// The request of `table` (a location or a catalog's name), its store and its version.
 fn request(
     table: &str,
     storage_options: Option<HashMap<String, String>>,
+    place: Place,
     version: Option<u64>,
-) -> ExplainRequest {
-    ExplainRequest::new(table)
+) -> PyResult<ExplainRequest> {
+    Ok(ExplainRequest::new(table)
         .storage(storage(storage_options))
-        .version(version)
+        .catalog(catalog(place).map_err(raised)?)
+        .version(version))
 }
 
 /// The options, from their JSON form (the package's keyword arguments, as `OPTIONS` names
@@ -73,7 +105,8 @@ fn options(options: &str) -> PyResult<Options> {
 
 /// The report of one predicate (`None`: the baseline) as JSON text, and the gates it failed.
 #[pyfunction]
-#[pyo3(signature = (table, predicate=None, storage_options=None, version=None, options="{}"))]
+#[pyo3(signature = (table, predicate=None, storage_options=None, version=None, options="{}", catalog=None, catalog_url=None, catalog_profile=None))]
+#[allow(clippy::too_many_arguments)]
 fn explain(
     py: Python<'_>,
     table: String,
@@ -81,8 +114,16 @@ fn explain(
     storage_options: Option<HashMap<String, String>>,
     version: Option<u64>,
     options: &str,
+    catalog: Option<String>,
+    catalog_url: Option<String>,
+    catalog_profile: Option<String>,
 ) -> PyResult<(String, Vec<String>)> {
-    let request = request(&table, storage_options, version)
+    let place = Place {
+        catalog,
+        catalog_url,
+        catalog_profile,
+    };
+    let request = request(&table, storage_options, place, version)?
         .predicate(predicate)
         .options(self::options(options)?);
     let (report, failures) = py
@@ -98,7 +139,8 @@ type ManyOutcome = (Option<String>, Option<String>, i32);
 /// The reports of many predicates against one replay of the table: per predicate
 /// `(report JSON, None, 0)`, or `(None, message, exit code)` for an invalid one.
 #[pyfunction]
-#[pyo3(signature = (table, predicates, storage_options=None, version=None, options="{}"))]
+#[pyo3(signature = (table, predicates, storage_options=None, version=None, options="{}", catalog=None, catalog_url=None, catalog_profile=None))]
+#[allow(clippy::too_many_arguments)]
 fn explain_many(
     py: Python<'_>,
     table: String,
@@ -106,16 +148,23 @@ fn explain_many(
     storage_options: Option<HashMap<String, String>>,
     version: Option<u64>,
     options: &str,
+    catalog: Option<String>,
+    catalog_url: Option<String>,
+    catalog_profile: Option<String>,
 ) -> PyResult<Vec<ManyOutcome>> {
-    let request = request(&table, storage_options, version);
+    let place = Place {
+        catalog,
+        catalog_url,
+        catalog_profile,
+    };
     let options = self::options(options)?;
-    let entries: Vec<(String, Options)> = predicates
-        .into_iter()
-        .map(|p| (p, options.clone()))
-        .collect();
-    let streamed = py
-        .detach(|| many(&request, &entries, &mut |_| {}))
-        .map_err(raised)?;
+    let request = request(&table, storage_options, place, version)?.predicates(
+        predicates
+            .into_iter()
+            .map(|p| (p, options.clone()))
+            .collect(),
+    );
+    let streamed = py.detach(|| many(&request, &mut |_| {})).map_err(raised)?;
     streamed
         .reports
         .into_iter()

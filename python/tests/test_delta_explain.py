@@ -287,13 +287,13 @@ def test_the_signatures_are_the_librarys_options_and_the_stubs_hold_them():
     # arguments are exactly those, `verify` and `ranges` aside for `explain_many`.
     options = list(delta_explain._native.OPTIONS)
     assert "strict" in options and "min_pruning" in options, options
-    store = {"storage_options", "version"}
+    store = {"storage_options", "version", "catalog", "catalog_url", "catalog_profile"}
     keywords = lambda f: [  # noqa: E731
         name for name, kind, _ in _runtime_parameters(f) if kind == "keyword" and name not in store
     ]
     assert sorted(keywords(delta_explain.explain)) == sorted(options)
     assert sorted(k for k in keywords(delta_explain.explain_many) if k != "errors") == sorted(
-        o for o in options if o not in ("verify", "ranges")
+        o for o in options if o not in ("verify", "ranges", "referenced_ranges")
     )
     # An option the library does not have is refused, not ignored.
     with pytest.raises(delta_explain.BadInputError, match="unknown field"):
@@ -379,3 +379,159 @@ def test_pandas_is_an_extra_and_to_pandas_works_with_it():
     assert not any(d.startswith("pandas") for d in project["dependencies"])
     frame = delta_explain.files(str(TAXI), MIXED).to_pandas()
     assert int(frame["kept"].sum()) == 2
+
+
+UC_TOKEN = "dapi-SECRET-python-0123456789"
+
+
+def _call(method: str, url: str, body: dict | None = None) -> tuple[int, dict]:
+    import urllib.error
+    import urllib.request
+
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        return e.code, {}
+    except OSError:
+        return 0, {}
+
+
+@pytest.fixture(scope="module")
+def unity(tmp_path_factory):
+    """The open-source Unity Catalog server (crates.io olai-uc-server, which `.ci/run` installs
+    before this suite runs) on 127.0.0.1, with taxi-nyc registered as `fixtures.real.taxi_nyc`;
+    the endpoint, and the environment the command would read."""
+    binary = os.environ.get("DX_UC_SERVER") or os.path.expanduser(
+        "~/.cache/delta-explain/tools/bin/uc-server"
+    )
+    assert os.access(binary, os.X_OK), (
+        f"no uc-server at {binary}: `bash .ci/run` installs it (cargo install --locked "
+        "olai-uc-server --version 0.0.11 --features bin --root ~/.cache/delta-explain/tools), "
+        "or set DX_UC_SERVER"
+    )
+    scratch = tmp_path_factory.mktemp("unity")
+    root = FIXTURES.resolve()
+    managed = scratch / "managed"
+    managed.mkdir()
+    config = scratch / "uc.yaml"
+    config.write_text(
+        f"local_storage:\n  allowed-roots:\n    - {root}\n    - {managed}\nui:\n  serve: false\n"
+    )
+    port = free_port()
+    log = (scratch / "server.log").open("w")
+    server = subprocess.Popen(
+        [binary, "serve", "--config", str(config), "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    url = f"http://127.0.0.1:{port}"
+    api = f"{url}/api/2.1/unity-catalog/"
+    try:
+        # A readiness wait (300 tries 200 ms apart), not a measure of time.
+        for _ in range(300):
+            if _call("GET", api + "catalogs")[0] == 200:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("uc-server did not answer")
+
+        def create(what: str, body: dict) -> None:
+            status, answer = _call("POST", api + what, body)
+            assert status == 200, f"create {what} {body}: {status} {answer}"
+
+        # file:// locations need an external location with a storage credential (which
+        # vends nothing for local files); the managed catalog a storage root inside one.
+        create(
+            "credentials",
+            {
+                "name": "local_files",
+                "purpose": "STORAGE",
+                "azure_storage_key": {"account_name": "unused", "account_key": "dW51c2Vk"},
+            },
+        )
+        for name, path in [("shared_fixtures", root), ("managed_root", managed)]:
+            create(
+                "external-locations",
+                {"name": name, "url": f"file://{path}", "credential_name": "local_files"},
+            )
+        create("catalogs", {"name": "fixtures", "storage_root": f"file://{managed}"})
+        create("schemas", {"name": "real", "catalog_name": "fixtures"})
+        create(
+            "tables",
+            {
+                "name": "taxi_nyc",
+                "catalog_name": "fixtures",
+                "schema_name": "real",
+                "table_type": "EXTERNAL",
+                "data_source_format": "DELTA",
+                "storage_location": f"file://{TAXI.resolve()}",
+                "properties": {},
+            },
+        )
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        log.close()
+
+
+def test_a_table_named_in_unity_catalog_explains_as_by_its_path(unity, monkeypatch):
+    # The token as Databricks tools read it; the endpoint from the keyword, as --catalog-url.
+    monkeypatch.setenv("DATABRICKS_TOKEN", UC_TOKEN)
+    monkeypatch.delenv("DATABRICKS_HOST", raising=False)
+    monkeypatch.setenv("DATABRICKS_CONFIG_FILE", "/nonexistent/databrickscfg")
+    name = "fixtures.real.taxi_nyc"
+    comparable = lambda r: {k: v for k, v in r.items() if k not in ("elapsed_ms", "table")}  # noqa: E731
+    by_name = delta_explain.explain(
+        name, MIXED, catalog="unity", catalog_url=unity, explain_why=True, verbose=True
+    )
+    by_path = delta_explain.explain(TAXI, MIXED, explain_why=True, verbose=True)
+    assert comparable(by_name) == comparable(by_path)
+    assert by_name["final_files"] == 2
+    assert by_name["table"].startswith("file://"), by_name["table"]
+    # Many predicates over one replay, and the per-file view, by name too.
+    many = delta_explain.explain_many(
+        name, [MIXED, "trip_distance > 5"], catalog="unity", catalog_url=unity
+    )
+    assert [r["final_files"] for r in many] == [
+        r["final_files"] for r in delta_explain.explain_many(TAXI, [MIXED, "trip_distance > 5"])
+    ]
+    view = delta_explain.files(name, MIXED, catalog="unity", catalog_url=unity)
+    assert view.num_rows == by_path["total_files"]
+    # The endpoint from the environment, as the command reads DATABRICKS_HOST.
+    monkeypatch.setenv("DATABRICKS_HOST", unity)
+    assert comparable(delta_explain.explain(name, MIXED, catalog="unity", explain_why=True, verbose=True)) == comparable(by_path)
+
+
+def test_catalog_errors_are_the_commands_classes_and_name_no_token(unity, monkeypatch):
+    monkeypatch.setenv("DATABRICKS_TOKEN", UC_TOKEN)
+    monkeypatch.setenv("DATABRICKS_HOST", unity)
+    monkeypatch.setenv("DATABRICKS_CONFIG_FILE", "/nonexistent/databrickscfg")
+    # A name the catalog does not hold: a table error (exit 3), as on the command line.
+    with pytest.raises(delta_explain.TableError) as missing:
+        delta_explain.explain("fixtures.real.nothing_here", MIXED, catalog="unity")
+    assert "nothing_here" in str(missing.value)
+    expected = subprocess.run(
+        [os.environ["DX_BIN"], "fixtures.real.nothing_here", "-w", MIXED, "--catalog", "unity"],
+        capture_output=True,
+        text=True,
+    )
+    assert expected.returncode == missing.value.exit_code == 3
+    # A name that is not catalog.schema.table, an unknown catalog, a catalog's option without
+    # a catalog: bad input (exit 2).
+    for call in [
+        lambda: delta_explain.explain("taxi_nyc", MIXED, catalog="unity"),
+        lambda: delta_explain.explain("fixtures.real.taxi_nyc", MIXED, catalog="glue"),
+        lambda: delta_explain.explain(TAXI, MIXED, catalog_url=unity),
+    ]:
+        with pytest.raises(delta_explain.BadInputError) as bad:
+            call()
+        assert bad.value.exit_code == 2
+        assert UC_TOKEN not in str(bad.value)
+    assert UC_TOKEN not in str(missing.value)

@@ -42,6 +42,7 @@ pub use error::{StorageError, describe, redact_queries};
 pub use hintless::without_checkpoint_hint;
 pub use location::{Scheme, table_url};
 pub use object_store;
+pub use unity::{Catalog, locate};
 
 /// How to reach a table's store: options beyond what the environment says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -218,6 +218,36 @@ pub struct CatalogTable {
     pub storage: StorageOptions,
 }
 
+/// The catalogs a table can be named in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Catalog {
+    /// Unity Catalog (Databricks, or the open-source server), reached as the options say.
+    Unity(CatalogOptions),
+}
+
+/// Where `table` is and how to reach it: without a catalog, `table` is the location and
+/// `storage` the options; with one, `table` is the catalog's name of it, and the location is
+/// the one the catalog gives, read with `storage` and the credentials the catalog vends
+/// (over every other source). A malformed name or a missing endpoint is bad input (exit 2);
+/// the catalog's refusals and failures are table errors (exit 3).
+pub fn locate(
+    table: &str,
+    storage: &StorageOptions,
+    catalog: Option<&Catalog>,
+) -> Result<(String, StorageOptions), StorageError> {
+    match catalog {
+        None => Ok((table.to_string(), storage.clone())),
+        Some(Catalog::Unity(options)) => {
+            let resolved = resolve(table, options)?;
+            let storage = StorageOptions {
+                vended: resolved.storage.vended,
+                ..storage.clone()
+            };
+            Ok((resolved.location, storage))
+        }
+    }
+}
+
 /// Resolves `name` in the catalog and vends credentials to read it.
 pub fn resolve(name: &str, options: &CatalogOptions) -> Result<CatalogTable, StorageError> {
     let [catalog, schema, table] = parse_name(name)?;

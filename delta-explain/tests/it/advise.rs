@@ -23,6 +23,7 @@ fn request(table: &str, predicates: Vec<String>, sample: Option<u64>) -> AdviseR
     AdviseRequest {
         location: table.to_string(),
         storage: storage::StorageOptions::default(),
+        catalog: None,
         version: None,
         predicates,
         sample,

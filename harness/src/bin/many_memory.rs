@@ -194,8 +194,8 @@ fn measure(mode: Mode, table: &str, predicates_file: &Path) -> Result<Sample, St
                 .iter()
                 .map(|p| (p.clone(), Options::default()))
                 .collect();
-            let streamed = explain_many(&ExplainRequest::new(table), &entries, &mut |_| {})
-                .map_err(|e| e.to_string())?;
+            let request = ExplainRequest::new(table).predicates(entries);
+            let streamed = explain_many(&request, &mut |_| {}).map_err(|e| e.to_string())?;
             let mut kept = 0;
             for (outcome, predicate) in streamed.reports.into_iter().zip(&all) {
                 let (report, _) = outcome.map_err(|e| format!("{predicate}: {e}"))?;

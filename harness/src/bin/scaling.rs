@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use explain_core::replay::ReplayedTable;
-use explain_core::report_request::ReportRequest;
-use explain_core::stream::{StreamManyRequest, report_many_streaming};
+use explain_core::request::ExplainRequest;
+use explain_core::stream::report_many_streaming;
 use harness::corpus::{corpus_path, read_corpus};
 use harness::one_core::OneCore;
 use harness::page::{Series, Stroke, log_log_chart};
@@ -776,10 +776,13 @@ fn predicate_throughput(
     // The path `--predicates FILE` takes: one streamed replay, each window explained for
     // every predicate on every core (the replay is counted in; it is a few ms on taxi).
     let streamed = |workers: usize| -> Result<(f64, usize), String> {
-        let request = StreamManyRequest {
-            workers,
-            ..StreamManyRequest::new(taxi, &batch, &ReportRequest::default())
-        };
+        let mut request = ExplainRequest::new(taxi).predicates(
+            batch
+                .iter()
+                .map(|p| (p.to_string(), Default::default()))
+                .collect(),
+        );
+        request.workers = workers;
         let started = Instant::now();
         let streamed = report_many_streaming(&request, &mut |_| {}).map_err(|e| e.to_string())?;
         let mut bytes = 0usize;

@@ -146,6 +146,7 @@ fn advised(location: &str, predicates: Vec<String>) -> explain_advise::Advice {
     let request = AdviseRequest {
         location: location.to_string(),
         storage: storage::StorageOptions::default(),
+        catalog: None,
         version: None,
         predicates,
         sample: None,

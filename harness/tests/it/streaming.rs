@@ -14,11 +14,9 @@ use explain_core::explain::{ExplainOptions, explain_with};
 use explain_core::gates::stats_complete;
 use explain_core::replay::{ReplayedTable, WINDOW_ROWS};
 use explain_core::report::Report;
-use explain_core::report_request::ReportRequest;
+use explain_core::request::{ExplainRequest, Options};
 use explain_core::session::Session;
-use explain_core::stream::{
-    StreamManyRequest, StreamRequest, explain_streaming, report_many_streaming,
-};
+use explain_core::stream::{explain_streaming, report_many_streaming};
 use harness::scaling::TableShape;
 
 use crate::phase_scans::{predicates_over, present_literal};
@@ -47,20 +45,18 @@ fn assert_streams_alike(
             // Every file listed, and the view cut short (the first files of the whole table
             // are the first of the windows' first).
             let limit = (window_files == 4).then_some(3);
-            let request = StreamRequest {
-                predicate: predicate.map(str::to_string),
-                report: ReportRequest {
-                    options,
+            let mut request = ExplainRequest::new(location)
+                .predicate(predicate.map(str::to_string))
+                .options(Options {
+                    strict,
                     explain_why: true,
                     assert_stats: true,
                     verbose: true,
                     limit,
                     layers: true,
-                    ..ReportRequest::default()
-                },
-                window_files,
-                ..StreamRequest::new(location)
-            };
+                    ..Options::default()
+                });
+            request.window_files = window_files;
             let streamed = explain_streaming(&request, &mut |_| {});
             let (whole, streamed) = match (&whole, streamed) {
                 (Ok(whole), Ok(streamed)) => (whole, streamed),
@@ -96,6 +92,12 @@ fn assert_streams_alike(
                     let mut report =
                         Report::build(cached, whole, 0).with_files(cached, whole, limit);
                     report.layers = explain_core::layers::Layers::build(cached, whole, limit);
+                    // `analysis.stats_coverage`, which one predicate's report always carries.
+                    if let Some(analysis) = &mut report.analysis {
+                        use explain_core::coverage::{CoveragePlan, gather};
+                        let plan = CoveragePlan::new(cached.columns(), whole);
+                        analysis.stats_coverage = Some(gather(cached, whole, &plan).entries(&plan));
+                    }
                     report.to_json()
                 },
                 "{context}: the report"
@@ -244,9 +246,9 @@ fn streamed_explanations_equal_whole_ones_with_a_partition_per_file() {
 
 /// Each entry's request: every section and gate in turn, so each predicate is seen to be
 /// reported with its own request, not its neighbour's.
-fn entry_request(i: usize, strict: bool) -> ReportRequest {
-    ReportRequest {
-        options: ExplainOptions { strict },
+fn entry_request(i: usize, strict: bool) -> Options {
+    Options {
+        strict,
         min_pruning: i.is_multiple_of(3).then_some(50.0),
         min_files: (i % 4 == 1).then_some(2),
         assert_stats: i.is_multiple_of(2),
@@ -254,7 +256,7 @@ fn entry_request(i: usize, strict: bool) -> ReportRequest {
         limit: (i % 5 == 1).then_some(2),
         layers: i % 2 == 1,
         explain_why: i % 3 == 1,
-        stats_coverage: i % 4 < 2,
+        ..Options::default()
     }
 }
 
@@ -268,26 +270,23 @@ fn assert_many_stream_alike(
     let session = Session::new(cached);
     let mut most_windows = 0;
     for strict in [false, true] {
-        let entries: Vec<(String, ReportRequest)> = predicates
+        let entries: Vec<(String, Options)> = predicates
             .iter()
             .enumerate()
             .map(|(i, p)| (p.clone(), entry_request(i, strict)))
             .collect();
         let alone: Vec<_> = entries
             .iter()
-            .map(|(p, r)| session.report(Some(p), r, std::time::Instant::now()))
+            .map(|(p, o)| session.report(Some(p), &o.report_request(), std::time::Instant::now()))
             .collect();
         for window_files in WINDOWS {
             for workers in [1, 2] {
                 let context = format!(
                     "{location} (strict: {strict}), windows of {window_files}, {workers} workers"
                 );
-                let request = StreamManyRequest {
-                    entries: entries.clone(),
-                    window_files,
-                    workers,
-                    ..StreamManyRequest::new(location, &[], &ReportRequest::default())
-                };
+                let mut request = ExplainRequest::new(location).predicates(entries.clone());
+                request.window_files = window_files;
+                request.workers = workers;
                 let streamed = report_many_streaming(&request, &mut |_| {})
                     .unwrap_or_else(|e| panic!("{context}: {e}"));
                 most_windows = most_windows.max(streamed.windows);
