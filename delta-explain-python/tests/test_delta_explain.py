@@ -1,6 +1,6 @@
 """The Python package against the shared fixtures, the command and delta-rs.
 
-Run by `.ci/run` in a virtual environment it creates (`python/tests/run.sh`). The command's
+Run by `.ci/run` in a virtual environment it creates (`delta-explain-python/tests/run.sh`). The command's
 binary (`DX_BIN`) is the reference: the package must print the same document it does.
 """
 
@@ -31,7 +31,7 @@ MIXED = "pickup_date = '2024-01-03' AND trip_distance > 5"
 def command(*args: str) -> dict:
     """The command's JSON report (DX_BIN: the delta-explain binary built by cargo)."""
     binary = os.environ.get("DX_BIN")
-    assert binary, "DX_BIN names the delta-explain binary (python/tests/run.sh sets it)"
+    assert binary, "DX_BIN names the delta-explain binary (delta-explain-python/tests/run.sh sets it)"
     out = subprocess.run(
         [binary, *args, "--format", "json"], capture_output=True, text=True, check=True
     )
@@ -374,7 +374,7 @@ def test_errors_are_named_as_the_package_exports_them():
 def test_pandas_is_an_extra_and_to_pandas_works_with_it():
     import tomllib
 
-    project = tomllib.loads((ROOT / "python" / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((ROOT / "delta-explain-python" / "pyproject.toml").read_text())["project"]
     assert any(d.startswith("pandas") for d in project["optional-dependencies"]["pandas"])
     assert not any(d.startswith("pandas") for d in project["dependencies"])
     frame = delta_explain.files(str(TAXI), MIXED).to_pandas()

@@ -25,5 +25,5 @@ if [ ! -x "${DX_BIN}" ]; then
   cargo build --locked -p delta-explain --bin delta-explain
 fi
 # From outside the source tree, so `import delta_explain` is the installed package.
-cd python/tests
+cd delta-explain-python/tests
 exec "${venv}/bin/python" -m pytest -q -p no:cacheprovider "$@" .
