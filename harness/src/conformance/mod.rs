@@ -17,6 +17,7 @@
 //! | `datafusion-parquet` | DataFusion's Parquet scan of each live file, row-group and page pruning and filter pushdown on, partition values as columns ([`datafusion_parquet`]) | rows per file | DataFusion over the oracle's rows, pruning off |
 //! | `duckdb-delta`, `polars`, `delta-rs` | the worker of `oracle/engines/worker.py` ([`workers`], `oracle::readers`) | rows (per file for DuckDB) | see `oracle::readers` |
 
+pub mod cause;
 pub mod datafusion_parquet;
 pub mod kernel;
 pub mod locked;
@@ -365,9 +366,26 @@ impl EngineTally {
     }
 }
 
-/// One finding, minimized.
+/// One cause of failing cases ([`cause`]): its first case, minimized, and how many cases it
+/// explains.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Finding {
+    /// The cause's identity ([`cause::cause`]): reader, verdict, the minimized predicate's
+    /// shape, the table's features, an error's words abstracted. Empty in reports written
+    /// before causes were kept (then [`Finding::key`] identifies it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cause: String,
+    /// How many failing cases had this cause (this one included).
+    #[serde(default = "one")]
+    pub seen: u64,
+    /// The upstream issue that tracks the cause, where one is known (from the known causes the
+    /// campaign reads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<String>,
+    /// The causes of the unminimized cases counted here (the first case's before it was
+    /// minimized, and any other's whose minimized shape was this one).
+    #[serde(skip)]
+    pub aliases: Vec<String>,
     pub engine: String,
     pub version: String,
     pub verdict: Verdict,
@@ -387,20 +405,36 @@ pub struct Finding {
     pub unreproduced: Option<String>,
 }
 
+fn one() -> u64 {
+    1
+}
+
 impl Finding {
-    /// What makes two findings the same for the list of known ones: the reader, the verdict
-    /// and the table (a fixture, or a catalog name: its writer knobs).
+    /// What made two findings the same before causes were kept: the reader, the verdict and
+    /// the table (a fixture, or a catalog name: its writer knobs).
     pub fn key(&self) -> String {
         format!("{} {} {}", self.engine, self.verdict.name(), self.table)
+    }
+
+    /// Whether `known`, a finding of a known list, stands for this one: the same cause, or
+    /// for a known finding stored without one, the same reader, verdict and table.
+    pub fn known_as(&self, known: &Finding) -> bool {
+        if known.cause.is_empty() {
+            known.key() == self.key()
+        } else {
+            known.cause == self.cause || self.aliases.contains(&known.cause)
+        }
     }
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ConformanceReport {
     pub seed: u64,
-    /// Findings minimized per (engine, verdict, table), kept or not.
+    /// Causes minimized per reader and verdict.
     #[serde(skip)]
     minimized: BTreeMap<String, usize>,
+    /// Failing cases, counted under the causes `findings` lists.
+    pub failing_cases: u64,
     pub seconds: f64,
     pub tables: u64,
     pub predicates: u64,
@@ -408,10 +442,9 @@ pub struct ConformanceReport {
     pub findings: Vec<Finding>,
 }
 
-/// Findings minimized per (engine, verdict, table): each is kept where its minimized predicate
-/// names columns no kept finding of its kind names (another cause on the same table: negative
-/// NaN and a signed-zero partition, say), and written out; the others are counted.
-const MINIMIZED_PER_KIND: usize = 6;
+/// Causes minimized per reader and verdict: past this many, a new cause is listed with its
+/// case as found (the minimizer's reader calls are the campaign's largest cost).
+const MINIMIZED_PER_KIND: usize = 24;
 
 /// Runs the campaign over `adapters`: the fixtures with their corpora first, then generated
 /// tables until the time or the cases run out. `progress` is told each table and the cases so
@@ -511,6 +544,15 @@ fn run_table(
     report: &mut ConformanceReport,
 ) -> u64 {
     let name = table.spec.as_str();
+    let features = cause::features(&table.loaded.snapshot);
+    let kind_of = |c: &explain_compiler::ast::ColumnRef| cause::kind_of(&table.loaded.snapshot, c);
+    let shape_of = |sql: &str, tree: Option<&Predicate>| match tree {
+        Some(p) => cause::shape(p, &kind_of),
+        None => match explain_compiler::sql::parse_predicate(sql) {
+            Ok(p) => cause::shape(&p, &kind_of),
+            Err(_) => format!("unparsed({})", cause::abstracted(sql)),
+        },
+    };
     let mut cases = 0u64;
     report.tables += 1;
     report.predicates += predicates.len() as u64;
@@ -529,7 +571,19 @@ fn run_table(
             Err(e) => {
                 let tally = report.engines.entry(engine.clone()).or_default();
                 *tally.verdicts.entry("error".into()).or_default() += 1;
+                let detail = format!("cannot open the table: {e}");
+                let cause =
+                    cause::cause(&engine, Verdict::Error, "(the table)", &features, &detail);
+                report.failing_cases += 1;
+                if let Some(f) = report.findings.iter_mut().find(|f| f.cause == cause) {
+                    f.seen += 1;
+                    continue;
+                }
                 report.findings.push(Finding {
+                    cause,
+                    seen: 1,
+                    upstream: None,
+                    aliases: Vec::new(),
                     engine,
                     version: tally.version.clone(),
                     verdict: Verdict::Error,
@@ -538,7 +592,7 @@ fn run_table(
                     predicate: String::new(),
                     minimized: String::new(),
                     variant: None,
-                    detail: format!("cannot open the table: {e}"),
+                    detail,
                     reproduction: None,
                     unreproduced: None,
                 });
@@ -589,16 +643,33 @@ fn run_table(
                 continue;
             }
             let version = tally.version.clone();
-            let kind = format!("{engine} {} {name}", verdict.name());
-            let tried = report.minimized.entry(kind.clone()).or_default();
-            if *tried >= MINIMIZED_PER_KIND {
+            report.failing_cases += 1;
+            // Counted under its cause where the case's own shape is one already listed.
+            let first = cause::cause(
+                &engine,
+                verdict,
+                &shape_of(sql, case.tree.as_ref()),
+                &features,
+                &detail,
+            );
+            if let Some(f) = report
+                .findings
+                .iter_mut()
+                .find(|f| f.cause == first || f.aliases.contains(&first))
+            {
+                f.seen += 1;
                 continue;
             }
-            *tried += 1;
-            let shrunk = case
-                .tree
-                .as_ref()
-                .map(|p| shrink(adapter.as_mut(), table, p, verdict));
+            let kind = format!("{engine} {}", verdict.name());
+            let tried = report.minimized.entry(kind).or_default();
+            let shrunk = if *tried < MINIMIZED_PER_KIND {
+                *tried += 1;
+                case.tree
+                    .as_ref()
+                    .map(|p| shrink(adapter.as_mut(), table, p, verdict))
+            } else {
+                None
+            };
             let minimized = shrunk
                 .as_ref()
                 .map_or_else(|| sql.clone(), ToString::to_string);
@@ -610,15 +681,25 @@ fn run_table(
                     .map(|v| v.to_string()),
                 _ => None,
             };
-            let columns = columns_of(&minimized);
-            if report
-                .findings
-                .iter()
-                .any(|f| f.key() == kind && columns_of(&f.minimized) == columns)
-            {
+            // The cause is the minimized predicate's: another case that minimizes to its
+            // shape is the same cause.
+            let found = cause::cause(
+                &engine,
+                verdict,
+                &shape_of(&minimized, shrunk.as_ref()),
+                &features,
+                &detail,
+            );
+            if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
+                f.seen += 1;
+                f.aliases.push(first);
                 continue;
             }
             let mut finding = Finding {
+                cause: found,
+                seen: 1,
+                upstream: None,
+                aliases: vec![first],
                 engine: engine.clone(),
                 version,
                 verdict,
@@ -669,25 +750,25 @@ fn run_table(
     cases
 }
 
-/// The columns a predicate names, sorted (its text where it does not parse).
-fn columns_of(sql: &str) -> Vec<String> {
-    match explain_compiler::sql::parse_predicate(sql) {
-        Ok(p) => {
-            let mut out: Vec<String> = p.columns().iter().map(|c| c.path.join(".")).collect();
-            out.sort();
-            out
-        }
-        Err(_) => vec![sql.to_string()],
-    }
-}
-
-/// The findings of `report` whose key (reader, verdict, table) is not among `known`.
+/// The findings of `report` whose cause is not among `known` ([`Finding::known_as`]).
 pub fn new_findings<'r>(report: &'r ConformanceReport, known: &[Finding]) -> Vec<&'r Finding> {
     report
         .findings
         .iter()
-        .filter(|f| !known.iter().any(|k| k.key() == f.key()))
+        .filter(|f| !known.iter().any(|k| f.known_as(k)))
         .collect()
+}
+
+/// Gives each finding of `report` the upstream issue a known finding of its cause names.
+pub fn annotate_known(report: &mut ConformanceReport, known: &[Finding]) {
+    for f in &mut report.findings {
+        if f.upstream.is_none() {
+            f.upstream = known
+                .iter()
+                .filter(|k| f.known_as(k))
+                .find_map(|k| k.upstream.clone());
+        }
+    }
 }
 
 /// The findings a report's `report.json` lists (its `findings` array).

@@ -89,18 +89,32 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
     if report.findings.is_empty() {
         md.push_str("None.\n");
     }
+    if !report.findings.is_empty() {
+        md.push_str(&format!(
+            "{} failing case(s) of {} cause(s). A cause is the reader, the verdict, the minimized predicate's shape (operators, column kinds, literal classes), the table's features and an error's words with their values abstracted; each is listed once, with how many cases it explains and its first case.\n\n",
+            report.failing_cases,
+            report.findings.len()
+        ));
+    }
     for f in &report.findings {
         md.push_str(&format!(
-            "- **{}** {} `{}` on `{}` (seed {}): `{}`\n  - minimized: `{}`\n  - {}\n",
+            "- **{}** {} `{}`, seen {} time(s), first on `{}` (seed {}): `{}`\n  - minimized: `{}`\n  - {}\n",
             f.engine,
             f.version,
             f.verdict.name(),
+            f.seen,
             f.table,
             f.seed,
             f.predicate,
             f.minimized,
             f.detail
         ));
+        if !f.cause.is_empty() {
+            md.push_str(&format!("  - cause: `{}`\n", f.cause));
+        }
+        if let Some(u) = &f.upstream {
+            md.push_str(&format!("  - upstream: {u}\n"));
+        }
         if let Some(r) = &f.reproduction {
             md.push_str(&format!("  - reproduction: [{r}]({r}/README.md)\n"));
         }

@@ -191,6 +191,10 @@ fn kernel_finding(
     detail: String,
 ) -> harness::conformance::Finding {
     harness::conformance::Finding {
+        cause: String::new(),
+        seen: 1,
+        upstream: None,
+        aliases: Vec::new(),
         engine: "kernel".into(),
         version: "test".into(),
         verdict,
@@ -363,4 +367,74 @@ fn the_parquet_scan_reads_column_mapped_fixtures_by_their_logical_names() {
         }
     }
     assert!(read > 10, "{read} predicates read and matched");
+}
+
+/// Findings are causes: every failing case is counted under the cause of its minimized
+/// predicate (reader, verdict, shape, table features), so the signed-zero partition drop read
+/// through four predicates of other spellings is one finding seen four times; a known list
+/// names causes, and a cause it does not name is new even on a table it names.
+#[test]
+fn failing_cases_are_counted_under_their_cause() {
+    use harness::conformance::{ConformanceOptions, new_findings, run};
+    let (_dir, table) = table("signed-zero-partitions", 7_870_161_820_730_376_918);
+    let predicates = [
+        "pf = 0",
+        "pf = 0 OR pf = 12345",
+        "pf = 0 AND (pf = 0 OR pf = 7)",
+        "pf IN (0)",
+        "pf > 100000",
+    ];
+    let options = ConformanceOptions {
+        seconds: 0,
+        max_cases: None,
+        seed: 1,
+        predicates_per_table: 0,
+        work_dir: None,
+        out: None,
+        fixtures: vec![(
+            "signed-zero-partitions".into(),
+            table.location.clone(),
+            predicates.iter().map(|p| p.to_string()).collect(),
+        )],
+    };
+    let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(KernelAdapter::default())];
+    let report = run(&options, &mut adapters, &mut |_, _| {}).unwrap();
+    let missing: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.verdict == Verdict::MissingRows)
+        .collect();
+    assert!(!missing.is_empty(), "{:#?}", report.findings);
+    let seen: u64 = report.findings.iter().map(|f| f.seen).sum();
+    assert_eq!(
+        seen, report.failing_cases,
+        "every failing case is counted once"
+    );
+    // `pf = 0` and the spellings that minimize to it are one cause; `pf IN (0)` another shape.
+    let equality = missing
+        .iter()
+        .find(|f| f.minimized == "pf = 0")
+        .unwrap_or_else(|| panic!("{:#?}", report.findings));
+    assert_eq!(equality.seen, 3, "{:#?}", report.findings);
+    assert!(
+        equality.cause.contains("partition") && equality.cause.contains("= ?int"),
+        "{}",
+        equality.cause
+    );
+    // The same cause known (from another table, say) is not new; a known list naming only the
+    // table and verdict under another cause does not hide it.
+    let mut known = (*equality).clone();
+    known.table = "elsewhere".into();
+    assert!(
+        !new_findings(&report, std::slice::from_ref(&known))
+            .iter()
+            .any(|f| f.cause == equality.cause)
+    );
+    known.cause = "kernel missing-rows | string = ?str | plain".into();
+    known.table = equality.table.clone();
+    assert!(
+        new_findings(&report, std::slice::from_ref(&known))
+            .iter()
+            .any(|f| f.cause == equality.cause)
+    );
 }
