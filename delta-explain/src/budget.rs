@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use explain_compiler::error::ExplainError;
-use explain_core::gates::Outcome;
 use explain_core::report::Report;
+use explain_core::report::assertions::Outcome;
 
 /// The version of the budget run's JSON document.
 pub const BUDGET_SCHEMA_VERSION: &str = "dx-budget-1.0.0";

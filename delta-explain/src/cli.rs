@@ -4,8 +4,8 @@
 use clap::{Parser, ValueEnum};
 
 use explain_compiler::error::ExplainError;
-use explain_core::gates;
 use explain_core::report::Report;
+use explain_core::report::assertions::Outcome;
 use explain_core::request::{ExplainRequest, Options, Progress, explain_many, explain_one};
 use explain_core::stream::StreamedReports;
 
@@ -369,9 +369,9 @@ fn ci_outputs(
             name: name.clone(),
             predicate: report.predicate.clone().unwrap_or_default(),
             result: if failures.is_empty() {
-                gates::Outcome::Pass
+                Outcome::Pass
             } else {
-                gates::Outcome::Fail
+                Outcome::Fail
             },
             failures,
             baseline: base,
@@ -386,10 +386,10 @@ fn ci_outputs(
         schema_version: crate::budget::BUDGET_SCHEMA_VERSION,
         table,
         version,
-        result: if entries.iter().all(|e| e.result == gates::Outcome::Pass) {
-            gates::Outcome::Pass
+        result: if entries.iter().all(|e| e.result == Outcome::Pass) {
+            Outcome::Pass
         } else {
-            gates::Outcome::Fail
+            Outcome::Fail
         },
         entries,
     };
@@ -486,9 +486,9 @@ fn run_budget(
             name: entry.name.clone(),
             predicate: entry.predicate.clone(),
             result: if failures.is_empty() {
-                gates::Outcome::Pass
+                Outcome::Pass
             } else {
-                gates::Outcome::Fail
+                Outcome::Fail
             },
             failures,
             baseline: base,
@@ -497,7 +497,7 @@ fn run_budget(
     }
     let failed: Vec<String> = entries
         .iter()
-        .filter(|e| e.result == gates::Outcome::Fail)
+        .filter(|e| e.result == Outcome::Fail)
         .map(|e| format!("{}: {}", e.name, e.failures.join(", ")))
         .collect();
     let run = BudgetRun {
@@ -505,9 +505,9 @@ fn run_budget(
         table: table.location().to_string(),
         version: table.version(),
         result: if failed.is_empty() {
-            gates::Outcome::Pass
+            Outcome::Pass
         } else {
-            gates::Outcome::Fail
+            Outcome::Fail
         },
         entries,
     };

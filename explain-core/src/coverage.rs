@@ -13,9 +13,8 @@
 //! `delta.dataSkippingNumIndexedCols`) is covered by no file: data skipping reads none of its
 //! statistics, whatever a file recorded.
 
+use crate::report::coverage::{ColumnCoverage, Requirement};
 use std::borrow::Cow;
-
-use serde::Serialize;
 
 use crate::explain::Explanation;
 use crate::file_stats::{FileStats, StatsNeeds};
@@ -24,15 +23,6 @@ use crate::replay::ReplayedTable;
 use explain_compiler::classify::Bucket;
 use explain_compiler::nnf::Leaf;
 use explain_compiler::schema::{ColumnInfo, TableColumns};
-
-/// What data skipping needs of a file's statistics for one column; serialized as its
-/// [`label`](Requirement::label).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Requirement {
-    MinMax,
-    NullCount,
-    NullCountAndNumRecords,
-}
 
 impl Requirement {
     /// The requirement of one leaf of a statistics-safe fragment; `None` for a leaf that
@@ -56,12 +46,6 @@ impl Requirement {
             Requirement::NullCount => "null_count",
             Requirement::NullCountAndNumRecords => "null_count_and_num_records",
         }
-    }
-}
-
-impl Serialize for Requirement {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.label())
     }
 }
 
@@ -152,16 +136,6 @@ impl Coverage {
             })
             .collect()
     }
-}
-
-/// One column's statistics coverage, as the peer's schema writes it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ColumnCoverage {
-    pub column: String,
-    pub requirement: Requirement,
-    pub candidate_files: usize,
-    pub covered_files: usize,
-    pub coverage_pct: f64,
 }
 
 /// The coverage of `plan` over the files of `table`, for `explanation`'s partition survivors

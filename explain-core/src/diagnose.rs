@@ -16,7 +16,7 @@
 //! | `PREDICATE_ALWAYS_TRUE` | the predicate normalizes to TRUE: nothing can be pruned |
 //! | `PARTITION_VALUE_ABSENT` | the predicate accepts no partition value present in the table (a misspelt literal, most often): every file is pruned |
 
-use serde::Serialize;
+use crate::report::diagnoses::{Diagnosis, Severity};
 
 use crate::explain::Explanation;
 use crate::file_stats::{FileStats, StatsNeeds};
@@ -124,21 +124,6 @@ impl AbsentValue {
 
 /// A conjunct that prunes fewer than this share of the files it sees is weak.
 pub const WEAK_PRUNING_PCT: usize = 10;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    Info,
-    Warning,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Diagnosis {
-    pub code: &'static str,
-    pub severity: Severity,
-    pub message: String,
-    pub suggestion: String,
-}
 
 /// What the diagnoses count over the files: read off a replayed table ([`gather_evidence`]),
 /// or window by window and summed ([`Evidence::plus`]) when the explanation streams. Each

@@ -1,45 +1,12 @@
 //! CI gates: checks recorded in the report's `assertions[]`; any failure makes the run exit 1
 //! with the report still printed.
 
-use serde::Serialize;
+use crate::report::assertions::{Assertion, Outcome};
 
 use crate::explain::Explanation;
 use crate::file_stats::{FileStats, StatsNeeds};
 use crate::replay::ReplayedTable;
 use explain_compiler::schema::ColumnInfo;
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "name", rename_all = "snake_case")]
-pub enum Assertion {
-    /// `--min-pruning PCT`: the total pruning must reach the threshold.
-    MinPruning {
-        threshold: f64,
-        actual: f64,
-        result: Outcome,
-    },
-    /// `--min-files N`: at least N files must survive (an empty result is often a misspelt
-    /// literal rather than perfect pruning).
-    MinFiles {
-        threshold: usize,
-        actual: usize,
-        result: Outcome,
-    },
-    /// `--assert-stats`: every file has statistics bounding each data column the predicate
-    /// references (without a predicate: each column the table collects statistics for).
-    StatsComplete {
-        columns: Vec<String>,
-        missing_count: usize,
-        missing_files: Vec<String>,
-        result: Outcome,
-    },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    Pass,
-    Fail,
-}
 
 impl Assertion {
     pub fn outcome(&self) -> Outcome {

@@ -5,8 +5,9 @@
 
 use crate::accepted::PresentValues;
 use crate::explain::{ExplainOptions, Explanation};
-use crate::gates::{self, Assertion};
+use crate::gates;
 use crate::report::Report;
+use crate::report::assertions::Assertion;
 
 /// What to put in one predicate's report beside the counts.
 #[derive(Clone, Debug, Default)]
@@ -61,8 +62,8 @@ pub fn finish_report(
     }
     let failures: Vec<String> = assertions
         .iter()
-        .filter(|a| a.outcome() == gates::Outcome::Fail)
-        .map(gates::Assertion::failure_line)
+        .filter(|a| a.outcome() == crate::report::assertions::Outcome::Fail)
+        .map(crate::report::assertions::Assertion::failure_line)
         .collect();
     // Probably a mistake rather than perfect pruning: said by default.
     report.warnings = crate::diagnose::absent_partition_values(columns, present, explanation)

@@ -136,7 +136,7 @@ fn explain_replayed(
         );
     }
     #[cfg(not(feature = "verify"))]
-    let _ = files_read;
+    let _ = (files_read, storage);
     #[cfg(not(feature = "verify"))]
     if request.options.verify {
         return Err(ExplainError::Usage(

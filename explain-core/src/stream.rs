@@ -42,17 +42,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::accepted::{PresentValues, present_values};
-use crate::coverage::{self, ColumnCoverage, Coverage, CoveragePlan};
+use crate::coverage::{self, Coverage, CoveragePlan};
 use crate::diagnose::{
-    Diagnosis, Evidence, EvidencePlan, TableFacts, diagnose_from, gather_parsed, gather_planned,
+    Evidence, EvidencePlan, TableFacts, diagnose_from, gather_parsed, gather_planned,
 };
 use crate::explain::{CompiledPredicate, Explanation, KernelScans, explain_planned, kernel_scans};
 use crate::explain_request::ExplainRequest;
 use crate::features::TableFeatures;
 use crate::file_stats::parse_each;
-use crate::gates::{Assertion, stats_complete};
-use crate::layers::Layers;
+use crate::gates::stats_complete;
 use crate::replay::{ReplayedTable, StreamedTable, TableHead, WindowVisitor};
+use crate::report::assertions::Assertion;
+use crate::report::coverage::ColumnCoverage;
+use crate::report::diagnoses::Diagnosis;
+use crate::report::layers::Layers;
 use crate::report::{FileReport, FileTallies, Report, TableHeader, first_files, merge_first_files};
 use crate::report_request::{ReportRequest, Reported, finish_report};
 use explain_compiler::error::ExplainError;

@@ -11,9 +11,9 @@
 
 use std::fmt::Write;
 
-use explain_core::ranges::ColumnRanges;
 use explain_core::report::Report;
 use explain_core::report::funnel::{Stage, log_stages};
+use explain_core::report::ranges::ColumnRanges;
 use pictures::{Svg, rect, text};
 
 use super::text::{human_bytes, thousands};

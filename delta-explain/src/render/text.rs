@@ -4,14 +4,34 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use explain_core::gates::{Assertion, Outcome};
-use explain_core::layers::{Layers, TreeNode};
+use explain_core::report::assertions::{Assertion, Outcome};
+use explain_core::report::layers::{Layers, TreeNode};
 use explain_core::report::{PhaseReport, Report};
 
 /// Diagnoses of one code shown on the page before the rest are counted.
 const DIAGNOSES_SHOWN_PER_CODE: usize = 10;
 
 pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
+    write_header(report, out)?;
+    write_phases(report, out)?;
+    write_files(report, out)?;
+    if let Some(layers) = &report.layers {
+        write_layers(layers, out)?;
+    }
+    write_diagnoses(report, out)?;
+    if let Some(funnel) = &report.verify {
+        write_funnel(funnel, out)?;
+    }
+    for column in report.ranges.iter().flatten() {
+        write_ranges(column, out)?;
+    }
+    write_gates(report, out)?;
+    write_features(report, out)?;
+    Ok(())
+}
+
+/// The table, the version, the predicate as given and as normalized, and its analysis.
+fn write_header(report: &Report, out: &mut String) -> std::fmt::Result {
     writeln!(out, "Delta table: {}", report.table)?;
     writeln!(out, "Version:     {}", report.version)?;
     writeln!(
@@ -78,6 +98,11 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             writeln!(out, "  hazard [{}] ({}): {}", h.code, h.effect, h.message)?;
         }
     }
+    Ok(())
+}
+
+/// The baseline, each phase with what it kept, and the total reduction.
+fn write_phases(report: &Report, out: &mut String) -> std::fmt::Result {
     writeln!(out)?;
     writeln!(
         out,
@@ -127,6 +152,11 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
         thousands(report.total_records),
         thousands(report.final_records)
     )?;
+    Ok(())
+}
+
+/// The per-file view (`--verbose`).
+fn write_files(report: &Report, out: &mut String) -> std::fmt::Result {
     if let Some(files) = &report.files {
         writeln!(out)?;
         writeln!(out, "Files:")?;
@@ -181,9 +211,11 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             )?;
         }
     }
-    if let Some(layers) = &report.layers {
-        write_layers(layers, out)?;
-    }
+    Ok(())
+}
+
+/// The diagnoses (`--explain-why`), the first few of each code.
+fn write_diagnoses(report: &Report, out: &mut String) -> std::fmt::Result {
     if let Some(diagnoses) = &report.diagnoses {
         writeln!(out)?;
         writeln!(out, "Why (--explain-why):")?;
@@ -203,8 +235,8 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
                 continue;
             }
             let severity = match d.severity {
-                explain_core::diagnose::Severity::Info => "info",
-                explain_core::diagnose::Severity::Warning => "warning",
+                explain_core::report::diagnoses::Severity::Info => "info",
+                explain_core::report::diagnoses::Severity::Warning => "warning",
             };
             writeln!(out, "  [{severity}] {}: {}", d.code, d.message)?;
             writeln!(out, "      suggestion: {}", d.suggestion)?;
@@ -219,12 +251,11 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             }
         }
     }
-    if let Some(funnel) = &report.verify {
-        write_funnel(funnel, out)?;
-    }
-    for column in report.ranges.iter().flatten() {
-        write_ranges(column, out)?;
-    }
+    Ok(())
+}
+
+/// The warnings, the gates' outcomes and the result.
+fn write_gates(report: &Report, out: &mut String) -> std::fmt::Result {
     if !report.warnings.is_empty() {
         writeln!(out)?;
         for w in &report.warnings {
@@ -271,6 +302,11 @@ pub(super) fn write(report: &Report, out: &mut String) -> std::fmt::Result {
             outcome_label(report.result.unwrap_or(Outcome::Pass))
         )?;
     }
+    Ok(())
+}
+
+/// The table's features that bear on the numbers.
+fn write_features(report: &Report, out: &mut String) -> std::fmt::Result {
     let mut features: BTreeMap<&str, String> = BTreeMap::new();
     if report
         .table_features
@@ -424,7 +460,10 @@ const RANGE_ROWS: usize = 40;
 const RANGE_WIDTH: usize = 50;
 
 /// `--ranges COLUMN`: each file's `[min, max]` as a bar under the predicate's interval.
-fn write_ranges(column: &explain_core::ranges::ColumnRanges, out: &mut String) -> std::fmt::Result {
+fn write_ranges(
+    column: &explain_core::report::ranges::ColumnRanges,
+    out: &mut String,
+) -> std::fmt::Result {
     writeln!(out)?;
     let c = &column.clustering;
     writeln!(
@@ -657,7 +696,7 @@ pub(super) fn format_pct(p: f64) -> String {
 /// `analysis.stats_coverage`: a line per column and requirement, and below 100% the writer
 /// setting that would cover the rest.
 fn write_coverage(
-    coverage: &[explain_core::coverage::ColumnCoverage],
+    coverage: &[explain_core::report::coverage::ColumnCoverage],
     out: &mut String,
 ) -> std::fmt::Result {
     for c in coverage {

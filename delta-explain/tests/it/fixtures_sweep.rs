@@ -7,8 +7,8 @@ use explain_core::explain::explain;
 use explain_core::replay::ReplayedTable;
 
 use explain_core::diagnose::diagnose;
-use explain_core::layers::Layers;
 use explain_core::report::Report;
+use explain_core::report::layers::Layers;
 
 use crate::support::{assert_valid_report, fixtures};
 

@@ -8,17 +8,22 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::accepted::AcceptedValues;
-use crate::diagnose::Diagnosis;
 use crate::explain::Explanation;
 use crate::features::TableFeatures;
 use crate::file_stats::{FileStats, StatsNeeds};
-use crate::gates::{Assertion, Outcome};
-use crate::layers::Layers;
 use crate::replay::{LiveFile, ReplayedTable};
+use crate::report::assertions::{Assertion, Outcome};
+use crate::report::diagnoses::Diagnosis;
+use crate::report::layers::Layers;
 use explain_compiler::classify::{Bucket, Confidence, Note};
 use explain_compiler::nnf::Leaf;
 
+pub mod assertions;
+pub mod coverage;
+pub mod diagnoses;
 pub mod funnel;
+pub mod layers;
+pub mod ranges;
 
 /// The version of the JSON document's shape: this project's own series (`dx-` and semver),
 /// never a version of the peer delta-explain report it is a superset of.
@@ -78,7 +83,7 @@ pub struct Report {
     /// With `--ranges COLUMN` (and on the HTML page, every referenced column): each file's
     /// `[min, max]` against the predicate's interval, and the clustering figures.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ranges: Option<Vec<crate::ranges::ColumnRanges>>,
+    pub ranges: Option<Vec<crate::report::ranges::ColumnRanges>>,
 }
 
 /// One live file's outcome, from the same replay that produced the counts.
@@ -112,7 +117,7 @@ pub struct Analysis {
     /// Per column and requirement of the statistics-safe fragments, the files data skipping
     /// sees that record what it needs (`coverage.rs`); null where not computed (a run of many
     /// predicates without `--explain-why`).
-    pub stats_coverage: Option<Vec<crate::coverage::ColumnCoverage>>,
+    pub stats_coverage: Option<Vec<crate::report::coverage::ColumnCoverage>>,
     pub fragments: Fragments,
     pub confidence: Confidence,
     pub notes: Vec<Note>,
@@ -452,7 +457,7 @@ impl Report {
     }
 
     /// Records the diagnoses of `--explain-why` (under both of the report's names for them).
-    pub fn set_diagnoses(&mut self, diagnoses: Vec<crate::diagnose::Diagnosis>) {
+    pub fn set_diagnoses(&mut self, diagnoses: Vec<crate::report::diagnoses::Diagnosis>) {
         self.explain = Some(diagnoses.clone());
         self.diagnoses = Some(diagnoses);
     }

@@ -545,14 +545,6 @@ fn run_table(
 ) -> u64 {
     let name = table.spec.as_str();
     let features = cause::features(&table.loaded.snapshot);
-    let kind_of = |c: &explain_compiler::ast::ColumnRef| cause::kind_of(&table.loaded.snapshot, c);
-    let shape_of = |sql: &str, tree: Option<&Predicate>| match tree {
-        Some(p) => cause::shape(p, &kind_of),
-        None => match explain_compiler::sql::parse_predicate(sql) {
-            Ok(p) => cause::shape(&p, &kind_of),
-            Err(_) => format!("unparsed({})", cause::abstracted(sql)),
-        },
-    };
     let mut cases = 0u64;
     report.tables += 1;
     report.predicates += predicates.len() as u64;
@@ -643,111 +635,147 @@ fn run_table(
                 continue;
             }
             let version = tally.version.clone();
-            report.failing_cases += 1;
-            // Counted under its cause where the case's own shape is one already listed.
-            let first = cause::cause(
-                &engine,
-                verdict,
-                &shape_of(sql, case.tree.as_ref()),
-                &features,
-                &detail,
+            record_failure(
+                options, adapter, table, case, verdict, detail, version, &features, report,
             );
-            if let Some(f) = report
-                .findings
-                .iter_mut()
-                .find(|f| f.cause == first || f.aliases.contains(&first))
-            {
-                f.seen += 1;
-                continue;
-            }
-            let kind = format!("{engine} {}", verdict.name());
-            let tried = report.minimized.entry(kind).or_default();
-            let shrunk = if *tried < MINIMIZED_PER_KIND {
-                *tried += 1;
-                case.tree
-                    .as_ref()
-                    .map(|p| shrink(adapter.as_mut(), table, p, verdict))
-            } else {
-                None
-            };
-            let minimized = shrunk
-                .as_ref()
-                .map_or_else(|| sql.clone(), ToString::to_string);
-            // The spelling the shrinker kept differing from it.
-            let variant = match (verdict, &shrunk) {
-                (Verdict::VariantsDiffer, Some(p)) => VARIANTS
-                    .iter()
-                    .find_map(|v| apply(*v, p))
-                    .map(|v| v.to_string()),
-                _ => None,
-            };
-            // The cause is the minimized predicate's: another case that minimizes to its
-            // shape is the same cause.
-            let found = cause::cause(
-                &engine,
-                verdict,
-                &shape_of(&minimized, shrunk.as_ref()),
-                &features,
-                &detail,
-            );
-            if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
-                f.seen += 1;
-                f.aliases.push(first);
-                continue;
-            }
-            let mut finding = Finding {
-                cause: found,
-                seen: 1,
-                upstream: None,
-                aliases: vec![first],
-                engine: engine.clone(),
-                version,
-                verdict,
-                table: name.to_string(),
-                seed: table.seed,
-                predicate: sql.clone(),
-                minimized,
-                variant,
-                detail,
-                reproduction: None,
-                unreproduced: None,
-            };
-            if let Some(out) = &options.out {
-                let n = report.findings.len() + 1;
-                // The table shrunk too, for the predicate the shrinker kept.
-                let reduced = reduce::reduce(adapter.as_mut(), table, &|a, t| {
-                    shows(
-                        a,
-                        t,
-                        &finding.minimized,
-                        finding.variant.as_deref(),
-                        verdict,
-                    )
-                });
-                let shown = match &reduced {
-                    Some(r) => {
-                        let _ = adapter.open(&r.table);
-                        &r.table
-                    }
-                    None => table,
-                };
-                match repro::write(out, n, &finding, shown, table.files(), adapter.as_mut()) {
-                    Ok(written) => finding.reproduction = Some(written),
-                    Err(why) => {
-                        eprintln!(
-                            "campaign: no reproduction of finding {n} ({}): {why}",
-                            finding.key()
-                        );
-                        finding.unreproduced = Some(why);
-                    }
-                }
-                // The campaign goes on with the table it was given.
-                let _ = adapter.open(table);
-            }
-            report.findings.push(finding);
         }
     }
     cases
+}
+
+/// A failing case, counted under its cause: at once where its own shape is a listed cause's;
+/// else minimized (within [`MINIMIZED_PER_KIND`]) and counted under the minimized shape's
+/// cause, or listed as a new cause with its reproduction (`options.out`).
+#[allow(clippy::too_many_arguments)]
+fn record_failure(
+    options: &ConformanceOptions,
+    adapter: &mut Box<dyn Adapter>,
+    table: &TableUnderTest,
+    case: &Case,
+    verdict: Verdict,
+    detail: String,
+    version: String,
+    features: &str,
+    report: &mut ConformanceReport,
+) {
+    let engine = adapter.name().to_string();
+    let name = table.spec.as_str();
+    let sql = &case.sql;
+    let features = features.to_string();
+    report.failing_cases += 1;
+    // Counted under its cause where the case's own shape is one already listed.
+    let first = cause::cause(
+        &engine,
+        verdict,
+        &shape_of(table, sql, case.tree.as_ref()),
+        &features,
+        &detail,
+    );
+    if let Some(f) = report
+        .findings
+        .iter_mut()
+        .find(|f| f.cause == first || f.aliases.contains(&first))
+    {
+        f.seen += 1;
+        return;
+    }
+    let kind = format!("{engine} {}", verdict.name());
+    let tried = report.minimized.entry(kind).or_default();
+    let shrunk = if *tried < MINIMIZED_PER_KIND {
+        *tried += 1;
+        case.tree
+            .as_ref()
+            .map(|p| shrink(adapter.as_mut(), table, p, verdict))
+    } else {
+        None
+    };
+    let minimized = shrunk
+        .as_ref()
+        .map_or_else(|| sql.clone(), ToString::to_string);
+    // The spelling the shrinker kept differing from it.
+    let variant = match (verdict, &shrunk) {
+        (Verdict::VariantsDiffer, Some(p)) => VARIANTS
+            .iter()
+            .find_map(|v| apply(*v, p))
+            .map(|v| v.to_string()),
+        _ => None,
+    };
+    // The cause is the minimized predicate's: another case that minimizes to its
+    // shape is the same cause.
+    let found = cause::cause(
+        &engine,
+        verdict,
+        &shape_of(table, &minimized, shrunk.as_ref()),
+        &features,
+        &detail,
+    );
+    if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
+        f.seen += 1;
+        f.aliases.push(first);
+        return;
+    }
+    let mut finding = Finding {
+        cause: found,
+        seen: 1,
+        upstream: None,
+        aliases: vec![first],
+        engine: engine.clone(),
+        version,
+        verdict,
+        table: name.to_string(),
+        seed: table.seed,
+        predicate: sql.clone(),
+        minimized,
+        variant,
+        detail,
+        reproduction: None,
+        unreproduced: None,
+    };
+    if let Some(out) = &options.out {
+        let n = report.findings.len() + 1;
+        // The table shrunk too, for the predicate the shrinker kept.
+        let reduced = reduce::reduce(adapter.as_mut(), table, &|a, t| {
+            shows(
+                a,
+                t,
+                &finding.minimized,
+                finding.variant.as_deref(),
+                verdict,
+            )
+        });
+        let shown = match &reduced {
+            Some(r) => {
+                let _ = adapter.open(&r.table);
+                &r.table
+            }
+            None => table,
+        };
+        match repro::write(out, n, &finding, shown, table.files(), adapter.as_mut()) {
+            Ok(written) => finding.reproduction = Some(written),
+            Err(why) => {
+                eprintln!(
+                    "campaign: no reproduction of finding {n} ({}): {why}",
+                    finding.key()
+                );
+                finding.unreproduced = Some(why);
+            }
+        }
+        // The campaign goes on with the table it was given.
+        let _ = adapter.open(table);
+    }
+    report.findings.push(finding);
+}
+
+/// The shape of `sql` on `table` ([`cause::shape`]), from its tree where it has one.
+fn shape_of(table: &TableUnderTest, sql: &str, tree: Option<&Predicate>) -> String {
+    let kind_of = |c: &explain_compiler::ast::ColumnRef| cause::kind_of(&table.loaded.snapshot, c);
+    match tree {
+        Some(p) => cause::shape(p, &kind_of),
+        None => match explain_compiler::sql::parse_predicate(sql) {
+            Ok(p) => cause::shape(&p, &kind_of),
+            Err(_) => format!("unparsed({})", cause::abstracted(sql)),
+        },
+    }
 }
 
 /// The findings of `report` whose cause is not among `known` ([`Finding::known_as`]).

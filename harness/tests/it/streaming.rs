@@ -91,7 +91,8 @@ fn assert_streams_alike(
                 {
                     let mut report =
                         Report::build(cached, whole, 0).with_files(cached, whole, limit);
-                    report.layers = explain_core::layers::Layers::build(cached, whole, limit);
+                    report.layers =
+                        explain_core::report::layers::Layers::build(cached, whole, limit);
                     // `analysis.stats_coverage`, which one predicate's report always carries.
                     if let Some(analysis) = &mut report.analysis {
                         use explain_core::coverage::{CoveragePlan, gather};
@@ -107,8 +108,9 @@ fn assert_streams_alike(
                 cached.files().len(),
                 "{context}"
             );
-            let diagnoses =
-                |d: &[explain_core::diagnose::Diagnosis]| serde_json::to_string_pretty(d).unwrap();
+            let diagnoses = |d: &[explain_core::report::diagnoses::Diagnosis]| {
+                serde_json::to_string_pretty(d).unwrap()
+            };
             assert_eq!(
                 diagnoses(streamed.explained.diagnoses.as_deref().unwrap_or_default()),
                 diagnoses(&diagnose(cached, whole).unwrap()),
