@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python package's tests, as .ci/run runs them: a virtual environment with the test
-# dependencies from PyPI, the package built from this clone with `pip install ./python`
+# dependencies from PyPI, the package built from this clone with `pip install ./delta-explain-python`
 # (maturin; the debug profile unless DX_PYTHON_PROFILE says otherwise, in the workspace's
 # build directory, with the feature workspace-build so that after the workspace's build only
 # PyO3 and the extension compile), then pytest against the shared fixtures. DX_BIN is the
@@ -19,7 +19,7 @@ if [ "${1:-}" = "--setup-only" ]; then
   exit 0
 fi
 MATURIN_PEP517_ARGS="--profile ${DX_PYTHON_PROFILE:-dev} --features workspace-build" \
-  "${venv}/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
+  "${venv}/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./delta-explain-python
 export DX_BIN="${DX_BIN:-${CARGO_TARGET_DIR}/debug/delta-explain}"
 if [ ! -x "${DX_BIN}" ]; then
   cargo build --locked -p delta-explain --bin delta-explain
