@@ -56,6 +56,40 @@ pub(crate) fn pruning_predicate(
         .map_err(|e| OracleError::Predicate(one_line(&e.to_string())))
 }
 
+/// The bound the log records for data column `name` of live file `i` (its min, or its max
+/// when `is_max`), as the oracle trusts it when pruning: a truncated string maximum is no
+/// bound, a millisecond timestamp maximum covers its millisecond, a float widened to double
+/// keeps both readings. `None`: no bound to trust (none recorded, a partition column, a
+/// nested or unknown column).
+pub fn logged_bound(
+    snapshot: &Snapshot,
+    i: usize,
+    name: &str,
+    is_max: bool,
+) -> Option<ScalarValue> {
+    let stats = SnapshotStatistics::new(snapshot);
+    let (field, data_type) = stats.field(&Column::from_name(name))?;
+    if stats.is_partition(&field.name)
+        || matches!(
+            data_type,
+            DataType::Struct(_) | DataType::List(_) | DataType::Map(_, _)
+        )
+    {
+        return None;
+    }
+    let section = if is_max { "maxValues" } else { "minValues" };
+    stats
+        .stat(i, section, field)
+        .and_then(|v| stat_value(v, field, &data_type, is_max, stats.string_prefix))
+}
+
+/// The null count the log records for data column `name` of live file `i`, if any.
+pub fn logged_null_count(snapshot: &Snapshot, i: usize, name: &str) -> Option<u64> {
+    let stats = SnapshotStatistics::new(snapshot);
+    let (field, _) = stats.field(&Column::from_name(name))?;
+    stats.stat(i, "nullCount", field)?.as_u64()
+}
+
 struct SnapshotStatistics<'a> {
     snapshot: &'a Snapshot,
     string_prefix: usize,

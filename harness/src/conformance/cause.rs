@@ -304,7 +304,8 @@ pub fn cause(engine: &str, verdict: Verdict, shape: &str, features: &str, detail
         | Verdict::Correct
         | Verdict::Unsupported
         | Verdict::BothRefused
-        | Verdict::TruthRefused => String::new(),
+        | Verdict::TruthRefused
+        | Verdict::InvalidTable => String::new(),
     };
     format!("{engine} {} | {shape} | {features}{words}", verdict.name())
 }

@@ -25,6 +25,7 @@ pub mod pack;
 pub mod page;
 pub mod reduce;
 pub mod repro;
+pub mod validate;
 pub mod workers;
 
 use std::collections::BTreeMap;
@@ -140,6 +141,9 @@ pub enum Verdict {
     /// The engine refuses the predicate over plain rows and the reader runs it: the truth is
     /// unknown (not a finding).
     TruthRefused,
+    /// The table's log contradicts its own files ([`validate`]): ours to fix, or a writer
+    /// bug a knob reproduces; no reader is blamed.
+    InvalidTable,
 }
 
 impl Verdict {
@@ -153,7 +157,8 @@ impl Verdict {
             Verdict::Correct
             | Verdict::Unsupported
             | Verdict::BothRefused
-            | Verdict::TruthRefused => false,
+            | Verdict::TruthRefused
+            | Verdict::InvalidTable => false,
         }
     }
 
@@ -168,10 +173,11 @@ impl Verdict {
             Verdict::VariantsDiffer => "variants-differ",
             Verdict::BothRefused => "both-refused",
             Verdict::TruthRefused => "truth-refused",
+            Verdict::InvalidTable => "invalid-table",
         }
     }
 
-    pub const ALL: [Verdict; 9] = [
+    pub const ALL: [Verdict; 10] = [
         Verdict::Correct,
         Verdict::MissingRows,
         Verdict::ExtraRows,
@@ -181,6 +187,7 @@ impl Verdict {
         Verdict::VariantsDiffer,
         Verdict::BothRefused,
         Verdict::TruthRefused,
+        Verdict::InvalidTable,
     ];
 }
 
@@ -435,11 +442,22 @@ pub struct ConformanceReport {
     minimized: BTreeMap<String, usize>,
     /// Failing cases, counted under the causes `findings` lists.
     pub failing_cases: u64,
+    /// Tables whose log contradicts their files ([`validate`]): no reader ran on them.
+    pub invalid_tables: Vec<InvalidTable>,
     pub seconds: f64,
     pub tables: u64,
     pub predicates: u64,
     pub engines: BTreeMap<String, EngineTally>,
     pub findings: Vec<Finding>,
+}
+
+/// A table no reader was asked about: what [`validate::problems`] found.
+#[derive(Clone, Debug, Serialize)]
+pub struct InvalidTable {
+    /// The catalog name (its writer knobs) or the fixture.
+    pub table: String,
+    pub seed: u64,
+    pub problems: Vec<String>,
 }
 
 /// Causes minimized per reader and verdict: past this many, a new cause is listed with its
@@ -548,6 +566,39 @@ fn run_table(
     let mut cases = 0u64;
     report.tables += 1;
     report.predicates += predicates.len() as u64;
+    // A table whose log contradicts its files blames no reader: its cases are counted as
+    // `invalid-table` for every reader that would have run.
+    let problems = validate::problems(table);
+    if !problems.is_empty() {
+        report.invalid_tables.push(InvalidTable {
+            table: name.to_string(),
+            seed: table.seed,
+            problems,
+        });
+        for adapter in adapters.iter() {
+            if adapter.version().is_err() {
+                continue;
+            }
+            let tally = report
+                .engines
+                .entry(adapter.name().to_string())
+                .or_default();
+            let n = predicates.len() as u64;
+            tally.cases += n;
+            *tally
+                .verdicts
+                .entry(Verdict::InvalidTable.name().into())
+                .or_default() += n;
+            *tally
+                .by_table
+                .entry(name.to_string())
+                .or_default()
+                .entry(Verdict::InvalidTable.name().into())
+                .or_default() += n;
+            cases += n;
+        }
+        return cases;
+    }
     for adapter in adapters.iter_mut() {
         let engine = adapter.name().to_string();
         if adapter.version().is_err() {

@@ -50,7 +50,7 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
         "Command: `{command}`. Seed {}, {:.0} s, {} generated tables, {} predicates.\n\n",
         report.seed, report.seconds, report.tables, report.predicates
     ));
-    md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `unsupported`: it refused saying that it does not support the table's feature (its documented limit, not a finding); `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
+    md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `unsupported`: it refused saying that it does not support the table's feature (its documented limit, not a finding); `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows. `invalid-table`: the table's log contradicts its own files, so no reader is asked. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
     md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | unsupported | errors | variants differ | both refused | truth refused | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (engine, tally) in &report.engines {
         let n = |v: Verdict| tally.verdicts.get(v.name()).copied().unwrap_or(0);
@@ -83,6 +83,15 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
                     .join("; "),
             );
             md.push('\n');
+        }
+    }
+    if !report.invalid_tables.is_empty() {
+        md.push_str("\n## Tables no reader was blamed for\n\nTheir log contradicts their own files (a partition value that does not parse in its type, a recorded bound that does not bound the file's values, a null count that is not the file's), so every reader's cases on them are `invalid-table`, not findings: ours to fix, or a writer bug the knob reproduces.\n\n");
+        for t in &report.invalid_tables {
+            md.push_str(&format!("- `{}` (seed {}):\n", t.table, t.seed));
+            for p in &t.problems {
+                md.push_str(&format!("  - {p}\n"));
+            }
         }
     }
     md.push_str("\nCases per second: the reader's own time and its truth's (both engine calls of a case, and the variant's), on the catalog's small tables.\n\n## Findings\n\n");

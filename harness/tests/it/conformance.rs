@@ -438,3 +438,140 @@ fn failing_cases_are_counted_under_their_cause() {
             .any(|f| f.cause == equality.cause)
     );
 }
+
+/// The log of the table at `root` rewritten: the first add's partition value of `column`
+/// spelled `value`, and a later add's recorded max of an integer column put below its
+/// recorded min.
+fn contradict(root: &std::path::Path, column: &str, value: &str) {
+    let log = root.join("_delta_log");
+    let mut adds = 0;
+    let mut edited = false;
+    let mut commits: Vec<_> = std::fs::read_dir(&log)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    commits.sort();
+    for path in commits {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = Vec::new();
+        for line in text.lines() {
+            let mut action: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Some(add) = action.get_mut("add") {
+                adds += 1;
+                if adds == 1 {
+                    add["partitionValues"][column] = serde_json::json!(value);
+                }
+                if adds >= 2 && !edited {
+                    let mut stats: serde_json::Value =
+                        serde_json::from_str(add["stats"].as_str().unwrap_or("{}")).unwrap();
+                    let key = stats["minValues"].as_object().and_then(|m| {
+                        m.iter()
+                            .find(|(_, v)| v.as_i64().is_some_and(|n| n > i64::MIN))
+                            .map(|(k, _)| k.clone())
+                    });
+                    if let Some(key) = key {
+                        let low = stats["minValues"][&key].as_i64().unwrap();
+                        stats["maxValues"][&key] = serde_json::json!(low - 1);
+                        add["stats"] = serde_json::json!(stats.to_string());
+                        edited = true;
+                    }
+                }
+            }
+            lines.push(action.to_string());
+        }
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    }
+    assert!(adds >= 2 && edited);
+}
+
+/// A table whose log contradicts its own files (a partition value `0.-25` where the column is
+/// a double, as delta-rs once wrote -0.25; a recorded max below the file's values) blames no
+/// reader: the campaign says what is wrong with it, and every reader's cases on it are
+/// `invalid-table`, none a finding.
+#[test]
+fn a_table_whose_log_contradicts_its_files_blames_no_reader() {
+    use harness::conformance::{ConformanceOptions, run, validate};
+    let (dir, table) = table("signed-zero-partitions", 7_870_161_820_730_376_918);
+    assert!(validate::problems(&table).is_empty(), "valid as written");
+    drop(table);
+    contradict(dir.path(), "pf", "0.-25");
+    let location = dir.path().to_string_lossy().into_owned();
+    let table = TableUnderTest::load(&location, "signed-zero-partitions", 0).unwrap();
+    let problems = validate::problems(&table);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("\"0.-25\"") && p.contains("`pf`")),
+        "{problems:#?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("above its recorded max")),
+        "{problems:#?}"
+    );
+    let predicates = ["pf = 0", "pf > 1", "i64 > 5"];
+    let options = ConformanceOptions {
+        seconds: 0,
+        max_cases: None,
+        seed: 1,
+        predicates_per_table: 0,
+        work_dir: None,
+        out: None,
+        fixtures: vec![(
+            "signed-zero-partitions".into(),
+            location,
+            predicates.iter().map(|p| p.to_string()).collect(),
+        )],
+    };
+    let mut adapters: Vec<Box<dyn Adapter>> = vec![
+        Box::new(KernelAdapter::default()),
+        Box::new(DataFusionParquet::new().unwrap()),
+    ];
+    let report = run(&options, &mut adapters, &mut |_, _| {}).unwrap();
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    assert_eq!(report.invalid_tables.len(), 1);
+    for tally in report.engines.values() {
+        assert_eq!(
+            tally.verdicts.get("invalid-table").copied(),
+            Some(predicates.len() as u64),
+            "{tally:?}"
+        );
+    }
+}
+
+/// Every table of the generators' catalog is valid as written (its partition values parse,
+/// its bounds bound, its null counts count), but for the knobs that reproduce a writer's bug
+/// on purpose, two of which the validator is seen to catch: `partition-spellings` writes
+/// delta-rs' `0.-25` for the decimal -0.25, `strings-legacy-tie-breaker` truncates a string
+/// maximum with U+FFFD, below a value holding a character past it (`ipr🌼z`).
+#[test]
+fn the_catalogs_tables_are_valid_but_for_the_writer_bugs_they_reproduce() {
+    use harness::conformance::validate;
+    let mut invalid = Vec::new();
+    for name in generators::catalog::NAMES {
+        let (_dir, table) = table(name, generators::catalog::named(name).unwrap().seed);
+        let problems = validate::problems(&table);
+        if !problems.is_empty() {
+            invalid.push(format!("{name}: {problems:?}"));
+        }
+    }
+    let writer_bugs = [
+        "strings-bare-prefix",
+        "decimal-f64-bounds",
+        "strings-legacy-tie-breaker",
+        "partition-spellings",
+    ];
+    let unexpected: Vec<&String> = invalid
+        .iter()
+        .filter(|i| !writer_bugs.iter().any(|e| i.starts_with(&format!("{e}:"))))
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+    for caught in ["strings-legacy-tie-breaker", "partition-spellings"] {
+        assert!(
+            invalid.iter().any(|i| i.starts_with(&format!("{caught}:"))),
+            "{caught} is caught: {invalid:#?}"
+        );
+    }
+}
