@@ -312,7 +312,7 @@ pub fn cause(engine: &str, verdict: Verdict, shape: &str, features: &str, detail
 
 /// An error's pattern: its first line abstracted, cut to 160 characters (a long message's
 /// tail is the values it quotes).
-fn message_pattern(detail: &str) -> String {
+pub fn message_pattern(detail: &str) -> String {
     let first = detail.lines().next().unwrap_or_default();
     abstracted(first).chars().take(160).collect()
 }

@@ -730,19 +730,38 @@ fn record_failure(
         f.seen += 1;
         return;
     }
+    // An error or a refusal keeps its words through the minimizer, so the reproduction shows
+    // the failure found, not another one a smaller predicate meets.
+    let pattern = matches!(verdict, Verdict::Refused | Verdict::Error)
+        .then(|| cause::message_pattern(&detail));
+    // A refusal of the table (the reader refuses TRUE alike) is the table's, not any
+    // predicate's: it is not minimized to one.
+    let whole_table = pattern.is_some()
+        && shows(
+            adapter.as_mut(),
+            table,
+            "TRUE",
+            None,
+            verdict,
+            pattern.as_deref(),
+        );
     let kind = format!("{engine} {}", verdict.name());
     let tried = report.minimized.entry(kind).or_default();
-    let shrunk = if *tried < MINIMIZED_PER_KIND {
+    let shrunk = if whole_table {
+        None
+    } else if *tried < MINIMIZED_PER_KIND {
         *tried += 1;
         case.tree
             .as_ref()
-            .map(|p| shrink(adapter.as_mut(), table, p, verdict))
+            .map(|p| shrink(adapter.as_mut(), table, p, verdict, pattern.as_deref()))
     } else {
         None
     };
-    let minimized = shrunk
-        .as_ref()
-        .map_or_else(|| sql.clone(), ToString::to_string);
+    let minimized = match (&shrunk, whole_table) {
+        (_, true) => "TRUE".to_string(),
+        (Some(p), false) => p.to_string(),
+        (None, false) => sql.clone(),
+    };
     // The spelling the shrinker kept differing from it.
     let variant = match (verdict, &shrunk) {
         (Verdict::VariantsDiffer, Some(p)) => VARIANTS
@@ -753,13 +772,12 @@ fn record_failure(
     };
     // The cause is the minimized predicate's: another case that minimizes to its
     // shape is the same cause.
-    let found = cause::cause(
-        &engine,
-        verdict,
-        &shape_of(table, &minimized, shrunk.as_ref()),
-        &features,
-        &detail,
-    );
+    let shape = if whole_table {
+        "(the table)".to_string()
+    } else {
+        shape_of(table, &minimized, shrunk.as_ref())
+    };
+    let found = cause::cause(&engine, verdict, &shape, &features, &detail);
     if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
         f.seen += 1;
         f.aliases.push(first);
@@ -792,6 +810,7 @@ fn record_failure(
                 &finding.minimized,
                 finding.variant.as_deref(),
                 verdict,
+                pattern.as_deref(),
             )
         });
         let shown = match &reduced {
@@ -869,6 +888,7 @@ fn shrink(
     table: &TableUnderTest,
     p: &Predicate,
     verdict: Verdict,
+    pattern: Option<&str>,
 ) -> Predicate {
     let adapter = std::cell::RefCell::new(adapter);
     minimize(p, &|q| {
@@ -885,18 +905,21 @@ fn shrink(
             &q.to_string(),
             variant.as_deref(),
             verdict,
+            pattern,
         )
     })
 }
 
-/// Whether the reader still gives `verdict` for `sql` on `table`: for differing variants,
-/// whether `sql` and its `variant` read differently.
+/// Whether the reader still gives `verdict` for `sql` on `table`, in words of `pattern`
+/// ([`cause::message_pattern`]) where one is given (an error or a refusal): for differing
+/// variants, whether `sql` and its `variant` read differently.
 fn shows(
     adapter: &mut dyn Adapter,
     table: &TableUnderTest,
     sql: &str,
     variant: Option<&str>,
     verdict: Verdict,
+    pattern: Option<&str>,
 ) -> bool {
     match (verdict, variant) {
         (Verdict::VariantsDiffer, Some(v)) => matches!(
@@ -904,7 +927,10 @@ fn shows(
             (Ok(x), Ok(y)) if variants_differ(&x, &y).is_some()
         ),
         (Verdict::VariantsDiffer, None) => false,
-        _ => check(adapter, table, sql).0 == verdict,
+        _ => {
+            let (seen, detail) = check(adapter, table, sql);
+            seen == verdict && pattern.is_none_or(|p| cause::message_pattern(&detail) == p)
+        }
     }
 }
 

@@ -575,3 +575,98 @@ fn the_catalogs_tables_are_valid_but_for_the_writer_bugs_they_reproduce() {
         );
     }
 }
+
+/// A reader that refuses as `refuse` says (its words, or none: it reads as the kernel does);
+/// its truth is the kernel adapter's. It stands for a reader's refusals, which the real readers
+/// give only on tables and predicates of their own.
+struct Refusing {
+    kernel: KernelAdapter,
+    refuse: fn(&str) -> Option<String>,
+}
+
+impl Adapter for Refusing {
+    fn name(&self) -> &'static str {
+        "refusing"
+    }
+    fn version(&self) -> Result<String, String> {
+        Ok("test".into())
+    }
+    fn open(&mut self, table: &TableUnderTest) -> Result<Result<(), String>, String> {
+        self.kernel.open(table)
+    }
+    fn read(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Reading, String> {
+        match (self.refuse)(predicate) {
+            Some(why) => Ok(Reading::Refused(why)),
+            None => self.kernel.read(table, predicate),
+        }
+    }
+    fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String> {
+        self.kernel.truth(table, predicate)
+    }
+}
+
+fn run_refusing(
+    refuse: fn(&str) -> Option<String>,
+    predicates: &[&str],
+) -> harness::conformance::ConformanceReport {
+    use harness::conformance::{ConformanceOptions, run};
+    let (_dir, table) = table("all-types", 11);
+    let options = ConformanceOptions {
+        seconds: 0,
+        max_cases: None,
+        seed: 1,
+        predicates_per_table: 0,
+        work_dir: None,
+        out: None,
+        fixtures: vec![(
+            "all-types".into(),
+            table.location.clone(),
+            predicates.iter().map(|p| p.to_string()).collect(),
+        )],
+    };
+    let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Refusing {
+        kernel: KernelAdapter::default(),
+        refuse,
+    })];
+    run(&options, &mut adapters, &mut |_, _| {}).unwrap()
+}
+
+/// Minimizing keeps the cause: a refusal is minimized only through predicates refused in the
+/// same words (values aside), so `i32 > 5 OR s = 'a'`, refused for its OR, does not become
+/// `i32 > 5`, refused for another reason; and a refusal of the whole table (the reader refuses
+/// TRUE alike) is the table's, one cause whatever the predicates, never minimized to one.
+#[test]
+fn minimizing_keeps_the_cause_and_a_table_refusal_is_the_tables() {
+    let report = run_refusing(
+        |p| {
+            if p.contains(" OR ") {
+                Some(format!("OR is not supported (at {})", p.len()))
+            } else if p.contains("i32") {
+                Some("column i32 is not supported".into())
+            } else {
+                None
+            }
+        },
+        &["i32 > 5 OR s = 'a'"],
+    );
+    let or = report
+        .findings
+        .iter()
+        .find(|f| f.detail.starts_with("OR"))
+        .unwrap_or_else(|| panic!("{:#?}", report.findings));
+    assert!(or.minimized.contains(" OR "), "{:#?}", report.findings);
+    let report = run_refusing(
+        |_| Some("this table uses feature 7 which is not supported".into()),
+        &[
+            "i32 > 5 OR s = 'a'",
+            "i64 IS NULL",
+            "d = DATE '2024-01-01'",
+            "NOT (i8 = 3)",
+        ],
+    );
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let table = &report.findings[0];
+    assert_eq!(table.seen, 4);
+    assert_eq!(table.minimized, "TRUE");
+    assert!(table.cause.contains("(the table)"), "{}", table.cause);
+}
