@@ -93,6 +93,7 @@ def explain(
     min_pruning: Optional[float] = None,
     min_files: Optional[int] = None,
     assert_stats: bool = False,
+    now: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Explains how partition pruning and data skipping narrow ``where`` on ``table``.
 
@@ -106,6 +107,9 @@ def explain(
     (the same for every column ``where`` references, as the HTML page draws them), and the gates
     ``min_pruning``, ``min_files`` and ``assert_stats``, whose outcome is in
     ``report["result"]`` (``"pass"`` or ``"fail"``) and ``report["assertions"]``.
+    ``current_date()``, ``current_timestamp()`` and ``now()`` in ``where`` are bound before
+    planning, to the time of the call or to ``now`` (``"2024-01-03"`` or a timestamp, UTC unless
+    it says otherwise); ``report["bindings"]`` says each value bound.
 
     Raises ``BadInputError`` for bad input and ``TableError`` when the table cannot be read.
     """
@@ -139,6 +143,7 @@ def explain_many(
     min_pruning: Optional[float] = None,
     min_files: Optional[int] = None,
     assert_stats: bool = False,
+    now: Optional[str] = None,
     errors: str = "raise",
 ) -> List[Dict[str, Any]]:
     """Explains every predicate against one replay of ``table``'s log, on every core.

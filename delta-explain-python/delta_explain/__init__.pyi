@@ -35,6 +35,7 @@ def explain(
     min_pruning: Optional[float] = None,
     min_files: Optional[int] = None,
     assert_stats: bool = False,
+    now: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The report of ``where`` on ``table``: the document ``delta-explain --format json`` prints."""
 
@@ -55,6 +56,7 @@ def explain_many(
     min_pruning: Optional[float] = None,
     min_files: Optional[int] = None,
     assert_stats: bool = False,
+    now: Optional[str] = None,
     errors: str = "raise",
 ) -> List[Dict[str, Any]]:
     """One report per predicate, against one replay of the log."""

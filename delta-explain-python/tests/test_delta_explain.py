@@ -535,3 +535,15 @@ def test_catalog_errors_are_the_commands_classes_and_name_no_token(unity, monkey
         assert bad.value.exit_code == 2
         assert UC_TOKEN not in str(bad.value)
     assert UC_TOKEN not in str(missing.value)
+
+
+def test_time_functions_are_bound_to_now():
+    report = delta_explain.explain(TAXI, "pickup_date = current_date()", now="2024-01-03")
+    assert report["bindings"] == [{"function": "current_date()", "value": "DATE '2024-01-03'"}]
+    assert report["predicate"] == "pickup_date = current_date()"
+    expected = command(str(TAXI), "-w", "pickup_date = current_date()", "--now", "2024-01-03")
+    assert without_timing(report) == without_timing(expected)
+    many = delta_explain.explain_many(TAXI, ["pickup_date = current_date()"], now="2024-01-03")
+    assert many[0]["bindings"] == report["bindings"]
+    with pytest.raises(delta_explain.BadInputError, match="yesterday"):
+        delta_explain.explain(TAXI, "pickup_date = current_date()", now="yesterday")

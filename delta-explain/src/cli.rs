@@ -88,6 +88,11 @@ pub struct Args {
     /// Explain the table as of this version (time travel).
     #[arg(long, value_name = "N")]
     pub at_version: Option<u64>,
+    /// Bind current_date(), current_timestamp() and now() to this instant (yyyy-mm-dd or a
+    /// timestamp, UTC unless it says otherwise) instead of the time of the run, as an engine
+    /// running the query then would; the report says each value bound.
+    #[arg(long, value_name = "TIMESTAMP", requires = "some_predicate")]
+    pub now: Option<String>,
     /// Show per-file outcomes (in JSON: the `files` array).
     #[arg(short, long)]
     pub verbose: bool,
@@ -201,6 +206,7 @@ impl Args {
             min_pruning: self.min_pruning,
             min_files: self.min_files,
             assert_stats: self.assert_stats,
+            now: self.now.clone(),
         }
     }
 

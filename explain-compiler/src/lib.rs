@@ -11,6 +11,7 @@
 //! as the compiler sees them; [`error`] the one error type and its exit codes.
 
 pub mod ast;
+pub mod bind;
 pub mod classify;
 pub mod coerce;
 pub mod error;

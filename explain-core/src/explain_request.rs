@@ -10,6 +10,7 @@ use storage::{Catalog, StorageOptions};
 use crate::explain::ExplainOptions;
 use crate::replay::WINDOW_ROWS;
 use crate::report_request::ReportRequest;
+use explain_compiler::bind::{Bound, bind_time};
 use explain_compiler::error::ExplainError;
 
 /// What one explanation's report carries beside the counts, and the gates it answers: the
@@ -36,6 +37,10 @@ pub struct Options {
     /// The ranges of every column the predicate references too (what the HTML page draws;
     /// one predicate only).
     pub referenced_ranges: bool,
+    /// `--now`: the instant `current_date()`, `current_timestamp()` and `now()` are bound to
+    /// (`yyyy-mm-dd` or a timestamp, UTC unless it says otherwise); the time of the run when
+    /// unset.
+    pub now: Option<String>,
     /// `--min-pruning`: a percentage from 0 to 100.
     pub min_pruning: Option<f64>,
     /// `--min-files`.
@@ -62,6 +67,10 @@ impl Options {
     /// Refuses what no report can mean: a percentage outside 0..=100, `verify` or `ranges`
     /// without a predicate.
     pub fn check(&self, predicate: Option<&str>) -> Result<(), ExplainError> {
+        if let Some(now) = &self.now {
+            explain_compiler::bind::parse_instant(now)
+                .map_err(|e| ExplainError::Usage(format!("now: {e}")))?;
+        }
         if let Some(pct) = self.min_pruning
             && !(0.0..=100.0).contains(&pct)
         {
@@ -102,6 +111,10 @@ impl Options {
         self.verify || !self.ranges.is_empty() || self.referenced_ranges
     }
 }
+
+/// A request with its time functions bound, what its one predicate bound, and what each of its
+/// many predicates bound.
+pub(crate) type BoundRequest = (ExplainRequest, Vec<Bound>, Vec<Vec<Bound>>);
 
 /// One request of the library: a table, a snapshot, a predicate and its options. Built with
 /// [`ExplainRequest::new`] and the methods that follow it.
@@ -187,6 +200,34 @@ impl ExplainRequest {
     /// malformed name is bad input (exit 2); the catalog's refusals are table errors (exit 3).
     pub fn located(&self) -> Result<(String, StorageOptions), ExplainError> {
         locate(&self.location, &self.storage, self.catalog.as_ref())
+    }
+
+    /// The request with its predicate and predicates' time functions bound
+    /// ([`explain_compiler::bind`]) to their options' `now`, else to `run` (the instant the
+    /// run started, microseconds since the epoch): the bound request, and what each predicate
+    /// bound (the one predicate's first, then the many's in order).
+    pub(crate) fn bound_in_time(&self, run: i64) -> Result<BoundRequest, ExplainError> {
+        let instant = |options: &Options| -> Result<i64, ExplainError> {
+            match &options.now {
+                Some(text) => explain_compiler::bind::parse_instant(text)
+                    .map_err(|e| ExplainError::Usage(format!("now: {e}"))),
+                None => Ok(run),
+            }
+        };
+        let mut bound = self.clone();
+        let mut one = Vec::new();
+        if let Some(text) = &self.predicate {
+            let (sql, b) = bind_time(text, instant(&self.options)?);
+            bound.predicate = Some(sql);
+            one = b;
+        }
+        let mut many = Vec::with_capacity(self.predicates.len());
+        for (i, (text, options)) in self.predicates.iter().enumerate() {
+            let (sql, b) = bind_time(text, instant(options)?);
+            bound.predicates[i].0 = sql;
+            many.push(b);
+        }
+        Ok((bound, one, many))
     }
 
     /// What [`explain_one`](crate::request::explain_one)'s report carries, as the explanation takes it: the options', and

@@ -69,6 +69,22 @@ pub fn explain_one(
 ) -> Result<Answer, ExplainError> {
     let started = Instant::now();
     request.options.check(request.predicate.as_deref())?;
+    // Time functions bound once, before planning, as the engines bind them.
+    let (bound, bindings, _) = request.bound_in_time(run_instant())?;
+    let mut answer = explain_bound(&bound, progress, started)?;
+    if !bindings.is_empty() {
+        answer.report.predicate = request.predicate.clone();
+        answer.report.bindings = bindings;
+    }
+    Ok(answer)
+}
+
+/// [`explain_one`] of a request whose time functions are bound.
+fn explain_bound(
+    request: &ExplainRequest,
+    progress: Progress<'_>,
+    started: Instant,
+) -> Result<Answer, ExplainError> {
     if !request.options.whole() {
         let streamed = explain_streaming(request, progress.replayed)?;
         let (report, failures) = streamed.reported(elapsed_ms(started));
@@ -192,7 +208,29 @@ pub fn explain_many(
             ));
         }
     }
-    report_many_streaming(request, progress)
+    let (bound, _, bindings) = request.bound_in_time(run_instant())?;
+    let mut streamed = report_many_streaming(&bound, progress)?;
+    for ((outcome, bound), (text, _)) in streamed
+        .reports
+        .iter_mut()
+        .zip(bindings)
+        .zip(&request.predicates)
+    {
+        if let Ok((report, _)) = outcome
+            && !bound.is_empty()
+        {
+            report.predicate = Some(text.clone());
+            report.bindings = bound;
+        }
+    }
+    Ok(streamed)
+}
+
+/// The instant a run binds its time functions to: now, in microseconds since the epoch.
+fn run_instant() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

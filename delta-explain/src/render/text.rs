@@ -39,6 +39,9 @@ fn write_header(report: &Report, out: &mut String) -> std::fmt::Result {
         "Predicate:   {}",
         report.predicate.as_deref().unwrap_or("-")
     )?;
+    for b in &report.bindings {
+        writeln!(out, "Bound:       {} = {}", b.function, b.value)?;
+    }
     if let (Some(given), Some(normalized)) = (&report.predicate, &report.normalized_predicate)
         && given.trim() != normalized
     {

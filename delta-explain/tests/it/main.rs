@@ -28,6 +28,7 @@ mod schema;
 mod stats_coverage;
 mod support;
 mod taxi;
+mod time_functions;
 mod unity;
 mod verify;
 mod workspace;

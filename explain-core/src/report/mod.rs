@@ -37,6 +37,10 @@ pub struct Report {
     pub table: String,
     pub version: u64,
     pub predicate: Option<String>,
+    /// The time functions of the predicate bound before planning (`current_date()` and the
+    /// others, [`explain_compiler::bind`]), each with its value; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bindings: Vec<explain_compiler::bind::Bound>,
     /// The normalized predicate (negations pushed down, ranges, factoring).
     pub normalized_predicate: Option<String>,
     pub total_files: usize,
@@ -382,6 +386,7 @@ impl Report {
             table: table.location.to_string(),
             version: table.version,
             predicate: explanation.predicate.as_ref().map(|p| p.text.clone()),
+            bindings: Vec::new(),
             normalized_predicate: explanation
                 .predicate
                 .as_ref()

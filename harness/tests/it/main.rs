@@ -17,5 +17,6 @@ mod scaling;
 mod schema_history;
 mod streaming;
 mod tightness;
+mod time_functions;
 mod verify_funnel;
 mod writer_quirks;
