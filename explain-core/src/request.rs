@@ -126,7 +126,7 @@ fn explain_replayed(
         .map(|text| CompiledPredicate::compile(text, table))
         .transpose()?;
     let ((mut report, failures), explanation) =
-        session.explained(compiled.as_ref(), &request.report_request(), started)?;
+        session.report_with_explanation(compiled.as_ref(), &request.report_request(), started)?;
     let mut columns = request.options.ranges.clone();
     if request.options.referenced_ranges {
         for info in compiled

@@ -75,24 +75,16 @@ impl<'t> Session<'t> {
         let compiled = predicate
             .map(|text| CompiledPredicate::compile(text, self.table))
             .transpose()?;
-        self.report_compiled(compiled.as_ref(), request, started)
+        Ok(self
+            .report_with_explanation(compiled.as_ref(), request, started)?
+            .0)
     }
 
-    /// [`report`](Self::report) of a predicate compiled already.
-    pub fn report_compiled(
-        &self,
-        compiled: Option<&CompiledPredicate>,
-        request: &ReportRequest,
-        started: Instant,
-    ) -> Result<Reported, ExplainError> {
-        Ok(self.explained(compiled, request, started)?.0)
-    }
-
-    /// [`report_compiled`](Self::report_compiled), and the explanation it reports (the
-    /// per-file survivor sets, for `--verify` and the ranges). The report is built as a
-    /// streamed run builds it, from the table as one window ([`crate::stream`]): one report
-    /// builder, whether the rows are held or streamed.
-    pub fn explained(
+    /// [`report`](Self::report) of a predicate compiled already, and the explanation it
+    /// reports (the per-file survivor sets, for `--verify` and the ranges). The report is built
+    /// as a streamed run builds it, from the table as one window ([`crate::stream`]): one
+    /// report builder, whether the rows are held or streamed.
+    pub fn report_with_explanation(
         &self,
         compiled: Option<&CompiledPredicate>,
         request: &ReportRequest,
@@ -105,20 +97,11 @@ impl<'t> Session<'t> {
         Ok((reported, explained.explanation))
     }
 
-    /// Explains every predicate on every core (the replay is shared read-only; each
-    /// predicate's scans are its own), and returns the outcomes in input order. Workers get
-    /// the main thread's deep stack: a predicate file may hold deep predicates.
+    /// The reports of every predicate, on at most `workers` threads (the replay is shared
+    /// read-only; each predicate's scans are its own), in input order (the scaling report
+    /// measures the throughput on one and on every core, [`crate::cores`]). Workers get the
+    /// main thread's deep stack: a predicate file may hold deep predicates.
     pub fn reports(
-        &self,
-        predicates: &[&str],
-        request: &ReportRequest,
-    ) -> Vec<Result<Reported, ExplainError>> {
-        self.reports_on(predicates, request, crate::cores())
-    }
-
-    /// [`reports`](Self::reports) on at most `workers` threads (the scaling report measures
-    /// the throughput on one and on every core).
-    pub fn reports_on(
         &self,
         predicates: &[&str],
         request: &ReportRequest,

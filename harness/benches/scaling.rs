@@ -114,7 +114,7 @@ fn many_predicates(c: &mut Criterion) {
     });
     group.bench_function("after-one-replay-every-core", |b| {
         b.iter(|| {
-            for outcome in session.reports(&lines, &request) {
+            for outcome in session.reports(&lines, &request, explain_core::cores()) {
                 black_box(outcome.expect("explain").0.to_json());
             }
         })

@@ -142,7 +142,7 @@ fn every_core_gives_the_sequential_reports_in_order() {
     let table = explain_core::replay::ReplayedTable::open(&taxi, None).unwrap();
     let session = Session::new(&table);
     let request = ReportRequest::default();
-    let parallel = session.reports(&predicates, &request);
+    let parallel = session.reports(&predicates, &request, explain_core::cores());
     assert_eq!(parallel.len(), predicates.len());
     let comparable = |report: &explain_core::report::Report| {
         let mut doc: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();

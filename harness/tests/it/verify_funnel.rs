@@ -61,7 +61,7 @@ fn explain_and_verify(
         ..ReportRequest::default()
     };
     let ((mut report, _), explanation) = session
-        .explained(Some(&compiled), &request, Instant::now())
+        .report_with_explanation(Some(&compiled), &request, Instant::now())
         .unwrap_or_else(|e| panic!("{ctx}: explain: {e}"));
     let read = std::sync::atomic::AtomicUsize::new(0);
     let failure = verify_snapshot(
