@@ -170,6 +170,13 @@ pub enum Command {
         after_help = "Example:\n  delta-explain advise ./taxi --predicates queries.sql --sample 1000000\n\nExit codes: 0 ok, 2 bad input, 3 table or storage error."
     )]
     Advise(crate::advise_cli::AdviseArgs),
+    /// Checks the explainer against itself on the table, reading no row: the files kept for
+    /// the predicate, its negation and its NULL rows together hold every file with a row; a
+    /// narrower predicate keeps no file the predicate prunes, a wider one every file it keeps.
+    #[command(
+        after_help = "Example:\n  delta-explain check ./taxi -w \"trip_distance > 5 AND pickup_date = '2024-01-03'\"\n\nExit codes: 0 every check holds, 1 a check failed, 2 bad input, 3 table or storage error."
+    )]
+    Check(crate::check_cli::CheckArgs),
 }
 
 /// What `--completions SHELL` or `--man` print: generated from the command definition itself,

@@ -4,6 +4,7 @@
 
 pub mod advise_cli;
 pub mod budget;
+pub mod check_cli;
 pub mod cli;
 pub mod inputs;
 pub mod progress;

@@ -48,25 +48,46 @@ fn parsed<T>(result: Result<T, clap::Error>, prefix: &str) -> Result<T, ExitCode
 
 /// `delta-explain advise`.
 fn advise(args: delta_explain::advise_cli::AdviseArgs) -> ExitCode {
-    use delta_explain::advise_cli::run;
+    subcommand("delta-explain advise", move || {
+        delta_explain::advise_cli::run(&args).map(|page| (page, true))
+    })
+}
+
+/// `delta-explain check`: exit 1 where a check failed.
+fn check(args: delta_explain::check_cli::CheckArgs) -> ExitCode {
+    subcommand("delta-explain check", move || {
+        delta_explain::check_cli::run(&args)
+    })
+}
+
+/// A subcommand run on a thread with the deep stack: its page on standard output, exit 0
+/// where it holds, 1 where not (a failed check), else the error's code, said in one line.
+fn subcommand(
+    name: &str,
+    run: impl FnOnce() -> Result<(String, bool), explain_compiler::error::ExplainError> + Send + 'static,
+) -> ExitCode {
     let worker = std::thread::Builder::new()
         .stack_size(explain_core::DEEP_STACK)
-        .spawn(move || run(&args));
+        .spawn(run);
     match worker.map(|h| h.join()) {
-        Ok(Ok(Ok(page))) => {
+        Ok(Ok(Ok((page, holds)))) => {
             let mut stdout = std::io::stdout().lock();
             if let Err(e) = stdout
                 .write_all(page.as_bytes())
                 .and_then(|_| stdout.flush())
                 && e.kind() != std::io::ErrorKind::BrokenPipe
             {
-                eprintln!("delta-explain advise: cannot write the report: {e}");
+                eprintln!("{name}: cannot write the report: {e}");
                 return ExitCode::from(3);
             }
-            ExitCode::SUCCESS
+            if holds {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
         }
         Ok(Ok(Err(e))) => {
-            eprintln!("delta-explain advise: {e}");
+            eprintln!("{name}: {e}");
             ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(3))
         }
         Ok(Err(_)) | Err(_) => ExitCode::from(3),
@@ -85,17 +106,19 @@ fn main() -> ExitCode {
         eprintln!("delta-explain: internal error: {msg}");
     }));
     // A bad argument of `delta-explain advise` is told as that command's.
-    let prefix = if std::env::args_os().nth(1).is_some_and(|a| a == "advise") {
-        "delta-explain advise"
-    } else {
-        "delta-explain"
+    let prefix = match std::env::args_os().nth(1) {
+        Some(a) if a == "advise" => "delta-explain advise",
+        Some(a) if a == "check" => "delta-explain check",
+        _ => "delta-explain",
     };
     let mut args = match parsed(Args::try_parse(), prefix) {
         Ok(args) => args,
         Err(code) => return code,
     };
-    if let Some(Command::Advise(advise_args)) = args.command.take() {
-        return advise(advise_args);
+    match args.command.take() {
+        Some(Command::Advise(advise_args)) => return advise(advise_args),
+        Some(Command::Check(check_args)) => return check(check_args),
+        None => {}
     }
     if let Some(text) = delta_explain::cli::generated_docs(&args) {
         let mut stdout = std::io::stdout().lock();

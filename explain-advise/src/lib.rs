@@ -213,18 +213,7 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         request.workers,
     )?;
     let errors: Vec<Option<String>> = real.iter().map(|r| r.as_ref().err().cloned()).collect();
-    // Liquid clustering's columns, where the table has them: their Hilbert order (a sort for
-    // one column) is a candidate whatever the workload references.
-    let clustering: Option<Vec<String>> = real
-        .iter()
-        .flatten()
-        .next()
-        .and_then(|r| r.table_features.clustering_columns.clone())
-        .filter(|cs| !cs.is_empty() && cs.len() <= MAX_COLUMNS)
-        .filter(|cs| {
-            cs.iter()
-                .all(|c| snapshot.fields.iter().any(|f| &f.name == c))
-        });
+    let clustering = clustering_columns(&real, &snapshot);
     let columns = referenced_columns(&snapshot, &request.predicates);
     if columns.is_empty() {
         return Err(ExplainError::Usage(
@@ -232,12 +221,7 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         ));
     }
     let partition_columns: Vec<String> = snapshot.partition_columns().to_vec();
-    let mut read: Vec<String> = columns.iter().map(|(c, _)| c.clone()).collect();
-    for p in partition_columns.iter().chain(clustering.iter().flatten()) {
-        if !read.contains(p) {
-            read.push(p.clone());
-        }
-    }
+    let read = columns_to_read(&columns, &partition_columns, clustering.as_deref());
     progress("reading the live rows");
     let rows = read_rows(
         &request.location,
@@ -260,128 +244,26 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         .unwrap_or_else(|| total_bytes / (rows.files.len().max(1) as u64))
         .max(1);
     let mut candidates = candidates(&rows, &columns, &partition_columns);
-    if let Some(cs) = &clustering {
-        let liquid = match cs.as_slice() {
-            [one] => Layout::Sort(one.clone()),
-            _ => Layout::Hilbert(cs.clone()),
-        };
-        if !candidates.contains(&liquid) {
-            candidates.push(liquid);
-        }
+    if let Some(liquid) = clustering.as_deref().map(liquid_layout)
+        && !candidates.contains(&liquid)
+    {
+        candidates.push(liquid);
     }
     let work = tempfile::tempdir()
         .map_err(|e| ExplainError::Output(format!("a temporary directory: {e}")))?;
-    let mut results = Vec::new();
-    let mut simulated_current = None;
-    for (i, layout) in candidates.iter().enumerate() {
-        progress(&format!(
-            "layout {} of {}: {}",
-            i + 1,
-            candidates.len(),
-            layout.name()
-        ));
-        let files = lay_out(&rows, layout, target)?;
-        let partitions = layout.partition_columns(&partition_columns);
-        let stats_columns: Vec<String> = indexed
-            .iter()
-            .filter(|c| read.contains(c) && !partitions.contains(c))
-            .cloned()
-            .collect();
-        let stats: Vec<String> = files
-            .iter()
-            .map(|f| {
-                Ok(stats::file_stats(
-                    &take_rows(&rows.batch, &f.rows)?,
-                    rows.rate,
-                    &stats_columns,
-                ))
-            })
-            .collect::<Result<_, ExplainError>>()?;
-        let dir = work.path().join(format!("layout-{i}"));
-        table::write_table(&dir, &fields, &partitions, &files, &stats)?;
-        let location = dir.to_string_lossy().into_owned();
-        let request_of = if *layout == Layout::Current {
-            verbose.clone()
-        } else {
-            Options::default()
-        };
-        let reports = explain_workload(
-            &location,
-            &StorageOptions::default(),
-            None,
-            &request.predicates,
-            &request_of,
-            request.workers,
-        )?;
-        let per_predicate: Vec<Option<PredicateCost>> = reports
-            .iter()
-            .map(|r| {
-                r.as_ref().ok().map(|r| PredicateCost {
-                    files_read: r.final_files,
-                    bytes_read: r.final_bytes,
-                    total_files: r.total_files,
-                    total_bytes: r.total_bytes,
-                })
-            })
-            .collect();
-        if *layout == Layout::Current {
-            simulated_current = Some(reports);
-        }
-        results.push(LayoutResult {
-            name: layout.name(),
-            layout: layout.clone(),
-            files: files.len(),
-            bytes: files.iter().map(|f| f.size).sum(),
-            files_read: 0,
-            bytes_read: 0,
-            per_predicate,
-            bytes_read_vs_current_pct: 0.0,
-        });
-    }
-    // Totals over the predicates every layout could explain.
-    let everywhere: Vec<usize> = (0..request.predicates.len())
-        .filter(|&p| results.iter().all(|r| r.per_predicate[p].is_some()))
-        .collect();
-    for r in &mut results {
-        let costs = everywhere
-            .iter()
-            .filter_map(|&p| r.per_predicate[p].as_ref());
-        r.files_read = costs.clone().map(|c| c.files_read).sum();
-        r.bytes_read = costs.map(|c| c.bytes_read).sum();
-    }
-    let current_bytes = results.first().map_or(0, |r: &LayoutResult| r.bytes_read);
-    for r in &mut results {
-        r.bytes_read_vs_current_pct = if current_bytes == 0 {
-            0.0
-        } else {
-            ((r.bytes_read as f64 / current_bytes as f64) - 1.0) * 100.0
-        };
-    }
-    // Best first: fewer bytes, then fewer files, then fewer columns (the simpler layout).
-    results.sort_by(|a, b| {
-        a.bytes_read
-            .cmp(&b.bytes_read)
-            .then(a.files_read.cmp(&b.files_read))
-            .then(a.layout.columns().len().cmp(&b.layout.columns().len()))
-            .then((a.layout != Layout::Current).cmp(&(b.layout != Layout::Current)))
-    });
-    // The best layout, if it saves enough to be worth a rewrite; else the current one.
-    let (best, saving_pct, statement) = match results.first() {
-        Some(r)
-            if r.layout != Layout::Current
-                && -r.bytes_read_vs_current_pct >= request.min_saving_pct =>
-        {
-            (
-                (r.name.clone(), r.layout.columns()),
-                -r.bytes_read_vs_current_pct,
-                Some(r.layout.statement(
-                    &table_reference(&request.location),
-                    !partition_columns.is_empty(),
-                )),
-            )
-        }
-        _ => ((Layout::Current.name(), Vec::new()), 0.0, None),
+    let simulation = Simulation {
+        request,
+        rows: &rows,
+        fields: &fields,
+        indexed: &indexed,
+        read: &read,
+        partition_columns: &partition_columns,
+        target,
+        work: work.path(),
     };
+    let (mut results, simulated_current) = simulation.every_layout(&candidates, progress)?;
+    rank(&mut results, request.predicates.len());
+    let (best, saving_pct, statement) = recommend(&results, request, !partition_columns.is_empty());
     let calibration = calibrate(
         &request.predicates,
         &real,
@@ -410,6 +292,220 @@ pub fn advise(request: &AdviseRequest, progress: &dyn Fn(&str)) -> Result<Advice
         calibration,
         elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     })
+}
+
+/// The columns the rows are read for: the workload's, then the partition and clustering
+/// columns it does not reference.
+fn columns_to_read(
+    columns: &[(String, usize)],
+    partition_columns: &[String],
+    clustering: Option<&[String]>,
+) -> Vec<String> {
+    let mut read: Vec<String> = columns.iter().map(|(c, _)| c.clone()).collect();
+    for p in partition_columns
+        .iter()
+        .chain(clustering.into_iter().flatten())
+    {
+        if !read.contains(p) {
+            read.push(p.clone());
+        }
+    }
+    read
+}
+
+/// Liquid clustering's layout: a sort for one column, Hilbert order for more.
+fn liquid_layout(columns: &[String]) -> Layout {
+    match columns {
+        [one] => Layout::Sort(one.clone()),
+        _ => Layout::Hilbert(columns.to_vec()),
+    }
+}
+
+/// Liquid clustering's columns, where the table has them (read from the first report): their
+/// Hilbert order (a sort for one column) is a candidate whatever the workload references.
+fn clustering_columns(
+    real: &[Result<explain_core::report::Report, String>],
+    snapshot: &oracle::log::Snapshot,
+) -> Option<Vec<String>> {
+    real.iter()
+        .flatten()
+        .next()
+        .and_then(|r| r.table_features.clustering_columns.clone())
+        .filter(|cs| !cs.is_empty() && cs.len() <= MAX_COLUMNS)
+        .filter(|cs| {
+            cs.iter()
+                .all(|c| snapshot.fields.iter().any(|f| &f.name == c))
+        })
+}
+
+/// A workload's reports, one per predicate (its error where it has no report).
+type Reports = Vec<Result<explain_core::report::Report, String>>;
+
+/// What every simulated layout shares: the rows read once, the table's fields and indexed
+/// columns, the target file size and the folder the layouts are written under.
+struct Simulation<'a> {
+    request: &'a AdviseRequest,
+    rows: &'a SampledRows,
+    fields: &'a [serde_json::Value],
+    indexed: &'a [String],
+    read: &'a [String],
+    partition_columns: &'a [String],
+    target: u64,
+    work: &'a std::path::Path,
+}
+
+impl Simulation<'_> {
+    /// Every candidate layout simulated, in order, with the reports of the current one.
+    fn every_layout(
+        &self,
+        candidates: &[Layout],
+        progress: &dyn Fn(&str),
+    ) -> Result<(Vec<LayoutResult>, Option<Reports>), ExplainError> {
+        let mut results = Vec::new();
+        let mut simulated_current = None;
+        for (i, layout) in candidates.iter().enumerate() {
+            progress(&format!(
+                "layout {} of {}: {}",
+                i + 1,
+                candidates.len(),
+                layout.name()
+            ));
+            let (result, reports) = self.layout(i, layout)?;
+            if *layout == Layout::Current {
+                simulated_current = Some(reports);
+            }
+            results.push(result);
+        }
+        Ok((results, simulated_current))
+    }
+
+    /// `layout` written as a table of its own (the `i`-th) and the workload explained on it;
+    /// the reports are those of the current layout's verbose baseline when it is that one.
+    fn layout(
+        &self,
+        i: usize,
+        layout: &Layout,
+    ) -> Result<
+        (
+            LayoutResult,
+            Vec<Result<explain_core::report::Report, String>>,
+        ),
+        ExplainError,
+    > {
+        let rows = self.rows;
+        let files = lay_out(rows, layout, self.target)?;
+        let partitions = layout.partition_columns(self.partition_columns);
+        let stats_columns: Vec<String> = self
+            .indexed
+            .iter()
+            .filter(|c| self.read.contains(c) && !partitions.contains(c))
+            .cloned()
+            .collect();
+        let stats: Vec<String> = files
+            .iter()
+            .map(|f| {
+                Ok(stats::file_stats(
+                    &take_rows(&rows.batch, &f.rows)?,
+                    rows.rate,
+                    &stats_columns,
+                ))
+            })
+            .collect::<Result<_, ExplainError>>()?;
+        let dir = self.work.join(format!("layout-{i}"));
+        table::write_table(&dir, self.fields, &partitions, &files, &stats)?;
+        let location = dir.to_string_lossy().into_owned();
+        let options = Options {
+            verbose: *layout == Layout::Current,
+            ..Options::default()
+        };
+        let reports = explain_workload(
+            &location,
+            &StorageOptions::default(),
+            None,
+            &self.request.predicates,
+            &options,
+            self.request.workers,
+        )?;
+        let per_predicate: Vec<Option<PredicateCost>> = reports
+            .iter()
+            .map(|r| {
+                r.as_ref().ok().map(|r| PredicateCost {
+                    files_read: r.final_files,
+                    bytes_read: r.final_bytes,
+                    total_files: r.total_files,
+                    total_bytes: r.total_bytes,
+                })
+            })
+            .collect();
+        let result = LayoutResult {
+            name: layout.name(),
+            layout: layout.clone(),
+            files: files.len(),
+            bytes: files.iter().map(|f| f.size).sum(),
+            files_read: 0,
+            bytes_read: 0,
+            per_predicate,
+            bytes_read_vs_current_pct: 0.0,
+        };
+        Ok((result, reports))
+    }
+}
+
+/// The best layout, if it saves enough to be worth a rewrite (its name and columns, the
+/// saving, the statement that makes it); else the current one.
+fn recommend(
+    results: &[LayoutResult],
+    request: &AdviseRequest,
+    partitioned: bool,
+) -> ((String, Vec<String>), f64, Option<String>) {
+    match results.first() {
+        Some(r)
+            if r.layout != Layout::Current
+                && -r.bytes_read_vs_current_pct >= request.min_saving_pct =>
+        {
+            (
+                (r.name.clone(), r.layout.columns()),
+                -r.bytes_read_vs_current_pct,
+                Some(
+                    r.layout
+                        .statement(&table_reference(&request.location), partitioned),
+                ),
+            )
+        }
+        _ => ((Layout::Current.name(), Vec::new()), 0.0, None),
+    }
+}
+
+/// Totals over the `predicates` every layout could explain, each layout against the current
+/// one, best first.
+fn rank(results: &mut [LayoutResult], predicates: usize) {
+    // Totals over the predicates every layout could explain.
+    let everywhere: Vec<usize> = (0..predicates)
+        .filter(|&p| results.iter().all(|r| r.per_predicate[p].is_some()))
+        .collect();
+    for r in results.iter_mut() {
+        let costs = everywhere
+            .iter()
+            .filter_map(|&p| r.per_predicate[p].as_ref());
+        r.files_read = costs.clone().map(|c| c.files_read).sum();
+        r.bytes_read = costs.map(|c| c.bytes_read).sum();
+    }
+    let current_bytes = results.first().map_or(0, |r: &LayoutResult| r.bytes_read);
+    for r in results.iter_mut() {
+        r.bytes_read_vs_current_pct = if current_bytes == 0 {
+            0.0
+        } else {
+            ((r.bytes_read as f64 / current_bytes as f64) - 1.0) * 100.0
+        };
+    }
+    // Best first: fewer bytes, then fewer files, then fewer columns (the simpler layout).
+    results.sort_by(|a, b| {
+        a.bytes_read
+            .cmp(&b.bytes_read)
+            .then(a.files_read.cmp(&b.files_read))
+            .then(a.layout.columns().len().cmp(&b.layout.columns().len()))
+            .then((a.layout != Layout::Current).cmp(&(b.layout != Layout::Current)))
+    });
 }
 
 /// The oracle's error on the table at `location` as the command reports it: the table named

@@ -3,7 +3,6 @@
 //! uses kept, and where a sample is asked for, a seeded Bernoulli sample of the rows at the
 //! rate that gives about that many rows (each kept row then stands for `1 / rate` rows).
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow::array::{RecordBatch, UInt32Array};
@@ -79,17 +78,13 @@ pub fn read_rows(
             .project(&indices)
             .map_err(|e| ExplainError::Usage(e.to_string()))?,
     );
-    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     type Read = Result<(Vec<RecordBatch>, u64), ExplainError>;
-    let results: Mutex<Vec<Option<Read>>> =
-        Mutex::new((0..snapshot.files.len()).map(|_| None).collect());
-    explain_core::on_workers(workers.max(1), &|| {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(file) = snapshot.files.get(i) else {
-                break;
-            };
+    let results: Vec<Read> = workers::map(
+        snapshot.files.iter().enumerate().collect(),
+        workers.max(1),
+        explain_core::DEEP_STACK,
+        |(i, file)| {
             let read = oracle::read::read_file(snapshot, file, None)
                 .map_err(table_error)
                 .and_then(|rows| {
@@ -116,26 +111,15 @@ pub fn read_rows(
                     }
                     Ok((kept, rows.live_rows))
                 });
-            results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(read);
             files_read(done.fetch_add(1, Ordering::Relaxed) + 1);
-        }
-    });
+            read
+        },
+    );
     let mut batches = Vec::new();
     let mut file_of_row = Vec::new();
     let mut files = Vec::with_capacity(snapshot.files.len());
-    for (i, (read, file)) in results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .zip(&snapshot.files)
-        .enumerate()
-    {
-        let (kept, live_rows) = read.unwrap_or_else(|| {
-            Err(ExplainError::Table {
-                table: location.to_string(),
-                reason: format!("`{}` was not read", file.path),
-            })
-        })?;
+    for (i, (read, file)) in results.into_iter().zip(&snapshot.files).enumerate() {
+        let (kept, live_rows) = read?;
         for b in &kept {
             file_of_row.extend(std::iter::repeat_n(i as u32, b.num_rows()));
         }

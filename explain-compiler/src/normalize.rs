@@ -334,153 +334,21 @@ fn push_not_as_written(
         }
         Predicate::Not(inner) => push_not(inner, !negated, columns)?,
         Predicate::Compare { left, op, right } => {
-            let op = if negated { op.negated() } else { *op };
-            match (left, right) {
-                (Operand::Column(c), Operand::Literal(l)) => compare(resolve(c)?, op, l),
-                (Operand::Literal(l), Operand::Column(c)) => compare(resolve(c)?, op.commuted(), l),
-                (Operand::Literal(a), Operand::Literal(b)) => match fold_literals(a, op, b)? {
-                    Some(value) => Nnf::Const(value),
-                    // Engines may decide it either way: kept, as a fragment that prunes nothing.
-                    None => unsupported(pred, negated, columns)?,
-                },
-                (Operand::Column(_), Operand::Column(_)) => {
-                    // The converter never builds this (column-vs-column is unsupported); keep
-                    // it unsupported rather than assume.
-                    unsupported(pred, negated, columns)?
-                }
-                // A double-quoted name is a column in DuckDB and DataFusion and a string in
-                // Spark: the rows of either reading (a name no column has: Spark's alone, the
-                // others refuse the query).
-                (Operand::QuotedName(_), _) | (_, Operand::QuotedName(_)) => {
-                    let as_string = |o: &Operand| match o {
-                        Operand::QuotedName(name) => {
-                            Operand::Literal(Literal::String(name.clone()))
-                        }
-                        other @ (Operand::Column(_) | Operand::Literal(_)) => other.clone(),
-                    };
-                    let as_column = |o: &Operand| match o {
-                        Operand::QuotedName(name) => {
-                            Operand::Column(ColumnRef::new([name.clone()]))
-                        }
-                        other @ (Operand::Column(_) | Operand::Literal(_)) => other.clone(),
-                    };
-                    let names_a_column = [left, right].into_iter().any(|o| {
-                        matches!(o, Operand::QuotedName(name)
-                            if columns.resolve(&ColumnRef::new([name.clone()])).is_ok())
-                    });
-                    // `op` is already negated.
-                    let reading = |left: Operand, right: Operand| {
-                        push_not_as_written(&Predicate::Compare { left, op, right }, false, columns)
-                    };
-                    let spark = reading(as_string(left), as_string(right));
-                    if !names_a_column {
-                        spark?
-                    } else {
-                        // A name compared as a string with a number, date or boolean: Spark
-                        // casts it, to NULL unless it spells a value (matching no row).
-                        let spark = match spark {
-                            Ok(nnf) => nnf,
-                            Err(_)
-                                if [left, right].into_iter().all(
-                                    |o| !matches!(o, Operand::QuotedName(n) if crate::mistyped::spark_may_cast(n)),
-                                ) =>
-                            {
-                                Nnf::Const(false)
-                            }
-                            Err(_) => unsupported(pred, negated, columns)?,
-                        };
-                        Nnf::or(vec![reading(as_column(left), as_column(right))?, spark])
-                    }
-                }
-            }
+            compare_as_written(pred, left, *op, right, negated, columns)?
         }
         Predicate::QuotedInList {
             column,
             list,
             negated: n,
-        } => {
-            // Spark's reading: every double-quoted item a string. Naming a column, an item is
-            // that column in DuckDB and DataFusion, a comparison of two columns no statistics
-            // bound: the leaf is kept.
-            let names_a_column = list.iter().any(|o| {
-                matches!(o, Operand::QuotedName(name)
-                    if columns.resolve(&ColumnRef::new([name.clone()])).is_ok())
-            });
-            match crate::ast::spark_strings(list) {
-                Some(list) if !names_a_column && !list.is_empty() => push_not(
-                    &Predicate::InList {
-                        column: column.clone(),
-                        list,
-                        negated: *n,
-                    },
-                    negated,
-                    columns,
-                )?,
-                Some(_) | None => unsupported(pred, negated, columns)?,
-            }
-        }
+        } => quoted_in_list_as_written(pred, column, list, *n, negated, columns)?,
         Predicate::IsNull { column, negated: n } => {
-            let info = columns.resolve(column)?;
-            if info.primitive().is_none() {
-                // The kernel keeps no statistics it can test for a map, array or struct
-                // value: keep the leaf, as unsupported. A NULL struct has every field NULL,
-                // so `s IS NULL` equals itself AND each of its primitive leaves IS NULL: the
-                // leaves' null counts prune where the struct's test cannot (`s IS NOT NULL`
-                // implies nothing of its leaves: a struct of NULL fields is not NULL).
-                let leaf = unsupported(pred, negated, columns)?;
-                if *n != negated {
-                    return Ok(leaf);
-                }
-                return Ok(Nnf::and(
-                    std::iter::once(leaf).chain(struct_leaves_null(&info)),
-                ));
-            }
-            Nnf::Leaf(Leaf::IsNull {
-                column: info.column,
-                negated: *n != negated,
-            })
+            is_null_as_written(pred, column, *n, negated, columns)?
         }
         Predicate::InList {
             column,
             list,
             negated: n,
-        } => {
-            let info = columns.resolve(column)?;
-            let float = info.is_float();
-            // A NOT IN list holding a string on a column of another type: only the items
-            // every reading leaves rows out for (string_lists.rs).
-            let kept;
-            let list = match crate::string_lists::not_in_items(&info, list) {
-                Some(items) if *n != negated => {
-                    if items.is_empty() {
-                        return Ok(Nnf::Leaf(Leaf::IsNull {
-                            column: info.column,
-                            negated: true,
-                        }));
-                    }
-                    kept = items;
-                    &kept
-                }
-                Some(_) | None => list,
-            };
-            // Each engine's reading of the list's strings (string_readings.rs), any of them.
-            let spark: Vec<Literal> = list
-                .iter()
-                .map(|l| {
-                    crate::string_readings::literal_readings(l)
-                        .pop()
-                        .unwrap_or_else(|| l.clone())
-                })
-                .collect();
-            if spark == *list {
-                in_list(info.column, float, list, *n != negated)
-            } else {
-                Nnf::or([
-                    in_list(info.column.clone(), float, list, *n != negated),
-                    in_list(info.column, float, &spark, *n != negated),
-                ])
-            }
-        }
+        } => in_list_as_written(column, list, *n, negated, columns)?,
         Predicate::Between {
             column,
             low,
@@ -505,54 +373,255 @@ fn push_not_as_written(
             pattern,
             escape,
             negated: n,
-        } => {
-            let info = columns.resolve(column)?;
-            let is_string = info.is_string();
-            // Each engine's reading of the pattern (string_readings.rs); one an engine refuses
-            // (it ends with its escape) matches nothing there. Refused by every engine: bad
-            // input.
-            let mut readings = Vec::new();
-            let mut refusal = None;
-            for (p, e) in crate::string_readings::like_readings(pattern, *escape) {
-                match like_leaf(info.column.clone(), is_string, &p, e, *n != negated) {
-                    Ok(leaf) => readings.push(leaf),
-                    Err(err) => refusal = Some(err),
-                }
-            }
-            match (readings.is_empty(), refusal) {
-                (true, Some(err)) => return Err(err),
-                _ => Nnf::or(readings),
-            }
-        }
-        Predicate::BoolColumn(column) => {
-            let info = columns.resolve(column)?;
-            if info
-                .primitive()
-                .is_some_and(|p| !matches!(p, delta_kernel::schema::PrimitiveType::Boolean))
-            {
-                // A value, not a condition: Spark (FILTER_NOT_BOOLEAN, ANSI on and off) and
-                // DataFusion refuse it; DuckDB alone casts it (a number: not zero). Bad input,
-                // with the comparison DuckDB reads.
-                return Err(ExplainError::InvalidPredicate(format!(
-                    "column `{}` ({}) is a value, not a condition; write the comparison meant, e.g. `{} <> 0`",
-                    info.column, info.data_type, info.column
-                )));
-            }
-            if info.primitive().is_none() {
-                return Err(ExplainError::InvalidPredicate(format!(
-                    "column `{}` ({}) is not boolean and cannot stand alone as a predicate",
-                    info.column, info.data_type
-                )));
-            }
-            Nnf::Leaf(Leaf::Bool {
-                column: info.column,
-                value: !negated,
-            })
-        }
+        } => like_as_written(column, pattern, *escape, *n, negated, columns)?,
+        Predicate::BoolColumn(column) => bool_column_as_written(column, negated, columns)?,
         Predicate::Constant(Literal::Boolean(b)) => Nnf::Const(*b != negated),
         // NOT NULL is NULL: either way the constant folds to FALSE (module docs of nnf).
         Predicate::Constant(_) => Nnf::Const(false),
         Predicate::Unsupported { .. } => unsupported(pred, negated, columns)?,
+    })
+}
+
+/// A comparison as written, negated when `negated`.
+fn compare_as_written(
+    pred: &Predicate,
+    left: &Operand,
+    op: CmpOp,
+    right: &Operand,
+    negated: bool,
+    columns: &TableColumns,
+) -> Result<Nnf, ExplainError> {
+    Ok({
+        let op = if negated { op.negated() } else { op };
+        match (left, right) {
+            (Operand::Column(c), Operand::Literal(l)) => compare(columns.resolve(c)?.column, op, l),
+            (Operand::Literal(l), Operand::Column(c)) => {
+                compare(columns.resolve(c)?.column, op.commuted(), l)
+            }
+            (Operand::Literal(a), Operand::Literal(b)) => match fold_literals(a, op, b)? {
+                Some(value) => Nnf::Const(value),
+                // Engines may decide it either way: kept, as a fragment that prunes nothing.
+                None => unsupported(pred, negated, columns)?,
+            },
+            (Operand::Column(_), Operand::Column(_)) => {
+                // The converter never builds this (column-vs-column is unsupported); keep
+                // it unsupported rather than assume.
+                unsupported(pred, negated, columns)?
+            }
+            // A double-quoted name is a column in DuckDB and DataFusion and a string in
+            // Spark: the rows of either reading (a name no column has: Spark's alone, the
+            // others refuse the query).
+            (Operand::QuotedName(_), _) | (_, Operand::QuotedName(_)) => {
+                let as_string = |o: &Operand| match o {
+                    Operand::QuotedName(name) => Operand::Literal(Literal::String(name.clone())),
+                    other @ (Operand::Column(_) | Operand::Literal(_)) => other.clone(),
+                };
+                let as_column = |o: &Operand| match o {
+                    Operand::QuotedName(name) => Operand::Column(ColumnRef::new([name.clone()])),
+                    other @ (Operand::Column(_) | Operand::Literal(_)) => other.clone(),
+                };
+                let names_a_column = [left, right].into_iter().any(|o| {
+                    matches!(o, Operand::QuotedName(name)
+                        if columns.resolve(&ColumnRef::new([name.clone()])).is_ok())
+                });
+                // `op` is already negated.
+                let reading = |left: Operand, right: Operand| {
+                    push_not_as_written(&Predicate::Compare { left, op, right }, false, columns)
+                };
+                let spark = reading(as_string(left), as_string(right));
+                if !names_a_column {
+                    spark?
+                } else {
+                    // A name compared as a string with a number, date or boolean: Spark
+                    // casts it, to NULL unless it spells a value (matching no row).
+                    let spark = match spark {
+                        Ok(nnf) => nnf,
+                        Err(_)
+                            if [left, right].into_iter().all(
+                                |o| !matches!(o, Operand::QuotedName(n) if crate::mistyped::spark_may_cast(n)),
+                            ) =>
+                        {
+                            Nnf::Const(false)
+                        }
+                        Err(_) => unsupported(pred, negated, columns)?,
+                    };
+                    Nnf::or(vec![reading(as_column(left), as_column(right))?, spark])
+                }
+            }
+        }
+    })
+}
+
+/// An IN list holding double-quoted names.
+fn quoted_in_list_as_written(
+    pred: &Predicate,
+    column: &ColumnRef,
+    list: &[Operand],
+    n: bool,
+    negated: bool,
+    columns: &TableColumns,
+) -> Result<Nnf, ExplainError> {
+    Ok({
+        // Spark's reading: every double-quoted item a string. Naming a column, an item is
+        // that column in DuckDB and DataFusion, a comparison of two columns no statistics
+        // bound: the leaf is kept.
+        let names_a_column = list.iter().any(|o| {
+            matches!(o, Operand::QuotedName(name)
+                if columns.resolve(&ColumnRef::new([name.clone()])).is_ok())
+        });
+        match crate::ast::spark_strings(list) {
+            Some(list) if !names_a_column && !list.is_empty() => push_not(
+                &Predicate::InList {
+                    column: column.clone(),
+                    list,
+                    negated: n,
+                },
+                negated,
+                columns,
+            )?,
+            Some(_) | None => unsupported(pred, negated, columns)?,
+        }
+    })
+}
+
+/// `IS [NOT] NULL`.
+fn is_null_as_written(
+    pred: &Predicate,
+    column: &ColumnRef,
+    n: bool,
+    negated: bool,
+    columns: &TableColumns,
+) -> Result<Nnf, ExplainError> {
+    Ok({
+        let info = columns.resolve(column)?;
+        if info.primitive().is_none() {
+            // The kernel keeps no statistics it can test for a map, array or struct
+            // value: keep the leaf, as unsupported. A NULL struct has every field NULL,
+            // so `s IS NULL` equals itself AND each of its primitive leaves IS NULL: the
+            // leaves' null counts prune where the struct's test cannot (`s IS NOT NULL`
+            // implies nothing of its leaves: a struct of NULL fields is not NULL).
+            let leaf = unsupported(pred, negated, columns)?;
+            if n != negated {
+                return Ok(leaf);
+            }
+            return Ok(Nnf::and(
+                std::iter::once(leaf).chain(struct_leaves_null(&info)),
+            ));
+        }
+        Nnf::Leaf(Leaf::IsNull {
+            column: info.column,
+            negated: n != negated,
+        })
+    })
+}
+
+/// An IN list of literals.
+fn in_list_as_written(
+    column: &ColumnRef,
+    list: &[Literal],
+    n: bool,
+    negated: bool,
+    columns: &TableColumns,
+) -> Result<Nnf, ExplainError> {
+    Ok({
+        let info = columns.resolve(column)?;
+        let float = info.is_float();
+        // A NOT IN list holding a string on a column of another type: only the items
+        // every reading leaves rows out for (string_lists.rs).
+        let kept;
+        let list = match crate::string_lists::not_in_items(&info, list) {
+            Some(items) if n != negated => {
+                if items.is_empty() {
+                    return Ok(Nnf::Leaf(Leaf::IsNull {
+                        column: info.column,
+                        negated: true,
+                    }));
+                }
+                kept = items;
+                &kept
+            }
+            Some(_) | None => list,
+        };
+        // Each engine's reading of the list's strings (string_readings.rs), any of them.
+        let spark: Vec<Literal> = list
+            .iter()
+            .map(|l| {
+                crate::string_readings::literal_readings(l)
+                    .pop()
+                    .unwrap_or_else(|| l.clone())
+            })
+            .collect();
+        if spark == *list {
+            in_list(info.column, float, list, n != negated)
+        } else {
+            Nnf::or([
+                in_list(info.column.clone(), float, list, n != negated),
+                in_list(info.column, float, &spark, n != negated),
+            ])
+        }
+    })
+}
+
+/// `[NOT] LIKE`, in each engine's reading of the pattern.
+fn like_as_written(
+    column: &ColumnRef,
+    pattern: &str,
+    escape: Option<char>,
+    n: bool,
+    negated: bool,
+    columns: &TableColumns,
+) -> Result<Nnf, ExplainError> {
+    Ok({
+        let info = columns.resolve(column)?;
+        let is_string = info.is_string();
+        // Each engine's reading of the pattern (string_readings.rs); one an engine refuses
+        // (it ends with its escape) matches nothing there. Refused by every engine: bad
+        // input.
+        let mut readings = Vec::new();
+        let mut refusal = None;
+        for (p, e) in crate::string_readings::like_readings(pattern, escape) {
+            match like_leaf(info.column.clone(), is_string, &p, e, n != negated) {
+                Ok(leaf) => readings.push(leaf),
+                Err(err) => refusal = Some(err),
+            }
+        }
+        match (readings.is_empty(), refusal) {
+            (true, Some(err)) => return Err(err),
+            _ => Nnf::or(readings),
+        }
+    })
+}
+
+/// A column standing alone as a condition.
+fn bool_column_as_written(
+    column: &ColumnRef,
+    negated: bool,
+    columns: &TableColumns,
+) -> Result<Nnf, ExplainError> {
+    Ok({
+        let info = columns.resolve(column)?;
+        if info
+            .primitive()
+            .is_some_and(|p| !matches!(p, delta_kernel::schema::PrimitiveType::Boolean))
+        {
+            // A value, not a condition: Spark (FILTER_NOT_BOOLEAN, ANSI on and off) and
+            // DataFusion refuse it; DuckDB alone casts it (a number: not zero). Bad input,
+            // with the comparison DuckDB reads.
+            return Err(ExplainError::InvalidPredicate(format!(
+                "column `{}` ({}) is a value, not a condition; write the comparison meant, e.g. `{} <> 0`",
+                info.column, info.data_type, info.column
+            )));
+        }
+        if info.primitive().is_none() {
+            return Err(ExplainError::InvalidPredicate(format!(
+                "column `{}` ({}) is not boolean and cannot stand alone as a predicate",
+                info.column, info.data_type
+            )));
+        }
+        Nnf::Leaf(Leaf::Bool {
+            column: info.column,
+            value: !negated,
+        })
     })
 }
 

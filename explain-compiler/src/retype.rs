@@ -289,35 +289,15 @@ impl Readings {
     ) -> Option<Readings> {
         let text = numeric_text(literal)?;
         let exact = LongNumber::parse(text)?;
-        let single = |v: LongNumber| Readings {
-            low: v.clone(),
-            high: v.clone(),
-            least: v.clone(),
-            greatest: v,
-            disagree: false,
-        };
-        let double = |v: f64| -> Option<Readings> {
-            // Monotone rounding: any `x <= prev(d)` reads as at most prev(d) < d, any
-            // `x <= d` as at most d; so `x = d` needs `prev(d) < x < next(d)` and `x > d`
-            // needs `x > d`, whatever text of d is used, as long as it reads back as d.
-            let d = double_text(v)?;
-            Some(Readings {
-                low: double_text(v.next_down())?,
-                high: double_text(v.next_up())?,
-                least: d.clone(),
-                greatest: d,
-                disagree: false,
-            })
-        };
         match literal {
             Literal::Number(_) if as_double || is_double_token(literal) => {
                 let v: f64 = text.parse().ok()?;
                 // Beyond the double range: every engine reads an infinity, which orders as
                 // the exact number does against any column of finite numbers.
                 if !v.is_finite() {
-                    return Some(single(exact));
+                    return Some(Self::single(exact));
                 }
-                let mut r = double(v)?;
+                let mut r = Self::double(v)?;
                 if decimal {
                     // DataFusion casts the double to the decimal column's type (rounding it
                     // at the scale) where Spark and DuckDB compare as doubles: any value
@@ -365,7 +345,7 @@ impl Readings {
                             greatest,
                         })
                     }
-                    None => Some(single(exact.clone())),
+                    None => Some(Self::single(exact.clone())),
                 };
                 // DataFusion's SQL parser reads a number with a decimal point as a DOUBLE:
                 // against a decimal column it compares the double as a decimal of at least 15
@@ -379,83 +359,133 @@ impl Readings {
                 if !text.contains('.') {
                     return exactly;
                 }
-                let exactly = exactly?;
-                let as_written: f64 = text.parse().ok()?;
-                let datafusion = if decimal {
-                    let (cut, rounded) =
-                        double_text(as_written)?.truncated_and_rounded(scale.max(15))?;
-                    let mut readings = vec![LongNumber::parse(&cut)?, LongNumber::parse(&rounded)?];
-                    readings.extend(datafusion_decimal(as_written, scale));
-                    let low = readings.iter().min()?.clone();
-                    let high = readings.iter().max()?.clone();
-                    Readings {
-                        disagree: false,
-                        least: low.clone(),
-                        greatest: high.clone(),
-                        low,
-                        high,
-                    }
-                } else {
-                    let mut r = Self::of(
-                        &Literal::Number(format!("{}e0", text.trim())),
-                        scale,
-                        decimal,
-                        as_double,
-                        int_digits,
-                    )?;
-                    r.disagree = double_text(as_written).as_ref() != Some(&exact);
-                    r
-                };
-                // The readings differ where they hold other members of the column's grid.
-                let members =
-                    |r: &Readings| Some((r.low.floor_ceil(scale)?.1, r.high.floor_ceil(scale)?.0));
-                // ... or bound a strict comparison on other sides of a member (`dec > 1103.37`
-                // excludes 1103.37 in Spark and DuckDB, not in DataFusion).
-                let sides = |r: &Readings| {
-                    Some((r.least.floor_ceil(scale)?, r.greatest.floor_ceil(scale)?))
-                };
-                let differ = members(&datafusion) != members(&exactly)
-                    || sides(&datafusion) != sides(&exactly);
-                Some(Readings {
-                    disagree: exactly.disagree || (differ && (decimal || datafusion.disagree)),
-                    low: exactly.low.min(datafusion.low),
-                    high: exactly.high.max(datafusion.high),
-                    least: exactly.least.min(datafusion.least),
-                    greatest: exactly.greatest.max(datafusion.greatest),
-                })
+                Self::with_datafusion_reading(
+                    text, &exact, exactly?, scale, decimal, as_double, int_digits,
+                )
             }
-            Literal::String(_) => {
-                let (truncated, rounded) = exact.truncated_and_rounded(scale)?;
-                let mut centers = vec![
-                    exact.clone(),
-                    LongNumber::parse(&truncated)?,
-                    LongNumber::parse(&rounded)?,
-                ];
-                let mut bounds = Vec::new();
-                if decimal || as_double {
-                    let v: f64 = text.parse().ok()?;
-                    if let Some(d) = double(v) {
-                        centers.push(d.least);
-                        bounds.extend([d.low, d.high]);
-                    }
-                }
-                let least = centers.iter().min()?.clone();
-                let greatest = centers.iter().max()?.clone();
-                bounds.extend([least.clone(), greatest.clone()]);
-                Some(Readings {
-                    low: bounds.iter().min()?.clone(),
-                    high: bounds.iter().max()?.clone(),
-                    disagree: least != greatest,
-                    least,
-                    greatest,
-                })
-            }
+            Literal::String(_) => Self::of_quoted(text, &exact, scale, decimal, as_double),
             Literal::Boolean(_) | Literal::Null | Literal::Typed { .. } | Literal::Binary(_) => {
                 None
             }
         }
     }
+
+    /// One value every engine reads.
+    fn single(v: LongNumber) -> Readings {
+        Readings {
+            low: v.clone(),
+            high: v.clone(),
+            least: v.clone(),
+            greatest: v,
+            disagree: false,
+        }
+    }
+
+    /// A double: any value that rounds to it.
+    fn double(v: f64) -> Option<Readings> {
+        // Monotone rounding: any `x <= prev(d)` reads as at most prev(d) < d, any `x <= d` as
+        // at most d; so `x = d` needs `prev(d) < x < next(d)` and `x > d` needs `x > d`,
+        // whatever text of d is used, as long as it reads back as d.
+        let d = double_text(v)?;
+        Some(Readings {
+            low: double_text(v.next_down())?,
+            high: double_text(v.next_up())?,
+            least: d.clone(),
+            greatest: d,
+            disagree: false,
+        })
+    }
+
+    /// A number with a decimal point: Spark's and DuckDB's `exactly` joined by DataFusion's
+    /// reading of it as a DOUBLE.
+    fn with_datafusion_reading(
+        text: &str,
+        exact: &LongNumber,
+        exactly: Readings,
+        scale: u8,
+        decimal: bool,
+        as_double: bool,
+        int_digits: u8,
+    ) -> Option<Readings> {
+        let as_written: f64 = text.parse().ok()?;
+        let datafusion = if decimal {
+            let (cut, rounded) = double_text(as_written)?.truncated_and_rounded(scale.max(15))?;
+            let mut readings = vec![LongNumber::parse(&cut)?, LongNumber::parse(&rounded)?];
+            readings.extend(datafusion_decimal(as_written, scale));
+            let low = readings.iter().min()?.clone();
+            let high = readings.iter().max()?.clone();
+            Readings {
+                disagree: false,
+                least: low.clone(),
+                greatest: high.clone(),
+                low,
+                high,
+            }
+        } else {
+            let mut r = Self::of(
+                &Literal::Number(format!("{}e0", text.trim())),
+                scale,
+                decimal,
+                as_double,
+                int_digits,
+            )?;
+            r.disagree = double_text(as_written).as_ref() != Some(exact);
+            r
+        };
+        // The readings differ where they hold other members of the column's grid.
+        let members =
+            |r: &Readings| Some((r.low.floor_ceil(scale)?.1, r.high.floor_ceil(scale)?.0));
+        // ... or bound a strict comparison on other sides of a member (`dec > 1103.37`
+        // excludes 1103.37 in Spark and DuckDB, not in DataFusion).
+        let sides =
+            |r: &Readings| Some((r.least.floor_ceil(scale)?, r.greatest.floor_ceil(scale)?));
+        let differ =
+            members(&datafusion) != members(&exactly) || sides(&datafusion) != sides(&exactly);
+        Some(Readings {
+            disagree: exactly.disagree || (differ && (decimal || datafusion.disagree)),
+            low: exactly.low.min(datafusion.low),
+            high: exactly.high.max(datafusion.high),
+            least: exactly.least.min(datafusion.least),
+            greatest: exactly.greatest.max(datafusion.greatest),
+        })
+    }
+
+    /// A quoted number: cut or rounded at the column's scale, itself, and on a decimal column
+    /// (or in a list of doubles) the double it rounds to.
+    fn of_quoted(
+        text: &str,
+        exact: &LongNumber,
+        scale: u8,
+        decimal: bool,
+        as_double: bool,
+    ) -> Option<Readings> {
+        let (truncated, rounded) = exact.truncated_and_rounded(scale)?;
+        let mut centers = vec![
+            exact.clone(),
+            LongNumber::parse(&truncated)?,
+            LongNumber::parse(&rounded)?,
+        ];
+        let mut bounds = Vec::new();
+        if decimal || as_double {
+            let v: f64 = text.parse().ok()?;
+            if let Some(d) = Self::double(v) {
+                centers.push(d.least);
+                bounds.extend([d.low, d.high]);
+            }
+        }
+        let least = centers.iter().min()?.clone();
+        let greatest = centers.iter().max()?.clone();
+        bounds.extend([least.clone(), greatest.clone()]);
+        Some(Readings {
+            low: bounds.iter().min()?.clone(),
+            high: bounds.iter().max()?.clone(),
+            disagree: least != greatest,
+            least,
+            greatest,
+        })
+    }
 }
+
 /// A float column against a number: the literal itself where it is a float, else the floats
 /// on either side of it (DuckDB's nearest float is one of them).
 enum FloatPlace {

@@ -297,21 +297,7 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
                 "`{expr}` computes a value, not a condition; write the comparison meant, e.g. `{expr} <> 0`"
             )));
         }
-        Expr::BinaryOp { left, op, right } => match comparison_op(op) {
-            Some(op) => match (operand(left)?, operand(right)?) {
-                (Some(l), Some(r))
-                    if !matches!((&l, &r), (Operand::Column(_), Operand::Column(_))) =>
-                {
-                    Predicate::Compare {
-                        left: l,
-                        op,
-                        right: r,
-                    }
-                }
-                _ => unsupported(expr),
-            },
-            None => unsupported(expr),
-        },
+        Expr::BinaryOp { left, op, right } => comparison(expr, left, op, right)?,
         Expr::IsNull(inner) | Expr::IsNotNull(inner) => match column(inner) {
             Some(column) => Predicate::IsNull {
                 column,
@@ -324,77 +310,21 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
             target: sql::InTarget::List(list),
             negated,
             global: false,
-        } if list.iter().any(is_double_quoted) => {
-            // A double-quoted item is a string in Spark and a column in DuckDB and DataFusion:
-            // normalization settles it against the table's columns.
-            let items: Option<Vec<Operand>> = list
-                .iter()
-                .map(|item| match item {
-                    Expr::Identifier(_) if is_double_quoted(item) => operand(item),
-                    other => Ok(literal(other)?.map(Operand::Literal)),
-                })
-                .collect::<Result<Vec<_>, _>>()?
-                .into_iter()
-                .collect();
-            match (column(target), items) {
-                (Some(column), Some(list)) => Predicate::QuotedInList {
-                    column,
-                    list,
-                    negated: *negated,
-                },
-                _ => unsupported(expr),
-            }
-        }
+        } if list.iter().any(is_double_quoted) => quoted_in_list(expr, target, list, *negated)?,
         Expr::In {
             expr: target,
             target: sql::InTarget::List(list),
             negated,
             global: false,
-        } => {
-            let literals: Option<Vec<Literal>> = list
-                .iter()
-                .map(literal)
-                .collect::<Result<Vec<_>, _>>()?
-                .into_iter()
-                .collect();
-            match (column(target), literals) {
-                (Some(column), Some(list)) if !list.is_empty() => Predicate::InList {
-                    column,
-                    list,
-                    negated: *negated,
-                },
-                _ => unsupported(expr),
-            }
-        }
+        } => in_list(expr, target, list, *negated)?,
         Expr::Between {
             expr: target,
             negated,
             low,
             high,
-        } if is_double_quoted(low) || is_double_quoted(high) => match column(target) {
-            // Bounds in double quotes (a string in Spark, a column elsewhere): the comparisons
-            // BETWEEN stands for, `x >= low AND x <= high` (NOT: `x < low OR x > high`).
-            Some(c) => {
-                let side = |op: CmpOp, bound: &Expr| -> Result<Option<Predicate>, ExplainError> {
-                    Ok(operand(bound)?.map(|right| Predicate::Compare {
-                        left: Operand::Column(c.clone()),
-                        op,
-                        right,
-                    }))
-                };
-                let (low_op, high_op) = if *negated {
-                    (CmpOp::Lt, CmpOp::Gt)
-                } else {
-                    (CmpOp::GtEq, CmpOp::LtEq)
-                };
-                match (side(low_op, low)?, side(high_op, high)?) {
-                    (Some(l), Some(h)) if *negated => Predicate::Or(vec![l, h]),
-                    (Some(l), Some(h)) => Predicate::And(vec![l, h]),
-                    _ => unsupported(expr),
-                }
-            }
-            None => unsupported(expr),
-        },
+        } if is_double_quoted(low) || is_double_quoted(high) => {
+            quoted_between(expr, target, *negated, low, high)?
+        }
         Expr::Between {
             expr: target,
             negated,
@@ -415,26 +345,7 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
             expr: target,
             pattern,
             escape_char,
-        } => {
-            let escape = match escape_char {
-                None => Ok(None),
-                Some(v) => match escape_text(v) {
-                    Some(s) if s.chars().count() == 1 => Ok(s.chars().next()),
-                    _ => Err(ExplainError::InvalidPredicate(format!(
-                        "the ESCAPE of `{expr}` must be a single character"
-                    ))),
-                },
-            }?;
-            match (column(target), literal(pattern)?) {
-                (Some(column), Some(Literal::String(pattern))) => Predicate::Like {
-                    column,
-                    pattern,
-                    escape,
-                    negated: *negated,
-                },
-                _ => unsupported(expr),
-            }
-        }
+        } => like(expr, target, pattern, escape_char.as_deref(), *negated)?,
         Expr::Identifier(_) | Expr::CompoundIdentifier(_) => match column(expr) {
             Some(c) => Predicate::BoolColumn(c),
             None => unsupported(expr),
@@ -444,15 +355,7 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
         | Expr::UnaryOp {
             op: UnaryOperator::Minus,
             ..
-        } => match literal(expr)? {
-            Some(l @ (Literal::Boolean(_) | Literal::Null)) => Predicate::Constant(l),
-            Some(other) => {
-                return Err(ExplainError::InvalidPredicate(format!(
-                    "`{other}` is not a boolean predicate"
-                )));
-            }
-            None => unsupported(expr),
-        },
+        } => constant(expr)?,
         // The parser reads `NOT (..)` as a call of a function named NOT only after failing to
         // read it as the operator; taking that reading would explain a different predicate.
         Expr::Function(f)
@@ -466,6 +369,164 @@ fn convert_predicate(expr: &Expr) -> Result<Predicate, ExplainError> {
             )));
         }
         _ => unsupported(expr),
+    })
+}
+
+/// A comparison of a column with a literal (either side); any other comparison is kept as
+/// an unsupported fragment.
+fn comparison(
+    expr: &Expr,
+    left: &Expr,
+    op: &BinaryOperator,
+    right: &Expr,
+) -> Result<Predicate, ExplainError> {
+    Ok(match comparison_op(op) {
+        Some(op) => match (operand(left)?, operand(right)?) {
+            (Some(l), Some(r)) if !matches!((&l, &r), (Operand::Column(_), Operand::Column(_))) => {
+                Predicate::Compare {
+                    left: l,
+                    op,
+                    right: r,
+                }
+            }
+            _ => unsupported(expr),
+        },
+        None => unsupported(expr),
+    })
+}
+
+/// A literal standing alone: TRUE, FALSE or NULL is a constant predicate; any other value is
+/// not a condition.
+fn constant(expr: &Expr) -> Result<Predicate, ExplainError> {
+    Ok(match literal(expr)? {
+        Some(l @ (Literal::Boolean(_) | Literal::Null)) => Predicate::Constant(l),
+        Some(other) => {
+            return Err(ExplainError::InvalidPredicate(format!(
+                "`{other}` is not a boolean predicate"
+            )));
+        }
+        None => unsupported(expr),
+    })
+}
+
+/// `x [NOT] IN (...)` holding double-quoted items.
+fn quoted_in_list(
+    expr: &Expr,
+    target: &Expr,
+    list: &[Expr],
+    negated: bool,
+) -> Result<Predicate, ExplainError> {
+    Ok({
+        // A double-quoted item is a string in Spark and a column in DuckDB and DataFusion:
+        // normalization settles it against the table's columns.
+        let items: Option<Vec<Operand>> = list
+            .iter()
+            .map(|item| match item {
+                Expr::Identifier(_) if is_double_quoted(item) => operand(item),
+                other => Ok(literal(other)?.map(Operand::Literal)),
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .collect();
+        match (column(target), items) {
+            (Some(column), Some(list)) => Predicate::QuotedInList {
+                column,
+                list,
+                negated,
+            },
+            _ => unsupported(expr),
+        }
+    })
+}
+
+/// `x [NOT] IN (...)` of literals.
+fn in_list(
+    expr: &Expr,
+    target: &Expr,
+    list: &[Expr],
+    negated: bool,
+) -> Result<Predicate, ExplainError> {
+    Ok({
+        let literals: Option<Vec<Literal>> = list
+            .iter()
+            .map(literal)
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .collect();
+        match (column(target), literals) {
+            (Some(column), Some(list)) if !list.is_empty() => Predicate::InList {
+                column,
+                list,
+                negated,
+            },
+            _ => unsupported(expr),
+        }
+    })
+}
+
+/// `x [NOT] BETWEEN` with a bound in double quotes.
+fn quoted_between(
+    expr: &Expr,
+    target: &Expr,
+    negated: bool,
+    low: &Expr,
+    high: &Expr,
+) -> Result<Predicate, ExplainError> {
+    Ok({
+        match column(target) {
+            // Bounds in double quotes (a string in Spark, a column elsewhere): the comparisons
+            // BETWEEN stands for, `x >= low AND x <= high` (NOT: `x < low OR x > high`).
+            Some(c) => {
+                let side = |op: CmpOp, bound: &Expr| -> Result<Option<Predicate>, ExplainError> {
+                    Ok(operand(bound)?.map(|right| Predicate::Compare {
+                        left: Operand::Column(c.clone()),
+                        op,
+                        right,
+                    }))
+                };
+                let (low_op, high_op) = if negated {
+                    (CmpOp::Lt, CmpOp::Gt)
+                } else {
+                    (CmpOp::GtEq, CmpOp::LtEq)
+                };
+                match (side(low_op, low)?, side(high_op, high)?) {
+                    (Some(l), Some(h)) if negated => Predicate::Or(vec![l, h]),
+                    (Some(l), Some(h)) => Predicate::And(vec![l, h]),
+                    _ => unsupported(expr),
+                }
+            }
+            None => unsupported(expr),
+        }
+    })
+}
+
+/// `x [NOT] LIKE pattern [ESCAPE c]`.
+fn like(
+    expr: &Expr,
+    target: &Expr,
+    pattern: &Expr,
+    escape_char: Option<&Expr>,
+    negated: bool,
+) -> Result<Predicate, ExplainError> {
+    Ok({
+        let escape = match escape_char {
+            None => Ok(None),
+            Some(v) => match escape_text(v) {
+                Some(s) if s.chars().count() == 1 => Ok(s.chars().next()),
+                _ => Err(ExplainError::InvalidPredicate(format!(
+                    "the ESCAPE of `{expr}` must be a single character"
+                ))),
+            },
+        }?;
+        match (column(target), literal(pattern)?) {
+            (Some(column), Some(Literal::String(pattern))) => Predicate::Like {
+                column,
+                pattern,
+                escape,
+                negated,
+            },
+            _ => unsupported(expr),
+        }
     })
 }
 

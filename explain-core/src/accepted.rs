@@ -282,24 +282,15 @@ fn decided_on_cores<'a, T: Send>(
     if runs <= 1 || crate::cores() <= 1 {
         return (0..runs).flat_map(run_of).collect();
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let decided: std::sync::Mutex<Vec<(usize, Vec<T>)>> = std::sync::Mutex::default();
-    crate::on_workers(crate::cores().min(runs), &|| {
-        loop {
-            let run = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if run >= runs {
-                break;
-            }
-            let kept = run_of(run);
-            decided
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push((run, kept));
-        }
-    });
-    let mut decided = decided.into_inner().unwrap_or_else(|p| p.into_inner());
-    decided.sort_unstable_by_key(|(run, _)| *run);
-    decided.into_iter().flat_map(|(_, kept)| kept).collect()
+    workers::map(
+        (0..runs).collect(),
+        crate::cores().min(runs),
+        crate::DEEP_STACK,
+        run_of,
+    )
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The first eight bytes of `text` as a big-endian number, zero-padded: where two texts'

@@ -414,9 +414,42 @@ pub fn diagnose_from(
         }
         _ => {}
     }
+    let facts = Diagnosing {
+        table,
+        explanation,
+        compiled,
+        evidence,
+    };
+    no_partition_filter(&facts, &mut out);
+    partition_value_absent(&facts, &mut out);
+    weak_data_skipping(&facts, &mut out);
+    stats_absent(&facts, &mut out);
+    unsupported_fragments(&facts, &mut out);
+    restated_notes(&facts, &mut out);
+    out
+}
+
+/// What every diagnosis reads: the table's facts, the explanation, its compiled predicate and
+/// the evidence over the files.
+#[derive(Clone, Copy)]
+struct Diagnosing<'a> {
+    table: &'a TableFacts<'a>,
+    explanation: &'a Explanation,
+    compiled: &'a crate::explain::CompiledPredicate,
+    evidence: &'a Evidence,
+}
+
+/// NO_PARTITION_FILTER: the table is partitioned and no conjunct over its partition columns
+/// alone prunes.
+fn no_partition_filter(facts: &Diagnosing<'_>, out: &mut Vec<Diagnosis>) {
+    let Diagnosing {
+        table,
+        compiled,
+        evidence,
+        ..
+    } = *facts;
     let classes = &compiled.classification;
     let columns = table.columns;
-
     // NO_PARTITION_FILTER: partition pruning needs a conjunct over partition columns alone.
     let partition_columns = columns.partition_columns();
     let has_partition_phase = !classes.in_bucket(Bucket::PartitionSafe).is_empty()
@@ -468,7 +501,14 @@ pub fn diagnose_from(
             ),
         });
     }
+}
 
+/// PARTITION_VALUE_ABSENT: a partition literal no file has.
+fn partition_value_absent(facts: &Diagnosing<'_>, out: &mut Vec<Diagnosis>) {
+    let Diagnosing {
+        table, explanation, ..
+    } = *facts;
+    let columns = table.columns;
     // PARTITION_VALUE_ABSENT: a partition literal no file has.
     for absent in absent_partition_values(columns, table.present_values, explanation) {
         out.push(Diagnosis {
@@ -481,7 +521,17 @@ pub fn diagnose_from(
             ),
         });
     }
+}
 
+/// WEAK_DATA_SKIPPING: a data-column conjunct that prunes little alone.
+fn weak_data_skipping(facts: &Diagnosing<'_>, out: &mut Vec<Diagnosis>) {
+    let Diagnosing {
+        table,
+        explanation,
+        evidence,
+        ..
+    } = *facts;
+    let columns = table.columns;
     // WEAK_DATA_SKIPPING: what each data-column conjunct prunes alone, among the files that
     // survive partition pruning (the files data skipping actually sees).
     let input = evidence.input;
@@ -520,7 +570,17 @@ pub fn diagnose_from(
             ),
         });
     }
+}
 
+/// STATS_ABSENT: data columns the predicate uses whose files record no usable bounds.
+fn stats_absent(facts: &Diagnosing<'_>, out: &mut Vec<Diagnosis>) {
+    let Diagnosing {
+        table,
+        explanation,
+        evidence,
+        ..
+    } = *facts;
+    let columns = table.columns;
     // STATS_ABSENT: per data column the predicate uses, the files with no usable bounds.
     for (info, &lacking) in referenced_data_columns(columns, explanation)
         .iter()
@@ -556,7 +616,12 @@ pub fn diagnose_from(
             ),
         });
     }
+}
 
+/// UNSUPPORTED_FRAGMENT: leaves no phase evaluates.
+fn unsupported_fragments(facts: &Diagnosing<'_>, out: &mut Vec<Diagnosis>) {
+    let Diagnosing { compiled, .. } = *facts;
+    let classes = &compiled.classification;
     // UNSUPPORTED_FRAGMENT: leaves no phase evaluates (partition-exact leaves are decided by
     // the partition evaluator, so they are not listed).
     for fragment in classes
@@ -581,7 +646,17 @@ pub fn diagnose_from(
             });
         }
     }
+}
 
+/// UNSPLITTABLE_OR, NAN_UNGUARDED_BOUNDS and NAN_STRICT_EXCLUDED: notes and guards restated
+/// as advice.
+fn restated_notes(facts: &Diagnosing<'_>, out: &mut Vec<Diagnosis>) {
+    let Diagnosing {
+        explanation,
+        compiled,
+        ..
+    } = *facts;
+    let classes = &compiled.classification;
     // UNSPLITTABLE_OR and NAN_UNGUARDED_BOUNDS restate notes as advice.
     for note in classes.notes.iter().filter(|n| n.code == UNSPLITTABLE_OR) {
         out.push(Diagnosis {
@@ -622,7 +697,6 @@ pub fn diagnose_from(
             suggestion: "if the data is known to hold no NaN in these columns, run without --strict to prune on them".into(),
         });
     }
-    out
 }
 
 /// Why the kernel cannot evaluate `leaf`, and what to write instead.

@@ -364,15 +364,10 @@ pub fn explain_compiled(
     explain_planned(table, compiled.zip(scans.as_ref()))
 }
 
-/// [`explain_compiled`] with the predicate's kernel scans lowered already: a streamed
-/// explanation plans them once and explains every window with them.
-pub fn explain_planned(
-    table: &ReplayedTable,
-    planned: Option<(&CompiledPredicate, &KernelScans)>,
-) -> Result<Explanation, ExplainError> {
-    let total = table.files().len();
-    let Some((compiled, scans)) = planned else {
-        return Ok(Explanation {
+impl Explanation {
+    /// No predicate: every one of `total` files kept, exactly.
+    fn unfiltered(total: usize) -> Explanation {
+        Explanation {
             predicate: None,
             phases: Vec::new(),
             after_partition: FileSet::all(total),
@@ -384,7 +379,97 @@ pub fn explain_planned(
             scans: ScanPredicates::default(),
             partition_undecided: 0,
             distrusted: Distrusted::new(),
-        });
+        }
+    }
+}
+
+/// The partition-exact fragment decided per file among `after_partition`, which loses the
+/// files it rules out; returns how many kept files it leaves undecided.
+fn decide_partitions(
+    table: &ReplayedTable,
+    partition_exact: &Nnf,
+    after_partition: &mut [bool],
+) -> usize {
+    let mut undecided = 0usize;
+    if *partition_exact == Nnf::Const(true) {
+        return undecided;
+    }
+    let columns = table.columns();
+    // Evaluated once per partition the files use (files of one partition share their
+    // values), never over the whole table's partitions: a window of a streamed replay
+    // uses a few of them.
+    let prepared = PreparedPartitionPredicate::new(partition_exact, columns);
+    let mut per_partition = PerPartition::over(table.files());
+    for (i, file) in table.files().iter().enumerate() {
+        let truth = per_partition
+            .get_or_insert_with(file.partition, || prepared.evaluate(&table.partition_of(i)));
+        if !truth.may_be_true() {
+            after_partition[i] = false;
+        } else if !truth.is_decided() && after_partition[i] {
+            undecided += 1;
+        }
+    }
+    undecided
+}
+
+/// The data-skipping phase: the stats-safe and unsplittable fragment as the kernel honours
+/// it (what it cannot evaluate, and what `--strict` leaves out for NaN, weakened to TRUE);
+/// `None` where that fragment is TRUE.
+fn data_skipping_phase(
+    classes: &Classification,
+    hazards: &[Hazard],
+    unscanned: &[Leaf],
+    full_kernel: Option<&PredicateRef>,
+    partition_count: usize,
+    kept: usize,
+) -> Option<Phase> {
+    let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
+    if credited == Nnf::Const(true) {
+        return None;
+    }
+    let credited_leaves: std::collections::HashSet<&Leaf> = credited.leaves().into_iter().collect();
+    let nan_excluded: Vec<Leaf> = hazards
+        .iter()
+        .filter(|h| h.guard == Guard::NanBounds && h.effect == Effect::Excluded)
+        .flat_map(|h| h.leaves.iter().cloned())
+        .filter(|l| credited_leaves.contains(l))
+        .collect();
+    let excluded: std::collections::HashSet<&Leaf> = nan_excluded.iter().collect();
+    let unscanned: std::collections::HashSet<&Leaf> = unscanned.iter().collect();
+    let (honoured, stripped) =
+        credited.weaken(&|l: &Leaf| !unscanned.contains(l) && !excluded.contains(l));
+    let stripped: Vec<Leaf> = stripped
+        .into_iter()
+        .filter(|l| !excluded.contains(l))
+        .collect();
+    // Confidence says how precisely the drop is explained, never whether a hazard applies
+    // (hazards have a field of their own): only a mixed OR or a stripped leaf lowers it.
+    let lowered = !classes.in_bucket(Bucket::Unsplittable).is_empty() || !stripped.is_empty();
+    Some(Phase {
+        name: DATA_SKIPPING_PHASE,
+        predicate: honoured,
+        stripped,
+        nan_excluded,
+        kernel_predicate: full_kernel.as_ref().map(|p| p.to_string()),
+        input_files: partition_count,
+        output_files: kept,
+        confidence: if lowered {
+            Confidence::Incomplete
+        } else {
+            Confidence::Conservative
+        },
+    })
+}
+
+/// [`explain_compiled`] with the predicate's kernel scans lowered already: a streamed
+/// explanation plans them once and explains every window with them.
+pub fn explain_planned(
+    table: &ReplayedTable,
+    planned: Option<(&CompiledPredicate, &KernelScans)>,
+) -> Result<Explanation, ExplainError> {
+    let total = table.files().len();
+    let Some((compiled, scans)) = planned else {
+        return Ok(Explanation::unfiltered(total));
     };
     let classes = &compiled.classification;
     let columns = table.columns();
@@ -419,23 +504,7 @@ pub fn explain_planned(
     } = scans;
     let partition_scan = table.survivors(partition_kernel.clone())?;
     let mut after_partition = partition_scan.clone();
-    let mut undecided = 0usize;
-    if partition_exact != Nnf::Const(true) {
-        // Evaluated once per partition the files use (files of one partition share their
-        // values), never over the whole table's partitions: a window of a streamed replay
-        // uses a few of them.
-        let prepared = PreparedPartitionPredicate::new(&partition_exact, columns);
-        let mut per_partition = PerPartition::over(table.files());
-        for (i, file) in table.files().iter().enumerate() {
-            let truth = per_partition
-                .get_or_insert_with(file.partition, || prepared.evaluate(&table.partition_of(i)));
-            if !truth.may_be_true() {
-                after_partition[i] = false;
-            } else if !truth.is_decided() && after_partition[i] {
-                undecided += 1;
-            }
-        }
-    }
+    let undecided = decide_partitions(table, &partition_exact, &mut after_partition);
     notes.extend(partition_gap_note(undecided, &partition_exact));
     let has_partition_phase = !classes.in_bucket(Bucket::PartitionSafe).is_empty()
         || !classes.in_bucket(Bucket::PartitionExact).is_empty();
@@ -473,42 +542,14 @@ pub fn explain_planned(
         .zip(&after_partition)
         .map(|(a, b)| *a && *b)
         .collect();
-    let credited = classes.conjunction(&[Bucket::StatsSafe, Bucket::Unsplittable]);
-    if credited != Nnf::Const(true) {
-        let credited_leaves: std::collections::HashSet<&Leaf> =
-            credited.leaves().into_iter().collect();
-        let nan_excluded: Vec<Leaf> = hazards
-            .iter()
-            .filter(|h| h.guard == Guard::NanBounds && h.effect == Effect::Excluded)
-            .flat_map(|h| h.leaves.iter().cloned())
-            .filter(|l| credited_leaves.contains(l))
-            .collect();
-        let excluded: std::collections::HashSet<&Leaf> = nan_excluded.iter().collect();
-        let unscanned: std::collections::HashSet<&Leaf> = unscanned.iter().collect();
-        let (honoured, stripped) =
-            credited.weaken(&|l: &Leaf| !unscanned.contains(l) && !excluded.contains(l));
-        let stripped: Vec<Leaf> = stripped
-            .into_iter()
-            .filter(|l| !excluded.contains(l))
-            .collect();
-        // Confidence says how precisely the drop is explained, never whether a hazard applies
-        // (hazards have a field of their own): only a mixed OR or a stripped leaf lowers it.
-        let lowered = !classes.in_bucket(Bucket::Unsplittable).is_empty() || !stripped.is_empty();
-        phases.push(Phase {
-            name: DATA_SKIPPING_PHASE,
-            predicate: honoured,
-            stripped,
-            nan_excluded,
-            kernel_predicate: full_kernel.as_ref().map(|p| p.to_string()),
-            input_files: partition_count,
-            output_files: kept.count(),
-            confidence: if lowered {
-                Confidence::Incomplete
-            } else {
-                Confidence::Conservative
-            },
-        });
-    }
+    phases.extend(data_skipping_phase(
+        classes,
+        &hazards,
+        &unscanned,
+        full_kernel.as_ref(),
+        partition_count,
+        kept.count(),
+    ));
     let confidence = phases
         .iter()
         .map(|p| p.confidence)

@@ -54,6 +54,77 @@ pub struct ProtocolFeatures {
     pub unknown_writer_features: Vec<String>,
 }
 
+impl ProtocolFeatures {
+    /// The protocol's versions and features, the unknown ones apart.
+    fn of(protocol: &delta_kernel::actions::Protocol) -> ProtocolFeatures {
+        let names = |features: Option<&[TableFeature]>| -> Vec<String> {
+            features
+                .unwrap_or_default()
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        let unknown = |features: Option<&[TableFeature]>| -> Vec<String> {
+            features
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|f| match f {
+                    TableFeature::Unknown(name) => Some(name.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        ProtocolFeatures {
+            min_reader_version: protocol.min_reader_version(),
+            min_writer_version: protocol.min_writer_version(),
+            reader_features: names(protocol.reader_features()),
+            writer_features: names(protocol.writer_features()),
+            unknown_reader_features: unknown(protocol.reader_features()),
+            unknown_writer_features: unknown(protocol.writer_features()),
+        }
+    }
+
+    /// The notes the protocol's features call for: collations, and features unknown to this
+    /// reader.
+    fn notes(&self) -> Vec<Note> {
+        let mut notes = Vec::new();
+        // Collations change how Spark compares strings, not what is written: the statistics
+        // stay binary, so predicates on a collated column keep every file (normalize.rs).
+        let is_collations = |f: &str| f.starts_with("collations");
+        if let Some(feature) = self
+            .writer_features
+            .iter()
+            .find(|f| is_collations(f.as_str()))
+        {
+            notes.push(Note {
+            code: COLLATIONS,
+            message: format!(
+                "writer feature `{feature}`: string columns with a collation other than binary are compared by it in Spark (`UTF8_LCASE`: ignoring case) while their statistics are binary; comparisons on them keep every file"
+            ),
+        });
+        }
+        let unknown_all: Vec<&String> = self
+            .unknown_reader_features
+            .iter()
+            .chain(&self.unknown_writer_features)
+            .filter(|f| !is_collations(f.as_str()))
+            .collect();
+        if !unknown_all.is_empty() {
+            let mut names: Vec<&str> = unknown_all.iter().map(|s| s.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            notes.push(Note {
+            code: UNKNOWN_FEATURES,
+            message: format!(
+                "protocol feature(s) unknown to this reader: {}; they concern writers only, so the files and statistics read here are unaffected",
+                names.join(", ")
+            ),
+        });
+        }
+        notes
+    }
+}
+
 impl TableFeatures {
     /// Reads the features of the replayed snapshot. Never fails: a feature whose metadata
     /// cannot be read becomes a note, since none of them changes the survivor sets.
@@ -78,31 +149,7 @@ impl TableFeatures {
     ) -> TableFeatures {
         let config = snapshot.table_configuration();
         let protocol = config.protocol();
-        let names = |features: Option<&[TableFeature]>| -> Vec<String> {
-            features
-                .unwrap_or_default()
-                .iter()
-                .map(ToString::to_string)
-                .collect()
-        };
-        let unknown = |features: Option<&[TableFeature]>| -> Vec<String> {
-            features
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|f| match f {
-                    TableFeature::Unknown(name) => Some(name.clone()),
-                    _ => None,
-                })
-                .collect()
-        };
-        let protocol = ProtocolFeatures {
-            min_reader_version: protocol.min_reader_version(),
-            min_writer_version: protocol.min_writer_version(),
-            reader_features: names(protocol.reader_features()),
-            writer_features: names(protocol.writer_features()),
-            unknown_reader_features: unknown(protocol.reader_features()),
-            unknown_writer_features: unknown(protocol.writer_features()),
-        };
+        let protocol = ProtocolFeatures::of(protocol);
         // What reading the log said of the log itself (a checkpoint hint read past) first.
         let mut notes = log_notes.to_vec();
 
@@ -167,40 +214,7 @@ impl TableFeatures {
             });
         }
 
-        // Collations change how Spark compares strings, not what is written: the statistics
-        // stay binary, so predicates on a collated column keep every file (normalize.rs).
-        let is_collations = |f: &str| f.starts_with("collations");
-        if let Some(feature) = protocol
-            .writer_features
-            .iter()
-            .find(|f| is_collations(f.as_str()))
-        {
-            notes.push(Note {
-                code: COLLATIONS,
-                message: format!(
-                    "writer feature `{feature}`: string columns with a collation other than binary are compared by it in Spark (`UTF8_LCASE`: ignoring case) while their statistics are binary; comparisons on them keep every file"
-                ),
-            });
-        }
-        let unknown_all: Vec<&String> = protocol
-            .unknown_reader_features
-            .iter()
-            .chain(&protocol.unknown_writer_features)
-            .filter(|f| !is_collations(f.as_str()))
-            .collect();
-        if !unknown_all.is_empty() {
-            let mut names: Vec<&str> = unknown_all.iter().map(|s| s.as_str()).collect();
-            names.sort_unstable();
-            names.dedup();
-            notes.push(Note {
-                code: UNKNOWN_FEATURES,
-                message: format!(
-                    "protocol feature(s) unknown to this reader: {}; they concern writers only, so the files and statistics read here are unaffected",
-                    names.join(", ")
-                ),
-            });
-        }
-
+        notes.extend(protocol.notes());
         TableFeatures {
             deletion_vectors: DeletionVectors {
                 enabled: config.table_properties().enable_deletion_vectors == Some(true),

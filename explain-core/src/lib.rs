@@ -9,6 +9,7 @@
 //! [`request`] holds the entry points the command and the Python package call.
 
 pub mod accepted;
+pub mod check;
 pub mod coverage;
 pub mod diagnose;
 pub mod explain;
@@ -53,23 +54,4 @@ mod accepted_tests;
 pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// `run` on `workers` scoped threads with the deep stack; on this thread when none starts.
-pub fn on_workers(workers: usize, run: &(dyn Fn() + Sync)) {
-    std::thread::scope(|scope| {
-        let spawned = (0..workers)
-            .filter(|_| {
-                std::thread::Builder::new()
-                    .stack_size(crate::DEEP_STACK)
-                    .spawn_scoped(scope, run)
-                    .is_ok()
-            })
-            .count();
-        // A worker that could not start leaves its share to the others; with none, this
-        // thread.
-        if spawned == 0 {
-            run();
-        }
-    });
 }

@@ -227,7 +227,7 @@ pub fn explain_many(
 }
 
 /// The instant a run binds its time functions to: now, in microseconds since the epoch.
-fn run_instant() -> i64 {
+pub(crate) fn run_instant() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))

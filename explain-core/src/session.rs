@@ -107,9 +107,6 @@ impl<'t> Session<'t> {
         request: &ReportRequest,
         workers: usize,
     ) -> Vec<Result<Reported, ExplainError>> {
-        use std::sync::Mutex;
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        type Outcome = Result<Reported, ExplainError>;
         let workers = workers.min(predicates.len());
         if workers <= 1 {
             return predicates
@@ -120,29 +117,11 @@ impl<'t> Session<'t> {
         // What the workers share is read before they start, not raced for.
         self.features();
         self.present_values();
-        let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<Outcome>>> =
-            predicates.iter().map(|_| Mutex::new(None)).collect();
-        let work = || {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(predicate) = predicates.get(i) else {
-                    break;
-                };
-                let outcome = self.report(Some(predicate), request, Instant::now());
-                *slots[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
-            }
-        };
-        crate::on_workers(workers, &work);
-        slots
-            .into_iter()
-            .map(|slot| {
-                slot.into_inner()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .unwrap_or_else(|| {
-                        Err(ExplainError::Output("a predicate was not explained".into()))
-                    })
-            })
-            .collect()
+        workers::map(
+            predicates.iter().collect(),
+            workers,
+            crate::DEEP_STACK,
+            |p| self.report(Some(p), request, Instant::now()),
+        )
     }
 }

@@ -37,8 +37,7 @@
 //! and set (`after_partition`, `kept`, [`FileSet`](crate::file_set::FileSet)), which a run of
 //! many predicates drops window by window (its reports need the counts alone).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::accepted::{PresentValues, present_values};
@@ -402,33 +401,19 @@ fn for_each_stream_mut<'a>(
         let outcome = streams.iter_mut().try_for_each(&work);
         return (streams, outcome);
     }
-    let outcome = {
-        let slots: Vec<Mutex<&mut PredicateStream<'a>>> =
-            streams.iter_mut().map(Mutex::new).collect();
-        let next = AtomicUsize::new(0);
-        let failure: Mutex<Option<ExplainError>> = Mutex::new(None);
-        let run = || {
-            while let Some(slot) = slots.get(next.fetch_add(1, Ordering::Relaxed)) {
-                let mut stream = slot.lock().unwrap_or_else(|p| p.into_inner());
-                if let Err(e) = work(&mut stream) {
-                    failure
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get_or_insert(e);
-                }
-            }
-        };
-        crate::on_workers(workers, &run);
-        match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    };
+    let outcomes = workers::map(
+        streams.iter_mut().collect(),
+        workers,
+        crate::DEEP_STACK,
+        work,
+    );
+    // The first failure, in the streams' order.
+    let outcome = outcomes
+        .into_iter()
+        .collect::<Result<Vec<()>, _>>()
+        .map(|_| ());
     (streams, outcome)
 }
-
-/// A stream waiting to be finished, and its outcome once it is.
-type Slot<'a, T> = (Option<PredicateStream<'a>>, Option<Result<T, ExplainError>>);
 
 /// Runs `finish` on every stream on up to `workers` threads, the outcomes in order.
 fn for_each_stream<'a, T: Send>(
@@ -436,35 +421,7 @@ fn for_each_stream<'a, T: Send>(
     workers: usize,
     finish: impl Fn(PredicateStream<'a>) -> Result<T, ExplainError> + Sync,
 ) -> Vec<Result<T, ExplainError>> {
-    let workers = workers.min(streams.len());
-    if workers <= 1 {
-        return streams.into_iter().map(finish).collect();
-    }
-    let slots: Vec<Mutex<Slot<'a, T>>> = streams
-        .into_iter()
-        .map(|s| Mutex::new((Some(s), None)))
-        .collect();
-    let next = AtomicUsize::new(0);
-    let run = || {
-        while let Some(slot) = slots.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(stream) = slot.0.take() {
-                slot.1 = Some(finish(stream));
-            }
-        }
-    };
-    crate::on_workers(workers, &run);
-    slots
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .unwrap_or_else(|p| p.into_inner())
-                .1
-                .unwrap_or_else(|| {
-                    Err(ExplainError::Output("a predicate was not explained".into()))
-                })
-        })
-        .collect()
+    workers::map(streams, workers, crate::DEEP_STACK, finish)
 }
 
 /// One predicate's part of a streamed run: planned once, then its explanation and sections

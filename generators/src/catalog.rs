@@ -112,6 +112,16 @@ pub const REFUSED: &[&str] = &["widening-unsupported"];
 /// The spec called `name`, with `seed` (each name has a default seed in `named`).
 pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
     let base = all_types(name, seed);
+    shapes(name, base.clone())
+        .or_else(|| statistics(name, base.clone()))
+        .or_else(|| logs(name, base.clone()))
+        .or_else(|| values(name, base.clone()))
+        .or_else(|| mappings(name, base.clone()))
+        .or_else(|| evolutions(name, base))
+}
+
+/// The tables that differ from `all-types` in layout, partitioning or NULLs.
+fn shapes(name: &str, base: TableSpec) -> Option<TableSpec> {
     Some(match name {
         "all-types" => base,
         "edge-values" => TableSpec {
@@ -128,21 +138,39 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             layout: Layout::Clustered,
             ..base
         },
-        "nan-floats" => TableSpec {
+        "partition-types" => TableSpec {
             columns: vec![
-                part("p", Kind::Int32),
-                col("x", Kind::Float64),
-                col("y", Kind::Float32),
-                col("id", Kind::Int64),
+                part("pd", Kind::Date),
+                part("pts", Kind::Timestamp),
+                part("pb", Kind::Boolean),
+                part("pdec", Kind::Decimal),
+                part("pntz", Kind::TimestampNtz),
+                part("pi8", Kind::Int8),
+                part("pl", Kind::Int64),
+                part("pf", Kind::Float64),
+                col("v", Kind::Int64),
             ],
-            special_values: true,
-            files_per_partition: 4,
-            stats: StatsPolicy {
-                nan_excluded_bounds: true,
-                ..StatsPolicy::default()
+            partition_values: 4,
+            files_per_partition: 2,
+            null_fraction: 0.2,
+            ..base
+        },
+        // Every type, the first file of each partition NULL in every data column, beside the
+        // NULL partition: comparisons an engine folds to TRUE before reading keep them.
+        "null-files" => TableSpec {
+            quirks: Quirks {
+                null_files: true,
+                ..Quirks::default()
             },
             ..base
         },
+        _ => return None,
+    })
+}
+
+/// The tables whose writers record statistics as some writer does: truncated, missing, loose, rounded.
+fn statistics(name: &str, base: TableSpec) -> Option<TableSpec> {
+    Some(match name {
         "strings-truncated" => TableSpec {
             columns: vec![col("s", Kind::String), col("id", Kind::Int64)],
             special_values: true,
@@ -195,6 +223,40 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             },
             ..base
         },
+        // pitfall 23: delta-rs 1.6 writes decimal bounds through a double.
+        "decimal-f64-bounds" => TableSpec {
+            columns: vec![
+                col("w", Kind::WideDecimal),
+                col("dec", Kind::Decimal),
+                col("id", Kind::Int64),
+            ],
+            special_values: true,
+            stats: StatsPolicy {
+                decimal_bounds_f64: true,
+                ..StatsPolicy::default()
+            },
+            ..base
+        },
+        // pitfall 24: older Delta Spark's U+FFFD tie-breaker against a supplementary character.
+        "strings-legacy-tie-breaker" => TableSpec {
+            columns: vec![col("s", Kind::String), col("id", Kind::Int64)],
+            stats: StatsPolicy {
+                string_prefix: Some(StringTruncation::LegacyTieBreaker(3)),
+                ..StatsPolicy::default()
+            },
+            quirks: Quirks {
+                supplementary_at: Some(3),
+                ..Quirks::default()
+            },
+            ..base
+        },
+        _ => return None,
+    })
+}
+
+/// The tables whose logs hold checkpoints (classic, multi-part, struct statistics, V2) and hints, broken or not.
+fn logs(name: &str, base: TableSpec) -> Option<TableSpec> {
+    Some(match name {
         "checkpoint-classic" => TableSpec {
             log: LogShape {
                 commits: 3,
@@ -265,21 +327,26 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             },
             ..base
         },
-        "partition-types" => TableSpec {
+        _ => return None,
+    })
+}
+
+/// The tables whose values or partition values a writer or an engine spells its own way.
+fn values(name: &str, base: TableSpec) -> Option<TableSpec> {
+    Some(match name {
+        "nan-floats" => TableSpec {
             columns: vec![
-                part("pd", Kind::Date),
-                part("pts", Kind::Timestamp),
-                part("pb", Kind::Boolean),
-                part("pdec", Kind::Decimal),
-                part("pntz", Kind::TimestampNtz),
-                part("pi8", Kind::Int8),
-                part("pl", Kind::Int64),
-                part("pf", Kind::Float64),
-                col("v", Kind::Int64),
+                part("p", Kind::Int32),
+                col("x", Kind::Float64),
+                col("y", Kind::Float32),
+                col("id", Kind::Int64),
             ],
-            partition_values: 4,
-            files_per_partition: 2,
-            null_fraction: 0.2,
+            special_values: true,
+            files_per_partition: 4,
+            stats: StatsPolicy {
+                nan_excluded_bounds: true,
+                ..StatsPolicy::default()
+            },
             ..base
         },
         // pitfall 28: strings holding a backslash or a TAB, read differently by the engines.
@@ -329,15 +396,6 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             rows_per_file: 1,
             files_per_partition: 4,
             null_fraction: 0.0,
-            ..base
-        },
-        // Every type, the first file of each partition NULL in every data column, beside the
-        // NULL partition: comparisons an engine folds to TRUE before reading keep them.
-        "null-files" => TableSpec {
-            quirks: Quirks {
-                null_files: true,
-                ..Quirks::default()
-            },
             ..base
         },
         // pitfall 29: decimal partition values as writers spell them (`2.5` in decimal(10,2),
@@ -399,33 +457,13 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             },
             ..base
         },
-        // pitfall 23: delta-rs 1.6 writes decimal bounds through a double.
-        "decimal-f64-bounds" => TableSpec {
-            columns: vec![
-                col("w", Kind::WideDecimal),
-                col("dec", Kind::Decimal),
-                col("id", Kind::Int64),
-            ],
-            special_values: true,
-            stats: StatsPolicy {
-                decimal_bounds_f64: true,
-                ..StatsPolicy::default()
-            },
-            ..base
-        },
-        // pitfall 24: older Delta Spark's U+FFFD tie-breaker against a supplementary character.
-        "strings-legacy-tie-breaker" => TableSpec {
-            columns: vec![col("s", Kind::String), col("id", Kind::Int64)],
-            stats: StatsPolicy {
-                string_prefix: Some(StringTruncation::LegacyTieBreaker(3)),
-                ..StatsPolicy::default()
-            },
-            quirks: Quirks {
-                supplementary_at: Some(3),
-                ..Quirks::default()
-            },
-            ..base
-        },
+        _ => return None,
+    })
+}
+
+/// The tables under column mapping, renamed, added again, with their statistics settings.
+fn mappings(name: &str, base: TableSpec) -> Option<TableSpec> {
+    Some(match name {
         // Column mapping in name mode, renamed after the first commit of adds: two data
         // columns swap names, the partition columns and struct fields lose a `_v0` suffix;
         // files, statistics and partition values name the physical columns.
@@ -549,6 +587,13 @@ pub fn named_with_seed(name: &str, seed: u64) -> Option<TableSpec> {
             },
             ..base
         },
+        _ => return None,
+    })
+}
+
+/// The tables whose statistics settings or column types change as the log evolves.
+fn evolutions(name: &str, base: TableSpec) -> Option<TableSpec> {
+    Some(match name {
         "stats-settings-history" => TableSpec {
             stats: StatsPolicy {
                 stats_columns: Some(vec!["f64".into(), "s".into(), "d".into(), "i8".into()]),

@@ -526,28 +526,7 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
     let column = pool.column.clone();
     let kind = pool.kind;
     let lit = proptest::sample::select(pool.literals.clone());
-    let c = column.clone();
-    let compare = (
-        lit.clone(),
-        proptest::sample::select(OPS.to_vec()),
-        any::<bool>(),
-    )
-        .prop_map(move |(l, op, flipped)| {
-            if flipped {
-                Predicate::Compare {
-                    left: Operand::Literal(l),
-                    op: op.commuted(),
-                    right: Operand::Column(c.clone()),
-                }
-            } else {
-                Predicate::Compare {
-                    left: Operand::Column(c.clone()),
-                    op,
-                    right: Operand::Literal(l),
-                }
-            }
-        })
-        .boxed();
+    let compare = compare_leaf(&column, &lit);
     let c = column.clone();
     let is_null = any::<bool>()
         .prop_map(move |negated| Predicate::IsNull {
@@ -596,44 +575,7 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
     // A list holding a string on a number or date column (the text of a pool value, which
     // every engine casts; the engine tests add texts DataFusion refuses): Spark with ANSI off
     // compares such a list as strings.
-    let texts = if kind.is_number() || kind == Kind::Date {
-        // Within the column's range (the null-files knob adds numbers beyond it), spelled so
-        // that every engine casts it.
-        let casts = |t: &str| match kind {
-            Kind::Int8 => t.parse::<i8>().is_ok(),
-            Kind::Int16 => t.parse::<i16>().is_ok(),
-            Kind::Int32 => t.parse::<i32>().is_ok(),
-            Kind::Int64 => t.parse::<i64>().is_ok(),
-            Kind::Decimal | Kind::WideDecimal => {
-                // DataFusion casts no exponent to a decimal.
-                t.chars().filter(char::is_ascii_digit).count() <= 18 && !t.contains(['e', 'E'])
-            }
-            Kind::Float32
-            | Kind::Float64
-            | Kind::Date
-            | Kind::String
-            | Kind::Boolean
-            | Kind::Timestamp
-            | Kind::TimestampNtz
-            | Kind::Struct => true,
-        };
-        pool.literals
-            .iter()
-            .filter_map(|l| match l {
-                Literal::Number(t) | Literal::Typed { text: t, .. } if casts(t) => {
-                    Some(Literal::String(t.clone()))
-                }
-                Literal::Number(_)
-                | Literal::Typed { .. }
-                | Literal::String(_)
-                | Literal::Boolean(_)
-                | Literal::Null
-                | Literal::Binary(_) => None,
-            })
-            .collect::<Vec<Literal>>()
-    } else {
-        Vec::new()
-    };
+    let texts = texts_every_engine_casts(&pool.literals, kind);
     if !texts.is_empty() {
         let c = column.clone();
         let with_a_string = (
@@ -653,44 +595,7 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
         options.push(with_a_string);
     }
     if kind == Kind::String {
-        let c = column.clone();
-        let texts: Vec<String> = pool
-            .literals
-            .iter()
-            .filter_map(|l| {
-                if let Literal::String(s) = l {
-                    Some(s.clone())
-                } else {
-                    None
-                }
-            })
-            .collect();
-        if !texts.is_empty() {
-            let like = (proptest::sample::select(texts), 0usize..4, any::<bool>())
-                .prop_map(move |(text, shape, negated)| {
-                    let cut: String = text.chars().take(2).collect();
-                    let pattern = match shape {
-                        0 => format!("{cut}%"),
-                        1 => format!("%{cut}%"),
-                        2 => format!("{}_%", cut.chars().take(1).collect::<String>()),
-                        _ => text.replace('%', "\\%").replace('_', "\\_"),
-                    };
-                    Predicate::Like {
-                        column: c.clone(),
-                        pattern,
-                        escape: None,
-                        negated,
-                    }
-                })
-                .boxed();
-            options.push(like);
-        }
-        let c = column.clone();
-        let upper = lit.clone().prop_map(move |l| Predicate::Unsupported {
-            sql: format!("UPPER({c}) = {l}"),
-            columns: vec![c.clone()],
-        });
-        options.push(upper.boxed());
+        options.extend(string_leaves(&pool, &column, &lit));
     }
     if kind == Kind::Boolean {
         let c = column.clone();
@@ -724,6 +629,127 @@ fn leaf_strategy(pool: ColumnPool, all: Arc<Vec<ColumnPool>>) -> BoxedStrategy<P
         options.push(vs.boxed());
     }
     proptest::strategy::Union::new(options).boxed()
+}
+
+/// The texts of `literals` every engine casts to a column of `kind` (a number or a date),
+/// within the column's range (the null-files knob adds numbers beyond it): a list holding
+/// one on such a column is compared as strings by Spark with ANSI off.
+fn texts_every_engine_casts(literals: &[Literal], kind: Kind) -> Vec<Literal> {
+    if !(kind.is_number() || kind == Kind::Date) {
+        return Vec::new();
+    }
+    // Within the column's range (the null-files knob adds numbers beyond it), spelled so
+    // that every engine casts it.
+    let casts = |t: &str| match kind {
+        Kind::Int8 => t.parse::<i8>().is_ok(),
+        Kind::Int16 => t.parse::<i16>().is_ok(),
+        Kind::Int32 => t.parse::<i32>().is_ok(),
+        Kind::Int64 => t.parse::<i64>().is_ok(),
+        Kind::Decimal | Kind::WideDecimal => {
+            // DataFusion casts no exponent to a decimal.
+            t.chars().filter(char::is_ascii_digit).count() <= 18 && !t.contains(['e', 'E'])
+        }
+        Kind::Float32
+        | Kind::Float64
+        | Kind::Date
+        | Kind::String
+        | Kind::Boolean
+        | Kind::Timestamp
+        | Kind::TimestampNtz
+        | Kind::Struct => true,
+    };
+    literals
+        .iter()
+        .filter_map(|l| match l {
+            Literal::Number(t) | Literal::Typed { text: t, .. } if casts(t) => {
+                Some(Literal::String(t.clone()))
+            }
+            Literal::Number(_)
+            | Literal::Typed { .. }
+            | Literal::String(_)
+            | Literal::Boolean(_)
+            | Literal::Null
+            | Literal::Binary(_) => None,
+        })
+        .collect::<Vec<Literal>>()
+}
+
+/// The leaves only a string column has: LIKE with a pattern cut from a value, and a function
+/// of the column (kept whole).
+fn string_leaves(
+    pool: &ColumnPool,
+    column: &ColumnRef,
+    lit: &proptest::sample::Select<Literal>,
+) -> Vec<BoxedStrategy<Predicate>> {
+    let mut leaves = Vec::new();
+    let c = column.clone();
+    let texts: Vec<String> = pool
+        .literals
+        .iter()
+        .filter_map(|l| {
+            if let Literal::String(s) = l {
+                Some(s.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    if !texts.is_empty() {
+        let like = (proptest::sample::select(texts), 0usize..4, any::<bool>())
+            .prop_map(move |(text, shape, negated)| {
+                let cut: String = text.chars().take(2).collect();
+                let pattern = match shape {
+                    0 => format!("{cut}%"),
+                    1 => format!("%{cut}%"),
+                    2 => format!("{}_%", cut.chars().take(1).collect::<String>()),
+                    _ => text.replace('%', "\\%").replace('_', "\\_"),
+                };
+                Predicate::Like {
+                    column: c.clone(),
+                    pattern,
+                    escape: None,
+                    negated,
+                }
+            })
+            .boxed();
+        leaves.push(like);
+    }
+    let c = column.clone();
+    let upper = lit.clone().prop_map(move |l| Predicate::Unsupported {
+        sql: format!("UPPER({c}) = {l}"),
+        columns: vec![c.clone()],
+    });
+    leaves.push(upper.boxed());
+    leaves
+}
+
+/// `column op literal`, or the literal first with the operator commuted.
+fn compare_leaf(
+    column: &ColumnRef,
+    lit: &proptest::sample::Select<Literal>,
+) -> BoxedStrategy<Predicate> {
+    let c = column.clone();
+    (
+        lit.clone(),
+        proptest::sample::select(OPS.to_vec()),
+        any::<bool>(),
+    )
+        .prop_map(move |(l, op, flipped)| {
+            if flipped {
+                Predicate::Compare {
+                    left: Operand::Literal(l),
+                    op: op.commuted(),
+                    right: Operand::Column(c.clone()),
+                }
+            } else {
+                Predicate::Compare {
+                    left: Operand::Column(c.clone()),
+                    op,
+                    right: Operand::Literal(l),
+                }
+            }
+        })
+        .boxed()
 }
 
 /// `st IS [NOT] NULL` on a struct column: no statistics of its own, decided by its leaves'.

@@ -332,53 +332,29 @@ fn struct_fields() -> Fields {
     ])
 }
 
-/// The cells of a column as an Arrow array of the kind's type.
+/// The cells of a column as an Arrow array of the kind's type: a cell of another kind is NULL.
 pub fn to_array(kind: Kind, cells: &[Cell]) -> ArrayRef {
+    let of = |pick: fn(&Cell) -> Option<i64>| cells.iter().map(pick);
     let int = |c: &Cell| if let Cell::Int(v) = c { Some(*v) } else { None };
+    let float = |c: &Cell| {
+        if let Cell::Float(v) = c {
+            Some(*v)
+        } else {
+            None
+        }
+    };
     match kind {
-        Kind::Int8 => Arc::new(
-            cells
-                .iter()
-                .map(|c| int(c).map(|v| v as i8))
-                .collect::<Int8Array>(),
-        ),
-        Kind::Int16 => Arc::new(
-            cells
-                .iter()
-                .map(|c| int(c).map(|v| v as i16))
-                .collect::<Int16Array>(),
-        ),
-        Kind::Int32 => Arc::new(
-            cells
-                .iter()
-                .map(|c| int(c).map(|v| v as i32))
-                .collect::<Int32Array>(),
-        ),
-        Kind::Int64 => Arc::new(cells.iter().map(int).collect::<Int64Array>()),
+        Kind::Int8 => Arc::new(of(int).map(|v| v.map(|v| v as i8)).collect::<Int8Array>()),
+        Kind::Int16 => Arc::new(of(int).map(|v| v.map(|v| v as i16)).collect::<Int16Array>()),
+        Kind::Int32 => Arc::new(of(int).map(|v| v.map(|v| v as i32)).collect::<Int32Array>()),
+        Kind::Int64 => Arc::new(of(int).collect::<Int64Array>()),
         Kind::Float32 => Arc::new(
             cells
                 .iter()
-                .map(|c| {
-                    if let Cell::Float(v) = c {
-                        Some(*v as f32)
-                    } else {
-                        None
-                    }
-                })
+                .map(|c| float(c).map(|v| v as f32))
                 .collect::<Float32Array>(),
         ),
-        Kind::Float64 => Arc::new(
-            cells
-                .iter()
-                .map(|c| {
-                    if let Cell::Float(v) = c {
-                        Some(*v)
-                    } else {
-                        None
-                    }
-                })
-                .collect::<Float64Array>(),
-        ),
+        Kind::Float64 => Arc::new(cells.iter().map(float).collect::<Float64Array>()),
         Kind::Decimal | Kind::WideDecimal => {
             let (precision, scale) = decimal_shape(kind);
             Arc::new(
@@ -449,32 +425,35 @@ pub fn to_array(kind: Kind, cells: &[Cell]) -> ArrayRef {
                 array
             })
         }
-        Kind::Struct => {
-            let a: Int32Array = cells
-                .iter()
-                .map(|c| if let Cell::Struct(a, _) = c { *a } else { None })
-                .collect();
-            let b: StringArray = cells
-                .iter()
-                .map(|c| {
-                    if let Cell::Struct(_, b) = c {
-                        b.clone()
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let nulls: Vec<bool> = cells.iter().map(|c| !matches!(c, Cell::Null)).collect();
-            Arc::new(
-                StructArray::try_new(
-                    struct_fields(),
-                    vec![Arc::new(a), Arc::new(b)],
-                    Some(nulls.into()),
-                )
-                .expect("struct arrays line up"),
-            )
-        }
+        Kind::Struct => struct_array(cells),
     }
+}
+
+/// Struct cells as the struct column of [`struct_fields`].
+fn struct_array(cells: &[Cell]) -> ArrayRef {
+    let a: Int32Array = cells
+        .iter()
+        .map(|c| if let Cell::Struct(a, _) = c { *a } else { None })
+        .collect();
+    let b: StringArray = cells
+        .iter()
+        .map(|c| {
+            if let Cell::Struct(_, b) = c {
+                b.clone()
+            } else {
+                None
+            }
+        })
+        .collect();
+    let nulls: Vec<bool> = cells.iter().map(|c| !matches!(c, Cell::Null)).collect();
+    Arc::new(
+        StructArray::try_new(
+            struct_fields(),
+            vec![Arc::new(a), Arc::new(b)],
+            Some(nulls.into()),
+        )
+        .expect("struct arrays line up"),
+    )
 }
 
 /// A partition value of a kind: the `slot`-th of its distinct values, as the log writes it.

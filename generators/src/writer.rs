@@ -16,7 +16,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-use crate::spec::{Checkpoint, Hint, Kind, MappingMode, StringTruncation, TableSpec, Widening};
+use crate::spec::{
+    Checkpoint, ColumnSpec, Hint, Kind, MappingMode, StringTruncation, TableSpec, Widening,
+};
 use crate::stats::file_stats;
 use crate::values::{
     Cell, apply_quirks, arrow_type, column_cells, convert_cell, partition_value_text, to_array,
@@ -423,6 +425,194 @@ fn metadata(spec: &TableSpec, stage: Stage) -> Value {
     )
 }
 
+/// The Parquet schema of `disk`'s data columns at `stage`: under column mapping in `id` mode the
+/// fields carry their ids (and, with `parquet_names`, names unlike the physical ones).
+fn parquet_schema(logical: &TableSpec, disk: &TableSpec, stage: Stage) -> SchemaRef {
+    let mapping = logical.quirks.mapping.as_ref();
+    let field_ids = mapping.is_some_and(|m| m.mode == MappingMode::Id);
+    let parquet_names = field_ids && mapping.is_some_and(|m| m.parquet_names);
+    Arc::new(Schema::new(
+        disk.columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.partition)
+            .map(|(i, c)| {
+                // Under `id` mode readers find a column by its field id, whatever its name.
+                let name = if parquet_names {
+                    format!("parquet_{i}")
+                } else {
+                    c.name.clone()
+                };
+                let field = Field::new(name, arrow_type(c.kind), true);
+                if field_ids {
+                    field.with_metadata(
+                        [(
+                            parquet::arrow::PARQUET_FIELD_ID_META_KEY.to_string(),
+                            column_id(logical, i, stage).to_string(),
+                        )]
+                        .into(),
+                    )
+                } else {
+                    field
+                }
+            })
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// The checkpoint `spec.log` asks for at `version`, of the `live` files.
+fn write_last_checkpoint(
+    logical: &TableSpec,
+    spec: &TableSpec,
+    log: &Path,
+    version: u64,
+    live: &[AddRow],
+) -> Result<(), String> {
+    let actions = [protocol(logical), metadata(logical, Stage::After)];
+    match spec.log.checkpoint {
+        Checkpoint::None => {}
+        Checkpoint::Classic => write_checkpoint(log, version, &actions, live, 1)?,
+        Checkpoint::MultiPart(parts) => write_checkpoint(log, version, &actions, live, parts)?,
+        Checkpoint::StructStatsOnly => write_checkpoint_with(
+            log,
+            version,
+            &actions,
+            live,
+            1,
+            &CheckpointStats::StructOnly(stats_struct(spec)),
+        )?,
+        Checkpoint::V2Sidecars(sidecars) => {
+            write_v2_checkpoint(log, version, &actions, live, sidecars, spec.seed)?
+        }
+    }
+    Ok(())
+}
+
+/// The table's commits: protocol and metadata, the adds over `spec.log.commits` commits (a
+/// changing schema changed after the first, with the narrow checkpoint a widening may ask
+/// for), then the removes. Returns the last version; marks the removed files.
+fn write_commits(
+    logical: &TableSpec,
+    spec: &TableSpec,
+    before: &TableSpec,
+    root: &Path,
+    first_commit: usize,
+    files: &mut [WrittenFile],
+) -> Result<u64, String> {
+    let log = root.join("_delta_log");
+    let changes = schema_changes(logical);
+    let widening = logical.quirks.widening.as_ref();
+    // Commit 0: protocol and metadata; then the adds over `commits` commits; then removes.
+    // A renamed or widened table is written under its first schema, changed after its first
+    // commit of adds (version 2, [`Widening::VERSION`]).
+    let first = if changes { Stage::Before } else { Stage::After };
+    let mut commits: Vec<Vec<Value>> = vec![vec![protocol(logical), metadata(logical, first)]];
+    for (k, chunk) in files.chunks(first_commit).enumerate() {
+        commits.push(
+            chunk
+                .iter()
+                .map(|f| add_action(root, f))
+                .collect::<Result<_, _>>()?,
+        );
+        if k == 0 && widening.is_some_and(|w| w.checkpoint_before) {
+            // The narrow checkpoint of version 1: statistics as narrow `stats_parsed` only.
+            let live = chunk
+                .iter()
+                .map(|f| add_row(root, f))
+                .collect::<Result<Vec<_>, String>>()?;
+            write_checkpoint_with(
+                &log,
+                1,
+                &[protocol(logical), metadata(logical, Stage::Before)],
+                &live,
+                1,
+                &CheckpointStats::StructOnly(stats_struct(before)),
+            )?;
+        }
+        if k == 0 && changes {
+            commits.push(vec![metadata(logical, Stage::After)]);
+        }
+    }
+    let removed: Vec<usize> = spec
+        .log
+        .removed_files
+        .iter()
+        .copied()
+        .filter(|i| *i < files.len())
+        .collect();
+    if !removed.is_empty() {
+        commits.push(
+            removed
+                .iter()
+                .map(|&i| delta_commit::remove(&files[i].path))
+                .collect(),
+        );
+        for &i in &removed {
+            files[i].removed = true;
+        }
+    }
+    for (version, actions) in commits.iter().enumerate() {
+        delta_commit::write_commit(&log, version as u64, actions)
+            .map_err(|e| io(&delta_commit::commit_path(&log, version as u64), e))?;
+    }
+    Ok((commits.len() - 1) as u64)
+}
+
+/// The partition values of `slot` and the folder Spark and delta-rs name for them.
+fn partition_of(
+    spec: &TableSpec,
+    partition_columns: &[&ColumnSpec],
+    slot: usize,
+) -> (Vec<(String, Option<String>)>, String) {
+    // Slot 0 is the NULL partition when the spec asks for nulls.
+    let null_partition = slot == 0 && spec.null_fraction > 0.0;
+    let partition: Vec<(String, Option<String>)> = partition_columns
+        .iter()
+        .map(|c| {
+            (
+                c.name.clone(),
+                (!null_partition).then(|| partition_value_text(spec, c.kind, slot)),
+            )
+        })
+        .collect();
+    // Folders named as Spark and delta-rs name them: each column's value, escaped, and
+    // NULL as Hive's default partition (readers that take values from folder names read
+    // what the log says).
+    let dir: String = partition
+        .iter()
+        .map(|(name, value)| {
+            let value = value
+                .as_deref()
+                .map_or_else(|| HIVE_DEFAULT_PARTITION.to_string(), escape_path_name);
+            format!("{}={value}/", escape_path_name(name))
+        })
+        .collect();
+    (partition, dir)
+}
+
+/// One Parquet file of `cells`, one column each, at `full` (its folders created).
+fn write_parquet(
+    full: &Path,
+    schema: &SchemaRef,
+    columns: &[&ColumnSpec],
+    cells: &[Vec<Cell>],
+    rows_per_row_group: Option<usize>,
+) -> Result<(), String> {
+    std::fs::create_dir_all(full.parent().unwrap_or(full)).map_err(|e| io(full, e))?;
+    let arrays = columns
+        .iter()
+        .zip(cells)
+        .map(|(c, cells)| to_array(c.kind, cells))
+        .collect();
+    let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io(full, e))?;
+    let file = std::fs::File::create(full).map_err(|e| io(full, e))?;
+    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props(rows_per_row_group)))
+        .map_err(|e| io(full, e))?;
+    writer.write(&batch).map_err(|e| io(full, e))?;
+    writer.close().map_err(|e| io(full, e))?;
+    Ok(())
+}
+
 /// Writes `spec` into `root` (created if needed; must hold no table yet).
 pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String> {
     let log = root.join("_delta_log");
@@ -442,9 +632,6 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
     let spec = &disk;
     let data_columns = spec.data_columns();
     let partition_columns = spec.partition_columns();
-    let mapping = logical.quirks.mapping.as_ref();
-    let field_ids = mapping.is_some_and(|m| m.mode == MappingMode::Id);
-    let parquet_names = field_ids && mapping.is_some_and(|m| m.parquet_names);
     // A table whose schema changes after its first commit of adds writes that commit's files
     // as its first schema says: the kinds before a widening, the physical names before a
     // column is added again.
@@ -455,37 +642,8 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
         narrow_kinds(&mut before);
     }
     let before_columns = before.data_columns();
-    let parquet_schema = |disk: &TableSpec, stage: Stage| -> SchemaRef {
-        Arc::new(Schema::new(
-            disk.columns
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| !c.partition)
-                .map(|(i, c)| {
-                    // Under `id` mode readers find a column by its field id, whatever its name.
-                    let name = if parquet_names {
-                        format!("parquet_{i}")
-                    } else {
-                        c.name.clone()
-                    };
-                    let field = Field::new(name, arrow_type(c.kind), true);
-                    if field_ids {
-                        field.with_metadata(
-                            [(
-                                parquet::arrow::PARQUET_FIELD_ID_META_KEY.to_string(),
-                                column_id(logical, i, stage).to_string(),
-                            )]
-                            .into(),
-                        )
-                    } else {
-                        field
-                    }
-                })
-                .collect::<Vec<_>>(),
-        ))
-    };
-    let schema = parquet_schema(&disk, Stage::After);
-    let before_schema = parquet_schema(&before, Stage::Before);
+    let schema = parquet_schema(logical, &disk, Stage::After);
+    let before_schema = parquet_schema(logical, &before, Stage::Before);
     let slots = if partition_columns.is_empty() {
         1
     } else {
@@ -495,29 +653,7 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
     let first_commit = first_commit_files(spec, total_files);
     let mut files = Vec::with_capacity(total_files);
     for slot in 0..slots {
-        // Slot 0 is the NULL partition when the spec asks for nulls.
-        let null_partition = slot == 0 && spec.null_fraction > 0.0;
-        let partition: Vec<(String, Option<String>)> = partition_columns
-            .iter()
-            .map(|c| {
-                (
-                    c.name.clone(),
-                    (!null_partition).then(|| partition_value_text(spec, c.kind, slot)),
-                )
-            })
-            .collect();
-        // Folders named as Spark and delta-rs name them: each column's value, escaped, and
-        // NULL as Hive's default partition (readers that take values from folder names read
-        // what the log says).
-        let dir: String = partition
-            .iter()
-            .map(|(name, value)| {
-                let value = value
-                    .as_deref()
-                    .map_or_else(|| HIVE_DEFAULT_PARTITION.to_string(), escape_path_name);
-                format!("{}={value}/", escape_path_name(name))
-            })
-            .collect();
+        let (partition, dir) = partition_of(spec, &partition_columns, slot);
         for f in 0..spec.files_per_partition.max(1) {
             let index = files.len();
             let (columns, schema) = if changes && index < first_commit {
@@ -547,20 +683,13 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
             // The log names the file by a URI (its `%` and spaces encoded).
             let local = format!("{dir}part-{index:05}-{f}.parquet");
             let path = uri_encode(&local);
-            let full = root.join(&local);
-            std::fs::create_dir_all(full.parent().unwrap_or(root)).map_err(|e| io(&full, e))?;
-            let arrays = columns
-                .iter()
-                .zip(&cells)
-                .map(|(c, cells)| to_array(c.kind, cells))
-                .collect();
-            let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| io(&full, e))?;
-            let file = std::fs::File::create(&full).map_err(|e| io(&full, e))?;
-            let mut writer =
-                ArrowWriter::try_new(file, schema.clone(), Some(props(spec.rows_per_row_group)))
-                    .map_err(|e| io(&full, e))?;
-            writer.write(&batch).map_err(|e| io(&full, e))?;
-            writer.close().map_err(|e| io(&full, e))?;
+            write_parquet(
+                &root.join(&local),
+                schema,
+                columns,
+                &cells,
+                spec.rows_per_row_group,
+            )?;
             let stage = if changes && index < first_commit {
                 Stage::Before
             } else {
@@ -593,98 +722,13 @@ pub fn write_table(spec: &TableSpec, root: &Path) -> Result<WrittenTable, String
             });
         }
     }
-    // Commit 0: protocol and metadata; then the adds over `commits` commits; then removes.
-    // A renamed or widened table is written under its first schema, changed after its first
-    // commit of adds (version 2, [`Widening::VERSION`]).
-    let first = if changes { Stage::Before } else { Stage::After };
-    let mut commits: Vec<Vec<Value>> = vec![vec![protocol(logical), metadata(logical, first)]];
-    for (k, chunk) in files.chunks(first_commit).enumerate() {
-        commits.push(
-            chunk
-                .iter()
-                .map(|f| add_action(root, f))
-                .collect::<Result<_, _>>()?,
-        );
-        if k == 0 && widening.is_some_and(|w| w.checkpoint_before) {
-            // The narrow checkpoint of version 1: statistics as narrow `stats_parsed` only.
-            let live = chunk
-                .iter()
-                .map(|f| add_row(root, f))
-                .collect::<Result<Vec<_>, String>>()?;
-            write_checkpoint_with(
-                &log,
-                1,
-                &[protocol(logical), metadata(logical, Stage::Before)],
-                &live,
-                1,
-                &CheckpointStats::StructOnly(stats_struct(&before)),
-            )?;
-        }
-        if k == 0 && changes {
-            commits.push(vec![metadata(logical, Stage::After)]);
-        }
-    }
-    let removed: Vec<usize> = spec
-        .log
-        .removed_files
-        .iter()
-        .copied()
-        .filter(|i| *i < files.len())
-        .collect();
-    if !removed.is_empty() {
-        commits.push(
-            removed
-                .iter()
-                .map(|&i| delta_commit::remove(&files[i].path))
-                .collect(),
-        );
-        for &i in &removed {
-            files[i].removed = true;
-        }
-    }
-    for (version, actions) in commits.iter().enumerate() {
-        delta_commit::write_commit(&log, version as u64, actions)
-            .map_err(|e| io(&delta_commit::commit_path(&log, version as u64), e))?;
-    }
-    let version = (commits.len() - 1) as u64;
+    let version = write_commits(logical, spec, &before, root, first_commit, &mut files)?;
     let live: Vec<AddRow> = files
         .iter()
         .filter(|f| !f.removed)
         .map(|f| add_row(root, f))
         .collect::<Result<_, String>>()?;
-    match spec.log.checkpoint {
-        Checkpoint::None => {}
-        Checkpoint::Classic => write_checkpoint(
-            &log,
-            version,
-            &[protocol(logical), metadata(logical, Stage::After)],
-            &live,
-            1,
-        )?,
-        Checkpoint::MultiPart(parts) => write_checkpoint(
-            &log,
-            version,
-            &[protocol(logical), metadata(logical, Stage::After)],
-            &live,
-            parts,
-        )?,
-        Checkpoint::StructStatsOnly => write_checkpoint_with(
-            &log,
-            version,
-            &[protocol(logical), metadata(logical, Stage::After)],
-            &live,
-            1,
-            &CheckpointStats::StructOnly(stats_struct(spec)),
-        )?,
-        Checkpoint::V2Sidecars(sidecars) => write_v2_checkpoint(
-            &log,
-            version,
-            &[protocol(logical), metadata(logical, Stage::After)],
-            &live,
-            sidecars,
-            spec.seed,
-        )?,
-    }
+    write_last_checkpoint(logical, spec, &log, version, &live)?;
     write_hint(&log, version, spec.log.hint)?;
     // The written files' partition values under the spec's (logical) names.
     for f in &mut files {

@@ -16,8 +16,8 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::checks::{
-    EVALUATORS_DISAGREE, Invariant, Outcome, accepted, degradation, equivalence, soundness_with,
-    stats_difference,
+    EVALUATORS_DISAGREE, Invariant, Outcome, accepted, degradation, equivalence, no_row_read,
+    soundness_with, stats_difference,
 };
 use crate::corpus::{Regression, RegressionTable};
 use crate::engine_truth::EngineTruth;
@@ -311,12 +311,8 @@ fn cases_of_round(
         chain_leaves,
     ));
     let mut cases = 0u64;
-    let reproduce = |p: &str| {
-        format!(
-            "cargo run -p generators --bin gen-table -- {name} /tmp/case --seed {seed} && cargo run -p delta-explain --bin delta-explain -- /tmp/case -w {p:?} && cargo run -p oracle --bin delta-oracle -- /tmp/case -w {p:?}"
-        )
-    };
-    for p in &predicates {
+    let reproduce = |p: &str| reproduce(name, seed, p);
+    for (k, p) in predicates.iter().enumerate() {
         let sql = p.to_string();
         let mut outcomes: Vec<(Invariant, Option<&'static str>, Outcome)> = Vec::new();
         let case = soundness_with(subject, &sql, truth);
@@ -335,6 +331,10 @@ fn cases_of_round(
         outcomes.push((Invariant::Soundness, None, sound.clone()));
         outcomes.push((Invariant::Accepted, None, accepted(subject, &sql)));
         outcomes.push((Invariant::Degradation, None, degradation(subject, p)));
+        // The no-row-read checks ask ten explanations of a predicate: one predicate in four.
+        if k % 4 == 0 {
+            outcomes.push((Invariant::NoRowRead, None, no_row_read(subject, &sql)));
+        }
         for v in ALL {
             if apply(v, p).is_some() {
                 outcomes.push((
@@ -347,60 +347,19 @@ fn cases_of_round(
         cases += outcomes.len() as u64;
         let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
         r.predicates += 1;
-        for c in constructs(p) {
-            r.per_construct
-                .entry(c.to_string())
-                .or_default()
-                .add(&sound);
-            if checked(&sound) {
-                let t = r.tightness_per_construct.entry(c.to_string()).or_default();
-                t.cases += 1;
-                t.files += tight.total as u64;
-                t.kept += tight.kept as u64;
-                t.matching += tight.matching as u64;
-            }
-        }
-        let t = r.tightness.entry(name.to_string()).or_default();
-        if checked(&sound) {
-            t.cases += 1;
-            t.files += tight.total as u64;
-            t.kept += tight.kept as u64;
-            t.matching += tight.matching as u64;
-        }
-        if let Some((e, o)) = diff {
-            t.explain_tighter += e as u64;
-            t.oracle_tighter += o as u64;
-        }
+        tally_tightness(&mut r, name, p, &sound, &tight, diff);
         if let Outcome::Announced { message } = &sound {
             r.nan_announced += 1;
             if r.nan_example.is_none() {
                 r.nan_example = Some(format!("{name} (seed {seed}): `{sql}`: {message}"));
             }
         }
-        for v in &verdicts {
-            let c = r.per_semantics.entry(v.semantics.to_string()).or_default();
-            match &v.unknown {
-                None => c.checked += 1,
-                Some(reason) => {
-                    c.unknown += 1;
-                    *c.unknown_reasons.entry(reason_class(reason)).or_default() += 1;
-                }
-            }
-            c.refused += u64::from(v.refused);
-            c.default_dropped += u64::from(v.default_dropped);
-            c.strict_dropped += u64::from(v.strict_dropped);
-        }
-        if let Some(rejection) = &case.rejection {
-            let c = r
-                .rejections
-                .entry(reason_class(&rejection.reason))
-                .or_default();
-            c.cases += 1;
-            c.run_by_an_engine += u64::from(!rejection.run_by.is_empty());
-            if c.example.is_empty() {
-                c.example = format!("{name} (seed {seed}): `{sql}`: {}", rejection.reason);
-            }
-        }
+        tally_semantics(
+            &mut r,
+            &verdicts,
+            case.rejection.as_ref(),
+            &format!("{name} (seed {seed}): `{sql}`"),
+        );
         if let Outcome::Fail { message } = &sound
             && message.starts_with(EVALUATORS_DISAGREE)
         {
@@ -432,18 +391,7 @@ fn cases_of_round(
             let Outcome::Fail { message } = outcome else {
                 continue;
             };
-            let still_fails = |q: &Predicate| match invariant {
-                Invariant::Soundness => soundness_with(subject, &q.to_string(), truth)
-                    .outcome
-                    .is_failure(),
-                Invariant::Accepted => accepted(subject, &q.to_string()).is_failure(),
-                Invariant::Degradation => degradation(subject, q).is_failure(),
-                Invariant::Equivalence => ALL
-                    .iter()
-                    .find(|v| Some(v.name()) == variant)
-                    .is_some_and(|v| equivalence(subject, q, *v).is_failure()),
-                Invariant::Replay => false,
-            };
+            let still_fails = |q: &Predicate| still_fails(subject, truth, invariant, variant, q);
             let minimized = minimize(p, &still_fails).to_string();
             report
                 .lock()
@@ -471,6 +419,104 @@ fn cases_of_round(
         }
     }
     cases
+}
+
+/// A soundness case's kept and matching files, per construct its predicate uses and per table,
+/// and where DataFusion's statistics pruning and explain-core's disagree.
+fn tally_tightness(
+    r: &mut CampaignReport,
+    name: &str,
+    p: &Predicate,
+    sound: &Outcome,
+    tight: &crate::checks::Tightness,
+    diff: Option<(usize, usize)>,
+) {
+    for c in constructs(p) {
+        r.per_construct.entry(c.to_string()).or_default().add(sound);
+        if checked(sound) {
+            let t = r.tightness_per_construct.entry(c.to_string()).or_default();
+            t.cases += 1;
+            t.files += tight.total as u64;
+            t.kept += tight.kept as u64;
+            t.matching += tight.matching as u64;
+        }
+    }
+    let t = r.tightness.entry(name.to_string()).or_default();
+    if checked(sound) {
+        t.cases += 1;
+        t.files += tight.total as u64;
+        t.kept += tight.kept as u64;
+        t.matching += tight.matching as u64;
+    }
+    if let Some((e, o)) = diff {
+        t.explain_tighter += e as u64;
+        t.oracle_tighter += o as u64;
+    }
+}
+
+/// A soundness case's verdict under each engine's semantics, and the rejection, if any (`at`
+/// names the case: table, seed, predicate).
+fn tally_semantics(
+    r: &mut CampaignReport,
+    verdicts: &[crate::checks::SemanticsVerdict],
+    rejection: Option<&crate::checks::Rejection>,
+    at: &str,
+) {
+    for v in verdicts {
+        let c = r.per_semantics.entry(v.semantics.to_string()).or_default();
+        match &v.unknown {
+            None => c.checked += 1,
+            Some(reason) => {
+                c.unknown += 1;
+                *c.unknown_reasons.entry(reason_class(reason)).or_default() += 1;
+            }
+        }
+        c.refused += u64::from(v.refused);
+        c.default_dropped += u64::from(v.default_dropped);
+        c.strict_dropped += u64::from(v.strict_dropped);
+    }
+    if let Some(rejection) = rejection {
+        let c = r
+            .rejections
+            .entry(reason_class(&rejection.reason))
+            .or_default();
+        c.cases += 1;
+        c.run_by_an_engine += u64::from(!rejection.run_by.is_empty());
+        if c.example.is_empty() {
+            c.example = format!("{at}: {}", rejection.reason);
+        }
+    }
+}
+
+/// Whether `q` still fails `invariant` (under `variant`, for equivalence): what minimizing a
+/// failing predicate keeps.
+fn still_fails(
+    subject: &Subject,
+    truth: Option<&EngineTruth>,
+    invariant: Invariant,
+    variant: Option<&str>,
+    q: &Predicate,
+) -> bool {
+    match invariant {
+        Invariant::Soundness => soundness_with(subject, &q.to_string(), truth)
+            .outcome
+            .is_failure(),
+        Invariant::Accepted => accepted(subject, &q.to_string()).is_failure(),
+        Invariant::Degradation => degradation(subject, q).is_failure(),
+        Invariant::Equivalence => ALL
+            .iter()
+            .find(|v| Some(v.name()) == variant)
+            .is_some_and(|v| equivalence(subject, q, *v).is_failure()),
+        Invariant::NoRowRead => no_row_read(subject, &q.to_string()).is_failure(),
+        Invariant::Replay => false,
+    }
+}
+
+/// The commands that reproduce a failing case: the table generated, both binaries run.
+fn reproduce(name: &str, seed: u64, p: &str) -> String {
+    format!(
+        "cargo run -p generators --bin gen-table -- {name} /tmp/case --seed {seed} && cargo run -p delta-explain --bin delta-explain -- /tmp/case -w {p:?} && cargo run -p oracle --bin delta-oracle -- /tmp/case -w {p:?}"
+    )
 }
 
 /// A soundness case that compared a kept set with the matching files.

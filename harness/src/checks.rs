@@ -27,6 +27,8 @@ pub enum Invariant {
     Degradation,
     Replay,
     Accepted,
+    /// The explainer's kept sets held against each other, no row read (`explain_core::check`).
+    NoRowRead,
 }
 
 impl Invariant {
@@ -37,6 +39,7 @@ impl Invariant {
             Invariant::Degradation => "degradation",
             Invariant::Replay => "replay",
             Invariant::Accepted => "accepted",
+            Invariant::NoRowRead => "no-row-read",
         }
     }
 }
@@ -287,100 +290,19 @@ pub fn soundness_with(
     predicate: &str,
     truth: Option<&EngineTruth>,
 ) -> SoundnessCase {
-    let skipped = |reason: String| SoundnessCase::of(Outcome::Skipped { reason });
-    let broken = |message: String| SoundnessCase::of(Outcome::Broken { message });
-    let real = match truth.map(|t| t.ask(subject, predicate)).transpose() {
-        Ok(r) => r.unwrap_or_default(),
-        Err(e) => return broken(format!("an engine broke: {e}")),
+    let Answers {
+        engines,
+        run_by,
+        refused,
+        asked_engines,
+    } = match answers(subject, predicate, truth) {
+        Ok(answers) => answers,
+        Err(case) => return *case,
     };
-    let run_by: Vec<&'static str> = real
-        .iter()
-        .filter(|(_, a)| matches!(a, EngineAnswer::Rows(_)))
-        .map(|(s, _)| s.name())
-        .collect();
-    let model = match matching(subject, predicate) {
-        Ok(r) => Some(r),
-        // The engines still decide where the oracle's model cannot plan the predicate.
-        Err(MatchError::Refused(_)) if !run_by.is_empty() => None,
-        Err(MatchError::Refused(e)) => {
-            let every_engine_refuses = !real.is_empty()
-                && real
-                    .iter()
-                    .all(|(_, a)| matches!(a, EngineAnswer::Refused(_)));
-            return skipped(if every_engine_refuses {
-                format!("{NO_ENGINE_RUNS_IT}, and the oracle refuses it: {e}")
-            } else {
-                format!("the oracle refuses it: {e}")
-            });
-        }
-        Err(MatchError::Engine(e)) => return broken(e),
-    };
-    // Matching under any engine: the model's DataFusion answer, Spark's and DuckDB's (every
-    // NaN above all numbers) decided by the interpreter, then the engines' own answers.
-    let mut engines = match &model {
-        Some(datafusion) => match matching_every_engine(subject, predicate, datafusion) {
-            Ok(r) => r,
-            Err(e) => return SoundnessCase::of(Outcome::Fail { message: e }),
-        },
-        None => EngineRows {
-            union: vec![0; subject.oracle_index.len()],
-            per_semantics: oracle::interpret::Semantics::ALL
-                .iter()
-                .map(|s| (s.name(), Err("the oracle refuses it".to_string())))
-                .collect(),
-        },
-    };
-    let asked_engines = !real.is_empty();
-    let mut refused: Vec<&'static str> = Vec::new();
-    for (semantics, answer) in real {
-        let name = engine_verdict_name(semantics);
-        match answer {
-            EngineAnswer::Rows(rows) => {
-                for (u, r) in engines.union.iter_mut().zip(&rows) {
-                    *u = (*u).max(*r);
-                }
-                engines.per_semantics.push((name, Ok(rows)));
-            }
-            EngineAnswer::Refused(_) => {
-                refused.push(name);
-                engines
-                    .per_semantics
-                    .push((name, Ok(vec![0; subject.oracle_index.len()])));
-            }
-            EngineAnswer::Unavailable(why) => engines
-                .per_semantics
-                .push((name, Err(format!("unavailable: {why}")))),
-        }
-    }
     let rows = &engines.union;
     let default = match explained(subject, predicate, false) {
         Ok(e) => e,
-        Err(e) => {
-            let rejection = Some(Rejection {
-                reason: e.to_string(),
-                run_by: run_by.clone(),
-            });
-            let outcome = if run_by.is_empty() {
-                Outcome::Skipped {
-                    reason: if !asked_engines {
-                        format!("explain-core refuses it: {e}")
-                    } else {
-                        format!("{NO_ENGINE_RUNS_IT}, and explain-core refuses it: {e}")
-                    },
-                }
-            } else {
-                Outcome::Fail {
-                    message: format!(
-                        "explain-core rejects it (exit 2) though {} run(s) it: {e}",
-                        run_by.join(", ")
-                    ),
-                }
-            };
-            return SoundnessCase {
-                rejection,
-                ..SoundnessCase::of(outcome)
-            };
-        }
+        Err(e) => return rejected(&e.to_string(), run_by, asked_engines),
     };
     let tightness = Tightness {
         total: rows.len(),
@@ -472,6 +394,124 @@ pub fn soundness_with(
         case(Outcome::Fail {
             message: format!("unannounced: {message}"),
         })
+    }
+}
+
+/// What the engines answer: the rows each file matches under each engine's semantics (the
+/// oracle's model, the interpreter's Spark and DuckDB, and the engines run as written), and
+/// which engines run the predicate and which refuse it. A case of its own where the answers
+/// already decide it (an engine broke, nothing runs the predicate).
+struct Answers {
+    engines: EngineRows,
+    run_by: Vec<&'static str>,
+    refused: Vec<&'static str>,
+    asked_engines: bool,
+}
+
+fn answers(
+    subject: &Subject,
+    predicate: &str,
+    truth: Option<&EngineTruth>,
+) -> Result<Answers, Box<SoundnessCase>> {
+    let skipped = |reason: String| SoundnessCase::of(Outcome::Skipped { reason });
+    let broken = |message: String| SoundnessCase::of(Outcome::Broken { message });
+    let real = match truth.map(|t| t.ask(subject, predicate)).transpose() {
+        Ok(r) => r.unwrap_or_default(),
+        Err(e) => return Err(Box::new(broken(format!("an engine broke: {e}")))),
+    };
+    let run_by: Vec<&'static str> = real
+        .iter()
+        .filter(|(_, a)| matches!(a, EngineAnswer::Rows(_)))
+        .map(|(s, _)| s.name())
+        .collect();
+    let model = match matching(subject, predicate) {
+        Ok(r) => Some(r),
+        // The engines still decide where the oracle's model cannot plan the predicate.
+        Err(MatchError::Refused(_)) if !run_by.is_empty() => None,
+        Err(MatchError::Refused(e)) => {
+            let every_engine_refuses = !real.is_empty()
+                && real
+                    .iter()
+                    .all(|(_, a)| matches!(a, EngineAnswer::Refused(_)));
+            return Err(Box::new(skipped(if every_engine_refuses {
+                format!("{NO_ENGINE_RUNS_IT}, and the oracle refuses it: {e}")
+            } else {
+                format!("the oracle refuses it: {e}")
+            })));
+        }
+        Err(MatchError::Engine(e)) => return Err(Box::new(broken(e))),
+    };
+    // Matching under any engine: the model's DataFusion answer, Spark's and DuckDB's (every
+    // NaN above all numbers) decided by the interpreter, then the engines' own answers.
+    let mut engines = match &model {
+        Some(datafusion) => match matching_every_engine(subject, predicate, datafusion) {
+            Ok(r) => r,
+            Err(e) => return Err(Box::new(SoundnessCase::of(Outcome::Fail { message: e }))),
+        },
+        None => EngineRows {
+            union: vec![0; subject.oracle_index.len()],
+            per_semantics: oracle::interpret::Semantics::ALL
+                .iter()
+                .map(|s| (s.name(), Err("the oracle refuses it".to_string())))
+                .collect(),
+        },
+    };
+    let asked_engines = !real.is_empty();
+    let mut refused: Vec<&'static str> = Vec::new();
+    for (semantics, answer) in real {
+        let name = engine_verdict_name(semantics);
+        match answer {
+            EngineAnswer::Rows(rows) => {
+                for (u, r) in engines.union.iter_mut().zip(&rows) {
+                    *u = (*u).max(*r);
+                }
+                engines.per_semantics.push((name, Ok(rows)));
+            }
+            EngineAnswer::Refused(_) => {
+                refused.push(name);
+                engines
+                    .per_semantics
+                    .push((name, Ok(vec![0; subject.oracle_index.len()])));
+            }
+            EngineAnswer::Unavailable(why) => engines
+                .per_semantics
+                .push((name, Err(format!("unavailable: {why}")))),
+        }
+    }
+    Ok(Answers {
+        engines,
+        run_by,
+        refused,
+        asked_engines,
+    })
+}
+
+/// explain-core rejected the predicate (exit 2): a failure where an engine runs it, skipped
+/// where none does.
+fn rejected(e: &str, run_by: Vec<&'static str>, asked_engines: bool) -> SoundnessCase {
+    let rejection = Some(Rejection {
+        reason: e.to_string(),
+        run_by: run_by.clone(),
+    });
+    let outcome = if run_by.is_empty() {
+        Outcome::Skipped {
+            reason: if !asked_engines {
+                format!("explain-core refuses it: {e}")
+            } else {
+                format!("{NO_ENGINE_RUNS_IT}, and explain-core refuses it: {e}")
+            },
+        }
+    } else {
+        Outcome::Fail {
+            message: format!(
+                "explain-core rejects it (exit 2) though {} run(s) it: {e}",
+                run_by.join(", ")
+            ),
+        }
+    };
+    SoundnessCase {
+        rejection,
+        ..SoundnessCase::of(outcome)
     }
 }
 
@@ -634,4 +674,47 @@ pub fn stats_difference(subject: &Subject, predicate: &str) -> Option<(usize, us
         }
     }
     Some(tighter)
+}
+
+/// The checks that read no row (`explain_core::check`): the files kept for the predicate, its
+/// negation and its NULL rows hold every file with a row; a narrower predicate keeps no file
+/// it prunes, a wider one every file it keeps; in both modes.
+pub fn no_row_read(subject: &Subject, predicate: &str) -> Outcome {
+    use explain_core::check::{Explainer, Verdict, check_with};
+    let explainer = Explainer::new(&subject.kernel);
+    let report = match check_with(&subject.kernel, predicate, &explainer) {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome::Skipped {
+                reason: format!("explain-core refuses it: {e}"),
+            };
+        }
+    };
+    let first = |verdict: Verdict| report.checks.iter().find(|c| c.verdict == verdict);
+    let said = |c: &explain_core::check::CheckResult| {
+        format!(
+            "{} ({}): {}{}",
+            c.check,
+            c.mode,
+            c.message,
+            c.offending
+                .first()
+                .map(|f| format!("; first: {f}"))
+                .unwrap_or_default()
+        )
+    };
+    if let Some(c) = first(Verdict::Fail) {
+        Outcome::Fail { message: said(c) }
+    } else if let Some(c) = first(Verdict::Announced) {
+        Outcome::Announced { message: said(c) }
+    } else if first(Verdict::Pass).is_some() {
+        Outcome::Pass
+    } else {
+        Outcome::Skipped {
+            reason: format!(
+                "no check applies: {}",
+                report.checks.first().map_or("", |c| c.message.as_str())
+            ),
+        }
+    }
 }

@@ -158,6 +158,15 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
             "**Stopped: the oracle's engine failed**, and the cases it could not answer checked nothing: {e}\n"
         );
     }
+    invariants_section(&mut md, report);
+    semantics_section(&mut md, report);
+    constructs_section(&mut md, report);
+    failures_section(&mut md, report);
+    md
+}
+
+/// Cases per invariant and the skipped cases by reason.
+fn invariants_section(md: &mut String, report: &CampaignReport) {
     let _ = writeln!(
         md,
         "## Cases per invariant\n\n![](invariants.svg)\n\n| invariant | pass | announced | skipped | fail |\n|---|---|---|---|---|"
@@ -186,6 +195,10 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
     for (reason, n) in &report.skipped_reasons {
         let _ = writeln!(md, "- {n}: {}", reason.replace('|', "\\|"));
     }
+}
+
+/// Soundness per engine semantics, the engines, the rejections and the unknown reasons.
+fn semantics_section(md: &mut String, report: &CampaignReport) {
     let _ = writeln!(
         md,
         "\n## Soundness per engine semantics\n\nEach soundness case is checked under every engine's semantics: DataFusion's matching files come from DataFusion itself and are checked row by row against the oracle's interpreter; Spark's and DuckDB's come from the interpreter alone; `engine:<name>` rows come from the engine itself running the predicate as written (`--semantics`). `unknown`: the interpreter does not evaluate a construct of the predicate, or the engine is unavailable; `refused`: the engine refuses the predicate (it matches no file). A default-mode drop is announced (or a soundness failure); a `--strict` drop is always a failure.\n\n{} case(s) where the oracle's two evaluators disagree.\n\n| semantics | checked | refused | unknown | default-mode drops | strict drops |\n|---|---|---|---|---|---|",
@@ -235,6 +248,10 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
             );
         }
     }
+}
+
+/// Soundness per construct and tightness per table and per construct.
+fn constructs_section(md: &mut String, report: &CampaignReport) {
     let _ = writeln!(
         md,
         "\n## Soundness cases per construct\n\n![](constructs.svg)\n\n| construct | pass | announced | skipped | fail |\n|---|---|---|---|---|"
@@ -278,6 +295,10 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
             t.cases, t.files, t.kept, t.matching
         );
     }
+}
+
+/// The NaN violations found and announced, and the failures.
+fn failures_section(md: &mut String, report: &CampaignReport) {
     let _ = writeln!(
         md,
         "\n## NaN (pitfall 2)\n\n{} default-mode violation(s) found on tables whose float bounds leave NaN out, every one announced by `NAN_UNGUARDED_BOUNDS` (an unannounced one is a failure; under `--strict` any violation is a failure).",
@@ -303,7 +324,6 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
             f.reproduce
         );
     }
-    md
 }
 
 /// One line of a [`log_log_chart`]: a name, a colour, a stroke, and its (x, y) points.

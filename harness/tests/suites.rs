@@ -13,7 +13,9 @@ use generators::catalog::{NAMES, named};
 use generators::predicates::{Pools, sample_predicates};
 use generators::variants::ALL;
 use generators::writer::write_table;
-use harness::checks::{Outcome, accepted, degradation, equivalence, replay_agreement, soundness};
+use harness::checks::{
+    Outcome, accepted, degradation, equivalence, no_row_read, replay_agreement, soundness,
+};
 use harness::corpus::{RegressionTable, corpus_path, read_corpus, read_regressions};
 use harness::subject::Subject;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -279,6 +281,7 @@ fn regression_trials(root: &std::path::Path) -> Vec<Trial> {
                     "soundness" => soundness(s, &r.predicate).outcome,
                     "accepted" => accepted(s, &r.predicate),
                     "degradation" => degradation(s, &tree),
+                    "no-row-read" => no_row_read(s, &r.predicate),
                     "equivalence" => {
                         // An unknown or missing variant name fails: falling back to another
                         // variant would replay a different case and pass it silently.

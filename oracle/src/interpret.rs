@@ -128,29 +128,7 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
             };
             cell(array.as_ref(), row)?
         }
-        Expr::ScalarFunction(f) if f.name() == "get_field" => {
-            let (Some(base), Some(Expr::Literal(ScalarValue::Utf8(Some(field)), _))) =
-                (f.args.first(), f.args.get(1))
-            else {
-                return unsupported("get_field form");
-            };
-            let Expr::Column(c) = base else {
-                return unsupported("get_field of a non-column");
-            };
-            let Some(array) = batch.column_by_name(&c.name) else {
-                return unsupported(format!("no column {}", c.name));
-            };
-            let Some(strukt) = array.as_struct_opt() else {
-                return unsupported("get_field of a non-struct");
-            };
-            if strukt.is_null(row) {
-                return Ok(V::Null);
-            }
-            let Some(child) = strukt.column_by_name(field) else {
-                return unsupported(format!("no field {field}"));
-            };
-            cell(child.as_ref(), row)?
-        }
+        Expr::ScalarFunction(f) if f.name() == "get_field" => get_field(f, batch, row)?,
         Expr::ScalarFunction(f) if matches!(f.name(), "upper" | "lower") && f.args.len() == 1 => {
             match eval(&f.args[0], batch, row, s)? {
                 V::Null => V::Null,
@@ -188,96 +166,18 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
         Expr::IsFalse(inner) => V::Bool(truth(&eval(inner, batch, row, s)?)? == Some(false)),
         Expr::IsNotTrue(inner) => V::Bool(truth(&eval(inner, batch, row, s)?)? != Some(true)),
         Expr::IsNotFalse(inner) => V::Bool(truth(&eval(inner, batch, row, s)?)? != Some(false)),
-        Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
-            let l = eval(left, batch, row, s)?;
-            match op {
-                Operator::And | Operator::Or => {
-                    let r = eval(right, batch, row, s)?;
-                    let (a, b) = (truth(&l)?, truth(&r)?);
-                    of_truth(if *op == Operator::And {
-                        kleene_and(a, b)
-                    } else {
-                        kleene_or(a, b)
-                    })
-                }
-                Operator::Eq
-                | Operator::NotEq
-                | Operator::Lt
-                | Operator::LtEq
-                | Operator::Gt
-                | Operator::GtEq => {
-                    let r = in_width(eval(right, batch, row, s)?, left, batch, s);
-                    let l = in_width(l, right, batch, s);
-                    match (compare(&l, &r, s)?, Comparison::of(*op)) {
-                        (None, _) => V::Null,
-                        (Some(o), Some(cmp)) => V::Bool(cmp.holds(o)),
-                        (Some(_), None) => return unsupported(format!("operator {op}")),
-                    }
-                }
-                Operator::Plus | Operator::Minus | Operator::Multiply => {
-                    let r = eval(right, batch, row, s)?;
-                    arithmetic(&l, *op, &r)?
-                }
-                other => return unsupported(format!("operator {other}")),
-            }
-        }
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => binary(left, op, right, batch, row, s)?,
         Expr::Between(Between {
             expr,
             negated,
             low,
             high,
-        }) => {
-            let v = eval(expr, batch, row, s)?;
-            let (mut low, mut high) = (eval(low, batch, row, s)?, eval(high, batch, row, s)?);
-            // Two texts take the column's type; a number beside a text makes them doubles.
-            if matches!((&low, &high), (V::Str(_) | V::Null, V::Str(_) | V::Null)) {
-                low = in_width(low, expr, batch, s);
-                high = in_width(high, expr, batch, s);
-            }
-            let ge = compare(&v, &low, s)?.map(|o| o.is_ge());
-            let le = compare(&v, &high, s)?.map(|o| o.is_le());
-            let t = kleene_and(ge, le);
-            of_truth(if *negated { t.map(|b| !b) } else { t })
-        }
+        }) => between(expr, negated, low, high, batch, row, s)?,
         Expr::InList(InList {
             expr,
             list,
             negated,
-        }) => {
-            let v = eval(expr, batch, row, s)?;
-            let items = list
-                .iter()
-                .map(|item| eval(item, batch, row, s))
-                .collect::<Result<Vec<V>, Unsupported>>()?;
-            // A list of texts takes the column's type; a number among them makes the list's
-            // type the numbers' (a double), and the texts are read as that.
-            let numbers = items
-                .iter()
-                .any(|i| matches!(i, V::Int(_) | V::Exact(..) | V::Float(_)));
-            let items: Vec<V> = if numbers {
-                items
-            } else {
-                items
-                    .into_iter()
-                    .map(|i| in_width(i, expr, batch, s))
-                    .collect()
-            };
-            // A list holding a double (a number with an exponent) has the double's type in
-            // Spark, DuckDB and DataFusion: the value and every number in it become doubles.
-            let doubles = items.iter().any(|i| matches!(i, V::Float(_)));
-            let as_double = |x: &V| match x {
-                V::Exact(m, e) if doubles => V::Float(exact_to_f64(*m, *e)),
-                V::Int(m) if doubles => V::Float(*m as f64),
-                other => other.clone(),
-            };
-            let v = as_double(&v);
-            let mut t = Some(false);
-            for item in &items {
-                let eq = in_list_eq(&v, &as_double(item), s)?;
-                t = kleene_or(t, eq);
-            }
-            of_truth(if *negated { t.map(|b| !b) } else { t })
-        }
+        }) => in_list(expr, list, negated, batch, row, s)?,
         Expr::Like(Like {
             negated,
             expr,
@@ -304,6 +204,152 @@ fn eval(expr: &Expr, batch: &RecordBatch, row: usize, s: Semantics) -> R<V> {
             cast(eval(&c.expr, batch, row, s)?, c.field.data_type()).unwrap_or(V::Null)
         }
         other => return unsupported(format!("expression {}", other.variant_name())),
+    })
+}
+
+/// A struct field of a column (`get_field(st, 'a')`); NULL where the struct is.
+fn get_field(
+    f: &datafusion::logical_expr::expr::ScalarFunction,
+    batch: &RecordBatch,
+    row: usize,
+) -> R<V> {
+    Ok({
+        let (Some(base), Some(Expr::Literal(ScalarValue::Utf8(Some(field)), _))) =
+            (f.args.first(), f.args.get(1))
+        else {
+            return unsupported("get_field form");
+        };
+        let Expr::Column(c) = base else {
+            return unsupported("get_field of a non-column");
+        };
+        let Some(array) = batch.column_by_name(&c.name) else {
+            return unsupported(format!("no column {}", c.name));
+        };
+        let Some(strukt) = array.as_struct_opt() else {
+            return unsupported("get_field of a non-struct");
+        };
+        if strukt.is_null(row) {
+            return Ok(V::Null);
+        }
+        let Some(child) = strukt.column_by_name(field) else {
+            return unsupported(format!("no field {field}"));
+        };
+        cell(child.as_ref(), row)?
+    })
+}
+
+/// AND and OR (three-valued), the comparisons, and arithmetic.
+fn binary(
+    left: &Expr,
+    op: &Operator,
+    right: &Expr,
+    batch: &RecordBatch,
+    row: usize,
+    s: Semantics,
+) -> R<V> {
+    Ok({
+        let l = eval(left, batch, row, s)?;
+        match op {
+            Operator::And | Operator::Or => {
+                let r = eval(right, batch, row, s)?;
+                let (a, b) = (truth(&l)?, truth(&r)?);
+                of_truth(if *op == Operator::And {
+                    kleene_and(a, b)
+                } else {
+                    kleene_or(a, b)
+                })
+            }
+            Operator::Eq
+            | Operator::NotEq
+            | Operator::Lt
+            | Operator::LtEq
+            | Operator::Gt
+            | Operator::GtEq => {
+                let r = in_width(eval(right, batch, row, s)?, left, batch, s);
+                let l = in_width(l, right, batch, s);
+                match (compare(&l, &r, s)?, Comparison::of(*op)) {
+                    (None, _) => V::Null,
+                    (Some(o), Some(cmp)) => V::Bool(cmp.holds(o)),
+                    (Some(_), None) => return unsupported(format!("operator {op}")),
+                }
+            }
+            Operator::Plus | Operator::Minus | Operator::Multiply => {
+                let r = eval(right, batch, row, s)?;
+                arithmetic(&l, *op, &r)?
+            }
+            other => return unsupported(format!("operator {other}")),
+        }
+    })
+}
+
+/// `x [NOT] BETWEEN low AND high`.
+fn between(
+    expr: &Expr,
+    negated: &bool,
+    low: &Expr,
+    high: &Expr,
+    batch: &RecordBatch,
+    row: usize,
+    s: Semantics,
+) -> R<V> {
+    Ok({
+        let v = eval(expr, batch, row, s)?;
+        let (mut low, mut high) = (eval(low, batch, row, s)?, eval(high, batch, row, s)?);
+        // Two texts take the column's type; a number beside a text makes them doubles.
+        if matches!((&low, &high), (V::Str(_) | V::Null, V::Str(_) | V::Null)) {
+            low = in_width(low, expr, batch, s);
+            high = in_width(high, expr, batch, s);
+        }
+        let ge = compare(&v, &low, s)?.map(|o| o.is_ge());
+        let le = compare(&v, &high, s)?.map(|o| o.is_le());
+        let t = kleene_and(ge, le);
+        of_truth(if *negated { t.map(|b| !b) } else { t })
+    })
+}
+
+/// `x [NOT] IN (...)`, three-valued.
+fn in_list(
+    expr: &Expr,
+    list: &[Expr],
+    negated: &bool,
+    batch: &RecordBatch,
+    row: usize,
+    s: Semantics,
+) -> R<V> {
+    Ok({
+        let v = eval(expr, batch, row, s)?;
+        let items = list
+            .iter()
+            .map(|item| eval(item, batch, row, s))
+            .collect::<Result<Vec<V>, Unsupported>>()?;
+        // A list of texts takes the column's type; a number among them makes the list's
+        // type the numbers' (a double), and the texts are read as that.
+        let numbers = items
+            .iter()
+            .any(|i| matches!(i, V::Int(_) | V::Exact(..) | V::Float(_)));
+        let items: Vec<V> = if numbers {
+            items
+        } else {
+            items
+                .into_iter()
+                .map(|i| in_width(i, expr, batch, s))
+                .collect()
+        };
+        // A list holding a double (a number with an exponent) has the double's type in
+        // Spark, DuckDB and DataFusion: the value and every number in it become doubles.
+        let doubles = items.iter().any(|i| matches!(i, V::Float(_)));
+        let as_double = |x: &V| match x {
+            V::Exact(m, e) if doubles => V::Float(exact_to_f64(*m, *e)),
+            V::Int(m) if doubles => V::Float(*m as f64),
+            other => other.clone(),
+        };
+        let v = as_double(&v);
+        let mut t = Some(false);
+        for item in &items {
+            let eq = in_list_eq(&v, &as_double(item), s)?;
+            t = kleene_or(t, eq);
+        }
+        of_truth(if *negated { t.map(|b| !b) } else { t })
     })
 }
 

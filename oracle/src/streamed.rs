@@ -6,8 +6,8 @@
 //! file per worker, whatever the size of the table: what `--verify` needs for one predicate.
 //! [`crate::matching::LoadedTable`] stays the path for many predicates over one read.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use arrow::array::{Array, AsArray};
 use datafusion::physical_plan::PhysicalExpr;
@@ -47,42 +47,19 @@ pub fn matching_row_groups(
 ) -> Result<Vec<FileVerdict>, OracleError> {
     let physical = physical_predicate(snapshot, predicate)?;
     let footers = FooterPruning::new(snapshot, Some(predicate))?;
-    let next = Mutex::new(0usize);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<FileMatches>>> =
-        Mutex::new((0..snapshot.files.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..plan.partitions.min(snapshot.files.len()).max(1) {
-            let spawned = std::thread::Builder::new()
-                .name("streamed-matching".into())
-                .stack_size(crate::DEEP_STACK)
-                .spawn_scoped(scope, || {
-                    loop {
-                        let i = {
-                            let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
-                            let i = *n;
-                            *n += 1;
-                            i
-                        };
-                        let Some(file) = snapshot.files.get(i) else {
-                            break;
-                        };
-                        let counted = count_file(snapshot, file, None, &physical, &footers);
-                        results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(counted);
-                        files_read(done.fetch_add(1, Ordering::Relaxed) + 1);
-                    }
-                });
-            if let Err(e) = spawned {
-                panic!("cannot start a thread: {e}");
-            }
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(OracleError::log("a file was not read"))))
-        .collect()
+    workers::map(
+        snapshot.files.iter().collect(),
+        plan.partitions.max(1),
+        crate::DEEP_STACK,
+        |file| {
+            let counted = count_file(snapshot, file, None, &physical, &footers);
+            files_read(done.fetch_add(1, Ordering::Relaxed) + 1);
+            counted
+        },
+    )
+    .into_iter()
+    .collect()
 }
 
 /// The matching rows of one file per row group, and its footer's verdicts.

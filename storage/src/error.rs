@@ -83,21 +83,15 @@ fn error_body_cut(text: &str) -> String {
     let Some(start) = text.find("<?xml").or_else(|| text.find("<Error")) else {
         return text.to_string();
     };
-    let body = &text[start..];
-    let tag = |name: &str| -> Option<String> {
-        let open = format!("<{name}>");
-        let from = body.find(&open)? + open.len();
-        let to = body[from..].find(&format!("</{name}>"))? + from;
-        Some(body[from..to].chars().take(200).collect())
-    };
+    let fields = xml_fields(&text[start..], &["Code", "Message", "RequestId"]);
     let mut parts = Vec::new();
-    if let Some(code) = tag("Code") {
+    if let Some(code) = &fields[0] {
         parts.push(format!("code {code}"));
     }
-    if let Some(message) = tag("Message") {
-        parts.push(message);
+    if let Some(message) = &fields[1] {
+        parts.push(message.clone());
     }
-    if let Some(id) = tag("RequestId") {
+    if let Some(id) = &fields[2] {
         parts.push(format!("request id {id}"));
     }
     let head = text[..start].trim_end().trim_end_matches(':');
@@ -106,6 +100,63 @@ fn error_body_cut(text: &str) -> String {
     } else {
         format!("{head} ({})", parts.join("; "))
     }
+}
+
+/// The text of the first element named each of `names` in an XML document, entities resolved
+/// and cut to 200 characters; what a malformed document holds up to its fault.
+fn xml_fields(xml: &str, names: &[&str]) -> Vec<Option<String>> {
+    use quick_xml::events::Event;
+    let mut found: Vec<Option<String>> = vec![None; names.len()];
+    let mut reader = quick_xml::Reader::from_str(xml);
+    // The element being read, when it is one of `names` not found yet, and its text so far.
+    let mut reading: Option<(usize, String)> = None;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(start)) => {
+                let name = start.local_name();
+                reading = names
+                    .iter()
+                    .position(|n| n.as_bytes() == name.as_ref())
+                    .filter(|&i| found[i].is_none())
+                    .map(|i| (i, String::new()));
+            }
+            Ok(Event::Text(t)) => {
+                if let (Some((_, text)), Ok(t)) = (&mut reading, t.xml10_content()) {
+                    text.push_str(&t);
+                }
+            }
+            Ok(Event::CData(t)) => {
+                if let (Some((_, text)), Ok(t)) = (&mut reading, t.decode()) {
+                    text.push_str(&t);
+                }
+            }
+            Ok(Event::GeneralRef(r)) => {
+                if let Some((_, text)) = &mut reading {
+                    match (r.resolve_char_ref(), r.decode()) {
+                        (Ok(Some(c)), _) => text.push(c),
+                        (_, Ok(name)) => text.push_str(
+                            quick_xml::escape::resolve_predefined_entity(&name).unwrap_or("?"),
+                        ),
+                        (_, Err(_)) => text.push('?'),
+                    }
+                }
+            }
+            Ok(Event::End(_)) => {
+                if let Some((i, text)) = reading.take() {
+                    found[i] = Some(text.chars().take(200).collect());
+                }
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(
+                Event::Empty(_)
+                | Event::Comment(_)
+                | Event::Decl(_)
+                | Event::PI(_)
+                | Event::DocType(_),
+            ) => {}
+        }
+    }
+    found
 }
 
 /// Control characters and line breaks of a message escaped (errors are one line), and the
@@ -158,6 +209,23 @@ mod tests {
             "Generic S3 error: Error performing GET http://127.0.0.1:5123/nobucket in 156ms - Server returned non-2xx status code: 404 Not Found (code NoSuchBucket; The specified bucket does not exist; request id hO4ksw)"
         );
         assert_eq!(error_body_cut("no body"), "no body");
+    }
+
+    #[test]
+    fn a_store_error_body_is_read_as_xml() {
+        // Entities resolved, nested elements and other elements' same names left alone,
+        // an Azure body's element names, a body cut short.
+        let raw = "403 Forbidden: <?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>Access &amp; denied &#x263A;</Message><Details><Code>inner</Code></Details><RequestId><![CDATA[r-1]]></RequestId></Error>";
+        assert_eq!(
+            error_body_cut(raw),
+            "403 Forbidden (code AccessDenied; Access & denied \u{263A}; request id r-1)"
+        );
+        let cut = "404: <Error><Code>NoSuchKey</Code><Message>The key";
+        assert_eq!(error_body_cut(cut), "404 (code NoSuchKey)");
+        assert_eq!(
+            error_body_cut("500: <Error><Other>x</Other></Error>"),
+            "500 (the store's answer left out)"
+        );
     }
 
     #[test]

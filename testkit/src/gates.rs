@@ -26,56 +26,73 @@ pub struct GateTables {
 /// The version before every gate table's commit 4.
 pub const VERSION_BEFORE: u64 = 3;
 
-/// Writes every gate table.
-pub fn gate_tables() -> GateTables {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let source = crate::fixtures().join("taxi-nyc");
-    let widening = json!({"minReaderVersion": 3, "minWriterVersion": 7,
+/// A table's edit of taxi-nyc's schema fields at commit 4.
+type Edit = Box<dyn Fn(&mut Vec<Value>)>;
+
+/// One gate table's recipe: name, commit 4's protocol, its edit of the schema, and the
+/// refusal's fragment (`None`: readable).
+type Recipe = (&'static str, Value, Edit, Option<&'static str>);
+
+/// The protocol of a table with type widening.
+fn widening() -> Value {
+    json!({"minReaderVersion": 3, "minWriterVersion": 7,
         "readerFeatures": ["timestampNtz", "typeWidening"],
-        "writerFeatures": ["timestampNtz", "typeWidening"]});
-    let change =
-        |from: &str, to: &str| json!([{"fromType": from, "toType": to, "tableVersion": 4}]);
-    // (name, protocol, edit of the schema's fields, refusal fragment)
-    type Edit = Box<dyn Fn(&mut Vec<Value>)>;
-    let retype = |column: &'static str, to: &'static str, changes: Value| -> Edit {
-        Box::new(move |fields: &mut Vec<Value>| {
-            let field = fields
-                .iter_mut()
-                .find(|f| f["name"] == column)
-                .expect("a taxi-nyc column");
-            field["type"] = json!(to);
-            field["metadata"] = json!({"delta.typeChanges": changes.clone()});
-        })
-    };
-    let mapping = json!({"minReaderVersion": 3, "minWriterVersion": 7,
+        "writerFeatures": ["timestampNtz", "typeWidening"]})
+}
+
+/// The protocol of a table with column mapping.
+fn mapping() -> Value {
+    json!({"minReaderVersion": 3, "minWriterVersion": 7,
         "readerFeatures": ["timestampNtz", "columnMapping"],
-        "writerFeatures": ["timestampNtz", "columnMapping"]});
-    // Column mapping annotations on every field: the physical name `prefix` + the name (the
-    // data files hold the logical names, so only an empty prefix finds the columns), and,
-    // with `ids`, the field's id from `ids(position)`.
-    let annotate = |prefix: &'static str, ids: Option<fn(usize) -> usize>| -> Edit {
-        Box::new(move |fields: &mut Vec<Value>| {
-            for (i, field) in fields.iter_mut().enumerate() {
-                let name = field["name"].as_str().expect("a field name").to_string();
-                let mut metadata =
-                    json!({"delta.columnMapping.physicalName": format!("{prefix}{name}")});
-                if let Some(id) = ids {
-                    metadata["delta.columnMapping.id"] = json!(id(i));
-                }
-                field["metadata"] = metadata;
+        "writerFeatures": ["timestampNtz", "columnMapping"]})
+}
+
+/// A type change recorded at commit 4.
+fn change(from: &str, to: &str) -> Value {
+    json!([{"fromType": from, "toType": to, "tableVersion": 4}])
+}
+
+/// `column` retyped to `to`, with `changes` recorded in its metadata.
+fn retype(column: &'static str, to: &'static str, changes: Value) -> Edit {
+    Box::new(move |fields: &mut Vec<Value>| {
+        let field = fields
+            .iter_mut()
+            .find(|f| f["name"] == column)
+            .expect("a taxi-nyc column");
+        field["type"] = json!(to);
+        field["metadata"] = json!({"delta.typeChanges": changes.clone()});
+    })
+}
+
+/// Column mapping annotations on every field: the physical name `prefix` + the name (the
+/// data files hold the logical names, so only an empty prefix finds the columns), and, with
+/// `ids`, the field's id from `ids(position)`.
+fn annotate(prefix: &'static str, ids: Option<fn(usize) -> usize>) -> Edit {
+    Box::new(move |fields: &mut Vec<Value>| {
+        for (i, field) in fields.iter_mut().enumerate() {
+            let name = field["name"].as_str().expect("a field name").to_string();
+            let mut metadata =
+                json!({"delta.columnMapping.physicalName": format!("{prefix}{name}")});
+            if let Some(id) = ids {
+                metadata["delta.columnMapping.id"] = json!(id(i));
             }
-        })
-    };
-    let cases: Vec<(&'static str, Value, Edit, Option<&'static str>)> = vec![
+            field["metadata"] = metadata;
+        }
+    })
+}
+
+/// The tables every reader must refuse at the latest version.
+fn refused() -> Vec<Recipe> {
+    vec![
         (
             "long-to-double",
-            widening.clone(),
+            widening(),
             retype("passenger_count", "double", change("long", "double")),
             Some("passenger_count"),
         ),
         (
             "timestamp-ntz-to-timestamp",
-            widening.clone(),
+            widening(),
             retype(
                 "tpep_pickup_datetime",
                 "timestamp",
@@ -85,49 +102,49 @@ pub fn gate_tables() -> GateTables {
         ),
         (
             "date-to-timestamp",
-            widening.clone(),
+            widening(),
             Box::new(|fields: &mut Vec<Value>| {
                 fields.push(
                     json!({"name": "booked", "type": "timestamp", "nullable": true,
-                    "metadata": {"delta.typeChanges":
-                        [{"fromType": "date", "toType": "timestamp", "tableVersion": 4}]}}),
+                "metadata": {"delta.typeChanges":
+                    [{"fromType": "date", "toType": "timestamp", "tableVersion": 4}]}}),
                 );
             }),
             Some("booked"),
         ),
         (
             "decimal-losing-integral-digits",
-            widening.clone(),
+            widening(),
             Box::new(|fields: &mut Vec<Value>| {
                 fields.push(json!({"name": "price", "type": "decimal(10,3)", "nullable": true,
-                    "metadata": {"delta.typeChanges":
-                        [{"fromType": "decimal(10,2)", "toType": "decimal(10,3)", "tableVersion": 4}]}}));
+                "metadata": {"delta.typeChanges":
+                    [{"fromType": "decimal(10,2)", "toType": "decimal(10,3)", "tableVersion": 4}]}}));
             }),
             Some("price"),
         ),
         (
             "nested-long-to-double",
-            widening.clone(),
+            widening(),
             Box::new(|fields: &mut Vec<Value>| {
                 fields.push(json!({"name": "extra", "nullable": true, "metadata": {},
-                    "type": {"type": "struct", "fields": [
-                        {"name": "a", "type": "double", "nullable": true, "metadata":
-                            {"delta.typeChanges":
-                                [{"fromType": "long", "toType": "double", "tableVersion": 4}]}}]}}));
+                "type": {"type": "struct", "fields": [
+                    {"name": "a", "type": "double", "nullable": true, "metadata":
+                        {"delta.typeChanges":
+                            [{"fromType": "long", "toType": "double", "tableVersion": 4}]}}]}}));
             }),
             Some("extra.a"),
         ),
         (
             "reader-version-4",
             json!({"minReaderVersion": 4, "minWriterVersion": 7,
-                "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}),
+            "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}),
             Box::new(|_: &mut Vec<Value>| {}),
             Some("4"),
         ),
         (
             "reader-features-below-version-3",
             json!({"minReaderVersion": 2, "minWriterVersion": 7,
-                "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}),
+            "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}),
             Box::new(|_: &mut Vec<Value>| {}),
             Some("eader"),
         ),
@@ -135,7 +152,7 @@ pub fn gate_tables() -> GateTables {
             // Column mapping in name mode (set below, in the configuration) over a schema
             // whose fields have no physical names.
             "column-mapping-without-physical-names",
-            mapping.clone(),
+            mapping(),
             Box::new(|_: &mut Vec<Value>| {}),
             Some("physicalName"),
         ),
@@ -143,32 +160,38 @@ pub fn gate_tables() -> GateTables {
             // Name mode over fields with physical names but no ids: the kernel requires both
             // annotations of every field (as Delta Spark validates them).
             "column-mapping-without-field-ids",
-            mapping.clone(),
+            mapping(),
             annotate("", None),
             Some("columnMapping.id"),
         ),
         (
             // Name mode with every field's id 1: an id names one field.
             "column-mapping-duplicate-field-ids",
-            mapping.clone(),
+            mapping(),
             annotate("", Some(|_| 1)),
             Some("Duplicate"),
         ),
         (
             "unknown-reader-feature",
             json!({"minReaderVersion": 3, "minWriterVersion": 7,
-                "readerFeatures": ["timestampNtz", "aFutureReaderFeature"],
-                "writerFeatures": ["timestampNtz", "aFutureReaderFeature"]}),
+            "readerFeatures": ["timestampNtz", "aFutureReaderFeature"],
+            "writerFeatures": ["timestampNtz", "aFutureReaderFeature"]}),
             Box::new(|_: &mut Vec<Value>| {}),
             Some("aFutureReaderFeature"),
         ),
+    ]
+}
+
+/// The readable neighbours.
+fn readable() -> Vec<Recipe> {
+    vec![
         // Readable: an unknown writer-only feature, widenings the protocol lists, and one Delta
         // Spark writes (byte -> decimal(4,1)).
         (
             "unknown-writer-feature",
             json!({"minReaderVersion": 3, "minWriterVersion": 7,
-                "readerFeatures": ["timestampNtz"],
-                "writerFeatures": ["timestampNtz", "aFutureWriterFeature"]}),
+            "readerFeatures": ["timestampNtz"],
+            "writerFeatures": ["timestampNtz", "aFutureWriterFeature"]}),
             Box::new(|_: &mut Vec<Value>| {}),
             None,
         ),
@@ -179,37 +202,44 @@ pub fn gate_tables() -> GateTables {
             // nothing in the data files).
             "column-mapping-mode-without-the-feature",
             json!({"minReaderVersion": 3, "minWriterVersion": 7,
-                "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}),
+            "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}),
             annotate("col-", Some(|i| i + 1)),
             None,
         ),
         (
             "int-to-long",
-            widening.clone(),
+            widening(),
             retype("PULocationID", "long", change("integer", "long")),
             None,
         ),
         (
             "added-widened-columns",
-            widening,
+            widening(),
             Box::new(|fields: &mut Vec<Value>| {
                 fields.push(json!({"name": "price", "type": "decimal(12,3)", "nullable": true,
-                    "metadata": {"delta.typeChanges":
-                        [{"fromType": "decimal(10,2)", "toType": "decimal(12,3)", "tableVersion": 4}]}}));
+                "metadata": {"delta.typeChanges":
+                    [{"fromType": "decimal(10,2)", "toType": "decimal(12,3)", "tableVersion": 4}]}}));
                 fields.push(
                     json!({"name": "tiny", "type": "decimal(4,1)", "nullable": true,
-                    "metadata": {"delta.typeChanges":
-                        [{"fromType": "byte", "toType": "decimal(4,1)", "tableVersion": 4}]}}),
+                "metadata": {"delta.typeChanges":
+                    [{"fromType": "byte", "toType": "decimal(4,1)", "tableVersion": 4}]}}),
                 );
                 fields.push(
                     json!({"name": "day", "type": "timestamp_ntz", "nullable": true,
-                    "metadata": {"delta.typeChanges":
-                        [{"fromType": "date", "toType": "timestamp_ntz", "tableVersion": 4}]}}),
+                "metadata": {"delta.typeChanges":
+                    [{"fromType": "date", "toType": "timestamp_ntz", "tableVersion": 4}]}}),
                 );
             }),
             None,
         ),
-    ];
+    ]
+}
+
+/// Writes every gate table.
+pub fn gate_tables() -> GateTables {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = crate::fixtures().join("taxi-nyc");
+    let cases: Vec<Recipe> = refused().into_iter().chain(readable()).collect();
     let first = std::fs::read_to_string(source.join("_delta_log/00000000000000000000.json"))
         .expect("taxi-nyc's first commit");
     let metadata: Value = first

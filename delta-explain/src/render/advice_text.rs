@@ -74,6 +74,15 @@ pub fn to_text(advice: &Advice, top: usize) -> String {
         }
     }
     let _ = writeln!(out);
+    layout_table(&mut out, advice, top);
+    recommendation(&mut out, advice);
+    calibration(&mut out, advice);
+    let _ = writeln!(out, "\nAdvised in {} ms.", advice.elapsed_ms);
+    out
+}
+
+/// The ranked layouts, the first `top` (and the current one) with a bar of the bytes each reads.
+fn layout_table(out: &mut String, advice: &Advice, top: usize) {
     let shown = advice.shown_layouts(top.max(1));
     let widest = shown
         .iter()
@@ -120,6 +129,10 @@ pub fn to_text(advice: &Advice, top: usize) -> String {
         );
     }
     let _ = writeln!(out);
+}
+
+/// The recommendation: the layout to make and its statement, or why the current one stays.
+fn recommendation(out: &mut String, advice: &Advice) {
     let best = advice.layouts.first();
     match (&advice.statement, best) {
         (Some(statement), Some(best)) => {
@@ -133,7 +146,7 @@ pub fn to_text(advice: &Advice, top: usize) -> String {
                 advice.saving_pct,
             );
             let _ = writeln!(out, "To make it:\n  {statement}");
-            per_predicate(&mut out, advice, best);
+            per_predicate(out, advice, best);
         }
         (None, Some(best)) if best.layout != explain_advise::layout::Layout::Current => {
             let _ = writeln!(
@@ -149,6 +162,10 @@ pub fn to_text(advice: &Advice, top: usize) -> String {
             );
         }
     }
+}
+
+/// How far the simulated current layout keeps the table's own files.
+fn calibration(out: &mut String, advice: &Advice) {
     let c = &advice.calibration;
     let _ = writeln!(
         out,
@@ -176,8 +193,6 @@ pub fn to_text(advice: &Advice, top: usize) -> String {
             );
         }
     }
-    let _ = writeln!(out, "\nAdvised in {} ms.", advice.elapsed_ms);
-    out
 }
 
 fn current(advice: &Advice) -> Option<&LayoutResult> {

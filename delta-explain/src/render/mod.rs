@@ -8,6 +8,7 @@ mod abbreviate;
 pub mod advice_html;
 #[cfg(feature = "verify")]
 pub mod advice_text;
+pub mod check_text;
 pub mod html;
 pub mod text;
 

@@ -34,12 +34,19 @@ pub fn nested_not(levels: usize, inner: &str, closed: bool) -> String {
 }
 
 pub fn cases() -> Vec<(String, String, Expect)> {
-    use Expect::*;
     let mut out: Vec<(String, String, Expect)> = Vec::new();
     let mut add = |name: &str, text: String, expect: Expect| {
         assert!(text.len() <= 64 * 1024, "{name}: {} bytes", text.len());
         out.push((name.to_string(), text, expect));
     };
+    nesting(&mut add);
+    width_and_junk(&mut add);
+    out
+}
+
+/// NOT nested balanced and not, deep errors, bare parentheses.
+fn nesting(add: &mut dyn FnMut(&str, String, Expect)) {
+    use Expect::*;
     // Nested NOT, balanced: even and odd depths within the limit read as what they say.
     add(
         "not-balanced-10",
@@ -127,6 +134,11 @@ pub fn cases() -> Vec<(String, String, Expect)> {
         ")fare_amount > 1(".to_string(),
         Refused("closes no `(`"),
     );
+}
+
+/// Deep alternations, wide chains, long lists, LIKE escapes, nested functions and junk.
+fn width_and_junk(add: &mut dyn FnMut(&str, String, Expect)) {
+    use Expect::*;
     // Alternating AND/OR nested 45 deep.
     let mut alternating = "fare_amount > 0".to_string();
     for i in 0..45 {
@@ -199,5 +211,4 @@ pub fn cases() -> Vec<(String, String, Expect)> {
         "()".repeat(30_000),
         Refused("malformed SQL"),
     );
-    out
 }

@@ -3,6 +3,7 @@
 mod action;
 mod advise;
 mod budget;
+mod check;
 mod conventions;
 mod damaged_logs;
 mod diagnoses;

@@ -259,20 +259,7 @@ fn replay_with(
         .build()
         .map_err(ReplayFailure::Kernel)?;
     let window_files = sink.as_deref().map(|sink| sink.window_files());
-    let mut keeper = Keeper {
-        replayed: Replayed::default(),
-        out: match sink {
-            Some(sink) => Out::Sink(sink),
-            None => Out::Whole,
-        },
-        window_files: window_files.unwrap_or(usize::MAX),
-        handed_on: false,
-        progress: None,
-        named: DistinctPartitions::default(),
-        // Rows without JSON statistics make a json-only replay start again with struct
-        // statistics asked for; a replay that already asked keeps them as they come.
-        restart_without_stats: stats == Statistics::Json,
-    };
+    let mut keeper = Keeper::new(sink, stats);
     let mut live = 0usize;
     let mut batches = base.scan_metadata(engine).map_err(ReplayFailure::Kernel)?;
     let mut next_batch = |live: &mut usize| -> Option<Result<_, ReplayFailure>> {
@@ -331,30 +318,7 @@ fn replay_with(
     // handed on yet: the calling thread lists only what may be the table's one window.
     let visiting = keeper.visit_elsewhere();
     std::thread::scope(|scope| {
-        let (visitor, namer) = match visiting {
-            Some(Visiting {
-                sink,
-                windows,
-                mut named,
-                partitions,
-            }) => (
-                Some(scope.spawn(move || -> Result<(), ReplayFailure> {
-                    for window in windows {
-                        sink.window(window).map_err(ReplayFailure::Sink)?;
-                    }
-                    Ok(())
-                })),
-                Some(
-                    scope.spawn(move || -> Result<DistinctPartitions, ReplayFailure> {
-                        for window in partitions {
-                            name_in_table(&mut named, &window).map_err(ReplayFailure::Rows)?;
-                        }
-                        Ok(named)
-                    }),
-                ),
-            ),
-            None => (None, None),
-        };
+        let (visitor, namer) = spawn_visitors(scope, visiting);
         let listing = scope.spawn(move || {
             for (batch, selection) in receive {
                 keeper.queued_taken();
@@ -413,6 +377,44 @@ fn replay_with(
     })
 }
 
+/// A helper thread of the replay, its outcome joined at the end.
+type Helper<'scope, T> = std::thread::ScopedJoinHandle<'scope, Result<T, ReplayFailure>>;
+
+/// The threads visiting a streamed replay's windows and naming their partitions in the
+/// table's list; none for a replay kept whole.
+fn spawn_visitors<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    visiting: Option<Visiting<'env, '_>>,
+) -> (
+    Option<Helper<'scope, ()>>,
+    Option<Helper<'scope, DistinctPartitions>>,
+) {
+    match visiting {
+        Some(Visiting {
+            sink,
+            windows,
+            mut named,
+            partitions,
+        }) => (
+            Some(scope.spawn(move || -> Result<(), ReplayFailure> {
+                for window in windows {
+                    sink.window(window).map_err(ReplayFailure::Sink)?;
+                }
+                Ok(())
+            })),
+            Some(
+                scope.spawn(move || -> Result<DistinctPartitions, ReplayFailure> {
+                    for window in partitions {
+                        name_in_table(&mut named, &window).map_err(ReplayFailure::Rows)?;
+                    }
+                    Ok(named)
+                }),
+            ),
+        ),
+        None => (None, None),
+    }
+}
+
 /// The files a base scan lists on the calling thread before the listing moves to a thread
 /// of its own (see [`replay_with`]).
 const INLINE_FILES: usize = WINDOW_ROWS;
@@ -461,6 +463,27 @@ struct Keeper<'a, 'b> {
     /// The table's partition list, while windows are handed on by the listing itself
     /// (`Out::Sink`); a replay kept whole names its files in `replayed.partitions` directly.
     named: DistinctPartitions,
+}
+
+impl<'a, 'b> Keeper<'a, 'b> {
+    /// The listing side of a replay handing windows to `sink`, or kept whole without one.
+    fn new(sink: Option<&'a mut (dyn WindowSink + 'b)>, stats: Statistics) -> Self {
+        let window_files = sink.as_deref().map(|sink| sink.window_files());
+        Keeper {
+            replayed: Replayed::default(),
+            out: match sink {
+                Some(sink) => Out::Sink(sink),
+                None => Out::Whole,
+            },
+            window_files: window_files.unwrap_or(usize::MAX),
+            handed_on: false,
+            progress: None,
+            named: DistinctPartitions::default(),
+            // Rows without JSON statistics make a json-only replay start again with struct
+            // statistics asked for; a replay that already asked keeps them as they come.
+            restart_without_stats: stats == Statistics::Json,
+        }
+    }
 }
 
 impl<'a, 'b> Keeper<'a, 'b> {

@@ -103,36 +103,11 @@ impl ReplayedTable {
         let rows: usize = pieces.iter().map(|p| p.rows.num_rows()).sum();
         let shards = split_evenly(pieces, self.shard_count(rows));
         let mut kept = vec![false; self.files.len()];
-        let answers: Vec<Result<Vec<usize>, ExplainError>> = if shards.len() <= 1 {
-            shards
-                .into_iter()
-                .map(|shard| self.scan_pieces(&predicate, shard))
-                .collect()
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = shards
-                    .into_iter()
-                    .map(|shard| {
-                        let predicate = &predicate;
-                        std::thread::Builder::new()
-                            .stack_size(crate::DEEP_STACK)
-                            .spawn_scoped(scope, move || self.scan_pieces(predicate, shard))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|handle| match handle {
-                        Ok(handle) => handle.join().unwrap_or_else(|_| {
-                            Err(self.scan_failure(&predicate, "a phase-scan shard panicked"))
-                        }),
-                        Err(e) => Err(self.scan_failure(
-                            &predicate,
-                            &format!("cannot start a phase-scan shard: {e}"),
-                        )),
-                    })
-                    .collect()
-            })
-        };
+        // One worker per shard: the shards are as many as the cores the scan may use.
+        let workers = shards.len();
+        let answers = workers::map(shards, workers, crate::DEEP_STACK, |shard| {
+            self.scan_pieces(&predicate, shard)
+        });
         for answer in answers {
             for index in answer? {
                 kept[index] = true;

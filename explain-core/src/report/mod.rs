@@ -295,6 +295,98 @@ pub struct TableHeader<'a> {
     pub features: crate::features::TableFeatures,
 }
 
+impl Analysis {
+    /// The analysis of `predicate`: its fragments per bucket, the explanation's confidence,
+    /// notes and hazards.
+    fn of(p: &crate::explain::CompiledPredicate, explanation: &Explanation) -> Analysis {
+        let bucket = |b: Bucket| {
+            p.classification
+                .in_bucket(b)
+                .iter()
+                .map(|n| n.to_string())
+                .collect()
+        };
+        let fragments = Fragments {
+            partition_safe: bucket(Bucket::PartitionSafe),
+            partition_exact: bucket(Bucket::PartitionExact),
+            stats_safe: bucket(Bucket::StatsSafe),
+            unsplittable: bucket(Bucket::Unsplittable),
+        };
+        Analysis {
+            partition_safe: Fragments::joined(&fragments.partition_safe),
+            partition_exact: Fragments::joined(&fragments.partition_exact),
+            stats_safe: Fragments::joined(&fragments.stats_safe),
+            unsplittable: Fragments::joined(&fragments.unsplittable),
+            stats_coverage: None,
+            fragments,
+            confidence: explanation.confidence,
+            notes: explanation.notes.clone(),
+            hazards: explanation
+                .hazards
+                .iter()
+                .map(|h| HazardReport {
+                    code: h.code(),
+                    effect: h.effect.label(),
+                    fragments: h.leaves.iter().map(Leaf::to_string).collect(),
+                    message: h.message(),
+                })
+                .collect(),
+            partition_values_accepted: Arc::clone(&explanation.accepted),
+        }
+    }
+}
+
+impl PhaseReport {
+    /// Every phase of `explanation` with its volumes: a phase's input is the previous phase's
+    /// output (the whole table for the first).
+    fn of_phases(
+        explanation: &Explanation,
+        all: Volume,
+        after_partition: Volume,
+        kept: Volume,
+    ) -> Vec<PhaseReport> {
+        // A phase's survivors: partition pruning keeps `after_partition`, data skipping (the
+        // last phase) the final set; its input is the previous phase's output.
+        let phase_output = |name: &str| {
+            if name == crate::explain::PARTITION_PHASE {
+                after_partition
+            } else {
+                kept
+            }
+        };
+        explanation
+            .phases
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let input = match k {
+                    0 => all,
+                    _ => phase_output(explanation.phases[k - 1].name),
+                };
+                let output = phase_output(p.name);
+                (p, input, output)
+            })
+            .map(|(p, input, output)| PhaseReport {
+                name: p.name,
+                input_files: p.input_files,
+                output_files: p.output_files,
+                pruned_files: p.input_files - p.output_files,
+                pruning_pct: pct(p.input_files - p.output_files, p.input_files),
+                input_bytes: input.bytes,
+                output_bytes: output.bytes,
+                pruned_bytes: input.bytes.saturating_sub(output.bytes),
+                input_records: input.records,
+                output_records: output.records,
+                confidence: p.confidence,
+                predicate: p.predicate.to_string(),
+                stripped: p.stripped.iter().map(Leaf::to_string).collect(),
+                nan_excluded: p.nan_excluded.iter().map(Leaf::to_string).collect(),
+                kernel_predicate: p.kernel_predicate.clone(),
+            })
+            .collect()
+    }
+}
+
 impl Report {
     pub fn build(table: &ReplayedTable, explanation: &Explanation, elapsed_ms: u64) -> Report {
         Self::assemble(
@@ -326,54 +418,13 @@ impl Report {
             with_stats,
             without_record_count,
         } = *tallies;
-        // A phase's survivors: partition pruning keeps `after_partition`, data skipping (the
-        // last phase) the final set; its input is the previous phase's output.
-        let phase_output = |name: &str| {
-            if name == crate::explain::PARTITION_PHASE {
-                after_partition
-            } else {
-                kept
-            }
-        };
         // Counted over the files, as the volumes are: an explanation streamed for many
         // predicates keeps no per-file sets (`Explanation::without_files`).
         let (total, final_files) = (files, kept_files);
-        let analysis = explanation.predicate.as_ref().map(|p| {
-            let bucket = |b: Bucket| {
-                p.classification
-                    .in_bucket(b)
-                    .iter()
-                    .map(|n| n.to_string())
-                    .collect()
-            };
-            let fragments = Fragments {
-                partition_safe: bucket(Bucket::PartitionSafe),
-                partition_exact: bucket(Bucket::PartitionExact),
-                stats_safe: bucket(Bucket::StatsSafe),
-                unsplittable: bucket(Bucket::Unsplittable),
-            };
-            Analysis {
-                partition_safe: Fragments::joined(&fragments.partition_safe),
-                partition_exact: Fragments::joined(&fragments.partition_exact),
-                stats_safe: Fragments::joined(&fragments.stats_safe),
-                unsplittable: Fragments::joined(&fragments.unsplittable),
-                stats_coverage: None,
-                fragments,
-                confidence: explanation.confidence,
-                notes: explanation.notes.clone(),
-                hazards: explanation
-                    .hazards
-                    .iter()
-                    .map(|h| HazardReport {
-                        code: h.code(),
-                        effect: h.effect.label(),
-                        fragments: h.leaves.iter().map(Leaf::to_string).collect(),
-                        message: h.message(),
-                    })
-                    .collect(),
-                partition_values_accepted: Arc::clone(&explanation.accepted),
-            }
-        });
+        let analysis = explanation
+            .predicate
+            .as_ref()
+            .map(|p| Analysis::of(p, explanation));
         let mode = match with_stats {
             0 if files > 0 => "absent",
             n if n == files => "exact",
@@ -411,36 +462,7 @@ impl Report {
                     pct(with_stats, files)
                 },
             },
-            phases: explanation
-                .phases
-                .iter()
-                .enumerate()
-                .map(|(k, p)| {
-                    let input = match k {
-                        0 => all,
-                        _ => phase_output(explanation.phases[k - 1].name),
-                    };
-                    let output = phase_output(p.name);
-                    (p, input, output)
-                })
-                .map(|(p, input, output)| PhaseReport {
-                    name: p.name,
-                    input_files: p.input_files,
-                    output_files: p.output_files,
-                    pruned_files: p.input_files - p.output_files,
-                    pruning_pct: pct(p.input_files - p.output_files, p.input_files),
-                    input_bytes: input.bytes,
-                    output_bytes: output.bytes,
-                    pruned_bytes: input.bytes.saturating_sub(output.bytes),
-                    input_records: input.records,
-                    output_records: output.records,
-                    confidence: p.confidence,
-                    predicate: p.predicate.to_string(),
-                    stripped: p.stripped.iter().map(Leaf::to_string).collect(),
-                    nan_excluded: p.nan_excluded.iter().map(Leaf::to_string).collect(),
-                    kernel_predicate: p.kernel_predicate.clone(),
-                })
-                .collect(),
+            phases: PhaseReport::of_phases(explanation, all, after_partition, kept),
             assertions: Vec::new(),
             result: None,
             strict: false,

@@ -182,6 +182,33 @@ fn main() -> ExitCode {
     }
 }
 
+/// The known causes of the `--known` files (none given: `None`, every finding fails).
+fn known_causes(paths: &[PathBuf]) -> Result<Option<Vec<conformance::Finding>>, String> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let mut all = Vec::new();
+    for path in paths {
+        all.extend(conformance::read_known(path)?);
+    }
+    Ok(Some(all))
+}
+
+/// The command that reruns this campaign with the readers `names`.
+fn command_line(args: &Args, names: &[String]) -> String {
+    format!(
+        "cargo run --release -p harness --bin campaign -- --engines {} --seconds {} --seed {} --predicates {}{}{}",
+        names.join(","),
+        args.seconds,
+        args.seed,
+        args.predicates,
+        if args.fixtures { " --fixtures" } else { "" },
+        args.cases
+            .map(|c| format!(" --cases {c}"))
+            .unwrap_or_default(),
+    )
+}
+
 /// `campaign --engines ...`: the conformance campaign of the readers named.
 fn conformance_campaign(args: &Args) -> ExitCode {
     let out = args.out.clone().unwrap_or_else(|| {
@@ -203,20 +230,12 @@ fn conformance_campaign(args: &Args) -> ExitCode {
             Err(why) => eprintln!("campaign: {} is unavailable: {why}", a.name()),
         }
     }
-    let known = if args.known.is_empty() {
-        None
-    } else {
-        let mut all = Vec::new();
-        for path in &args.known {
-            match conformance::read_known(path) {
-                Ok(k) => all.extend(k),
-                Err(e) => {
-                    eprintln!("campaign: --known {e}");
-                    return ExitCode::from(2);
-                }
-            }
+    let known = match known_causes(&args.known) {
+        Ok(known) => known,
+        Err(e) => {
+            eprintln!("campaign: --known {e}");
+            return ExitCode::from(2);
         }
-        Some(all)
     };
     let fixtures = if args.fixtures {
         match fixture_tables() {
@@ -257,17 +276,7 @@ fn conformance_campaign(args: &Args) -> ExitCode {
         conformance::annotate_known(&mut report, known);
     }
     let names: Vec<String> = adapters.iter().map(|a| a.name().to_string()).collect();
-    let command = format!(
-        "cargo run --release -p harness --bin campaign -- --engines {} --seconds {} --seed {} --predicates {}{}{}",
-        names.join(","),
-        args.seconds,
-        args.seed,
-        args.predicates,
-        if args.fixtures { " --fixtures" } else { "" },
-        args.cases
-            .map(|c| format!(" --cases {c}"))
-            .unwrap_or_default(),
-    );
+    let command = command_line(args, &names);
     if let Err(e) = conformance::page::write(&out, &report, &command) {
         eprintln!("campaign: cannot write the report: {e}");
         return ExitCode::from(3);

@@ -84,6 +84,66 @@ fn measure(
     })
 }
 
+/// The peer on `url` with `predicate`, once.
+fn run_peer(
+    bin: &std::path::Path,
+    url: &str,
+    predicate: &str,
+    storage: &StorageOptions,
+) -> Result<(), String> {
+    let mut command = std::process::Command::new(bin);
+    command.args([url, "-w", predicate, "--format", "json"]);
+    for (k, v) in &storage.options {
+        command.args(["--option", &format!("{k}={v}")]);
+    }
+    let out = command.output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "{}: {}",
+            bin.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+/// The chart of the wall times per table.
+fn write_chart(args: &Args, rows: &[Row]) -> Result<(), String> {
+    let chart_rows: Vec<(String, Vec<(f64, &'static str)>)> = rows
+        .iter()
+        .flat_map(|r| {
+            let mut out = vec![
+                (
+                    format!("{} kernel scan", r.table),
+                    vec![(r.kernel_scan.wall_ms, "#888888")],
+                ),
+                (
+                    format!("{} delta-explain", r.table),
+                    vec![(r.delta_explain.wall_ms, "#2a7fff")],
+                ),
+            ];
+            if let Some(p) = &r.peer {
+                out.push((format!("{} peer", r.table), vec![(p.wall_ms, "#ff7f2a")]));
+            }
+            out
+        })
+        .collect();
+    let svg = bar_chart(
+        &format!(
+            "Wall time (ms), {} files, {} ms a request",
+            args.files, args.delay_ms
+        ),
+        &chart_rows,
+        &[
+            ("kernel scan", "#888888"),
+            ("delta-explain", "#2a7fff"),
+            ("peer", "#ff7f2a"),
+        ],
+    );
+    std::fs::write(args.out.join("wall.svg"), svg).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 fn run(args: &Args) -> Result<(), String> {
     std::fs::create_dir_all(&args.out).map_err(|e| e.to_string())?;
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -119,20 +179,7 @@ fn run(args: &Args) -> Result<(), String> {
         })?;
         let peer = match &args.peer {
             Some(bin) => Some(measure(&server, args.runs, || {
-                let mut command = std::process::Command::new(bin);
-                command.args([url.as_str(), "-w", predicate.as_str(), "--format", "json"]);
-                for (k, v) in &storage.options {
-                    command.args(["--option", &format!("{k}={v}")]);
-                }
-                let out = command.output().map_err(|e| e.to_string())?;
-                if !out.status.success() {
-                    return Err(format!(
-                        "{}: {}",
-                        bin.display(),
-                        String::from_utf8_lossy(&out.stderr).trim()
-                    ));
-                }
-                Ok(())
+                run_peer(bin, &url, &predicate, &storage)
             })?),
             None => None,
         };
@@ -161,38 +208,7 @@ fn run(args: &Args) -> Result<(), String> {
     }))
     .map_err(|e| e.to_string())?;
     std::fs::write(args.out.join("report.json"), json + "\n").map_err(|e| e.to_string())?;
-    let chart_rows: Vec<(String, Vec<(f64, &'static str)>)> = rows
-        .iter()
-        .flat_map(|r| {
-            let mut out = vec![
-                (
-                    format!("{} kernel scan", r.table),
-                    vec![(r.kernel_scan.wall_ms, "#888888")],
-                ),
-                (
-                    format!("{} delta-explain", r.table),
-                    vec![(r.delta_explain.wall_ms, "#2a7fff")],
-                ),
-            ];
-            if let Some(p) = &r.peer {
-                out.push((format!("{} peer", r.table), vec![(p.wall_ms, "#ff7f2a")]));
-            }
-            out
-        })
-        .collect();
-    let svg = bar_chart(
-        &format!(
-            "Wall time (ms), {} files, {} ms a request",
-            args.files, args.delay_ms
-        ),
-        &chart_rows,
-        &[
-            ("kernel scan", "#888888"),
-            ("delta-explain", "#2a7fff"),
-            ("peer", "#ff7f2a"),
-        ],
-    );
-    std::fs::write(args.out.join("wall.svg"), svg).map_err(|e| e.to_string())?;
+    write_chart(args, &rows)?;
     let mut page = format!(
         "# An explanation behind a slow object store\n\n{} files per table, metadata only, on the S3-compatible test server on 127.0.0.1 with {} ms added to every request; median of {} runs.\n\n```text\ncargo run --release -p harness --bin remote_bench -- --out {} --files {} --delay-ms {} --runs {}\n```\n\n![wall time](wall.svg)\n\n| table | files kept | kernel scan: requests | kernel scan: wall | delta-explain: requests | delta-explain: wall | ratio |{}\n|---|---|---|---|---|---|---|{}\n",
         args.files,

@@ -1181,6 +1181,56 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
             if c.holds { "yes" } else { "**no**" }
         );
     }
+    classes_section(&mut md, report);
+    shapes_section(&mut md, report);
+    md.push('\n');
+    for chart in charts {
+        let _ = writeln!(md, "![{chart}]({chart})\n");
+    }
+    let p = &report.predicates;
+    let _ = writeln!(
+        md,
+        "## Many predicates on one replay\n\n{} ({} files): one replay in {:.1} ms, then {} predicates (the taxi corpus, cycled; all three phases and the JSON report each, on every core as `--predicates` runs them) in {:.2} s: **{:.0} predicates per second**. The same predicates each in a run of its own (replay included): {} in {:.2} s, {:.0} per second.\n",
+        p.table,
+        p.files,
+        p.replay_ms,
+        p.predicates,
+        p.explain_seconds,
+        p.per_second,
+        p.separate_runs,
+        p.separate_seconds,
+        p.separate_per_second
+    );
+    if p.one_core_per_second > 0.0 {
+        let _ = writeln!(
+            md,
+            "On one core (every thread of the run pinned to one CPU) the same predicates go at {:.0} per second: every core ({}) gives {:.2}x.\n",
+            p.one_core_per_second,
+            report.cpus,
+            p.per_second / p.one_core_per_second
+        );
+    }
+    let o = &report.oracle;
+    let _ = writeln!(
+        md,
+        "## Oracle against plain DataFusion\n\n{} ({} files, {} live rows), {} predicates over data columns. The oracle decodes every live row once ({:.1} ms), then counts matching rows per file: {:.2} ms per predicate ({:.0} rows/s). DataFusion's `SELECT count(*) ... WHERE` over the same Parquet files: {:.2} ms per predicate ({:.0} rows/s). {} predicate(s) DataFusion's plain Parquet read could not run were left out of both.\n",
+        o.table,
+        o.files,
+        o.live_rows,
+        o.predicates,
+        o.oracle_load_ms,
+        o.oracle_ms_per_predicate,
+        o.oracle_rows_per_second,
+        o.datafusion_ms_per_predicate,
+        o.datafusion_rows_per_second,
+        o.skipped.len()
+    );
+    md
+}
+
+/// The shapes grouped by class, each class's verdict.
+fn classes_section(md: &mut String, report: &ScalingReport) {
+    use std::fmt::Write as _;
     if !report.classes.is_empty() {
         md.push_str("\n## Predicate classes\n\nEvery class of predicate against one kernel scan of the same predicate ((a): its snapshot, its replay, its skipping): (c) is `delta-explain TABLE [--where P] --format json` in process, streamed (a window of rows held at once). Peak memory is the whole process's largest resident set. The peer is `delta-explain` 0.8.1, one run per point, when the report was given its binary (`--peer`). A `partitioned` shape has ten partitions; a `partition-per-file` shape has a partition per file (a partition column of high cardinality), so its partition conjunct keeps one file.\n\n| shape | files | class | kept | runs | (a) ms | (c) ms | (c)/(a) | (a) CPU ms | (c) CPU ms | (c)/(a) CPU | (a) MiB | (c) MiB | (c)/(a) MiB | peer ms | peer MiB | peer kept |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for r in &report.classes {
@@ -1233,6 +1283,11 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
         md.push_str(&shown.join("; "));
         md.push_str(".\n");
     }
+}
+
+/// Time and memory per shape, where (c)'s time goes, and the log-log slopes.
+fn shapes_section(md: &mut String, report: &ScalingReport) {
+    use std::fmt::Write as _;
     md.push_str("\n## Time and memory per shape\n\n| shape | files | kept | runs | (a) ms | (b) ms | (c) ms | (c)/(a) | (b)/(c) | replay ms | unpruned ms | (a) MiB | (b) MiB | (c) MiB | replay MiB | (a) CPU ms | (c) CPU ms | (c)/(a) CPU |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &report.shapes {
         let _ = writeln!(
@@ -1292,47 +1347,4 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
             show(s.memory_slope)
         );
     }
-    md.push('\n');
-    for chart in charts {
-        let _ = writeln!(md, "![{chart}]({chart})\n");
-    }
-    let p = &report.predicates;
-    let _ = writeln!(
-        md,
-        "## Many predicates on one replay\n\n{} ({} files): one replay in {:.1} ms, then {} predicates (the taxi corpus, cycled; all three phases and the JSON report each, on every core as `--predicates` runs them) in {:.2} s: **{:.0} predicates per second**. The same predicates each in a run of its own (replay included): {} in {:.2} s, {:.0} per second.\n",
-        p.table,
-        p.files,
-        p.replay_ms,
-        p.predicates,
-        p.explain_seconds,
-        p.per_second,
-        p.separate_runs,
-        p.separate_seconds,
-        p.separate_per_second
-    );
-    if p.one_core_per_second > 0.0 {
-        let _ = writeln!(
-            md,
-            "On one core (every thread of the run pinned to one CPU) the same predicates go at {:.0} per second: every core ({}) gives {:.2}x.\n",
-            p.one_core_per_second,
-            report.cpus,
-            p.per_second / p.one_core_per_second
-        );
-    }
-    let o = &report.oracle;
-    let _ = writeln!(
-        md,
-        "## Oracle against plain DataFusion\n\n{} ({} files, {} live rows), {} predicates over data columns. The oracle decodes every live row once ({:.1} ms), then counts matching rows per file: {:.2} ms per predicate ({:.0} rows/s). DataFusion's `SELECT count(*) ... WHERE` over the same Parquet files: {:.2} ms per predicate ({:.0} rows/s). {} predicate(s) DataFusion's plain Parquet read could not run were left out of both.\n",
-        o.table,
-        o.files,
-        o.live_rows,
-        o.predicates,
-        o.oracle_load_ms,
-        o.oracle_ms_per_predicate,
-        o.oracle_rows_per_second,
-        o.datafusion_ms_per_predicate,
-        o.datafusion_rows_per_second,
-        o.skipped.len()
-    );
-    md
 }

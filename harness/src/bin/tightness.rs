@@ -76,8 +76,13 @@ fn before_counts(bin: &Path, location: &str, predicate: &str) -> Option<(u64, u6
     Some((count(false)?, count(true)?))
 }
 
-fn run(args: &Args) -> Result<(), String> {
-    let mut tables: Vec<(String, String, Vec<String>, Option<tempfile::TempDir>)> = Vec::new();
+/// A table to measure: its name, location, predicates, and the folder a generated one lives in.
+type ToMeasure = (String, String, Vec<String>, Option<tempfile::TempDir>);
+
+/// The shared fixtures with their corpora, and every catalog table with `per_table` sampled
+/// predicates.
+fn tables(per_table: usize) -> Result<Vec<ToMeasure>, String> {
+    let mut tables: Vec<ToMeasure> = Vec::new();
     for table in testkit::all_tables() {
         let location = table.to_string_lossy().into_owned();
         let name = location
@@ -93,7 +98,7 @@ fn run(args: &Args) -> Result<(), String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let written = write_table(&spec, dir.path())?;
         let pools = Pools::from_table(&spec, &written);
-        let predicates = sample_predicates(&pools, 2, 20_261_130, args.per_table)
+        let predicates = sample_predicates(&pools, 2, 20_261_130, per_table)
             .iter()
             .map(|p| p.to_string())
             .collect();
@@ -104,6 +109,46 @@ fn run(args: &Args) -> Result<(), String> {
             Some(dir),
         ));
     }
+    Ok(tables)
+}
+
+/// The chart of the files kept per guard.
+fn write_chart(out: &std::path::Path, per_guard: &BTreeMap<&str, Totals>) -> Result<(), String> {
+    let chart_rows: Vec<(String, Vec<(f64, &'static str)>)> = per_guard
+        .iter()
+        .filter(|(k, _)| **k != "(no guard)")
+        .flat_map(|(k, t)| {
+            [
+                (format!("{k}: kernel"), vec![(t.kernel as f64, "#9e9e9e")]),
+                (format!("{k}: default"), vec![(t.default as f64, "#1f77b4")]),
+                (format!("{k}: --strict"), vec![(t.strict as f64, "#ff7f0e")]),
+                (
+                    format!("{k}: matching"),
+                    vec![(t.matching as f64, "#2ca02c")],
+                ),
+            ]
+        })
+        .collect();
+    let legend = [
+        ("kernel", "#9e9e9e"),
+        ("default", "#1f77b4"),
+        ("--strict", "#ff7f0e"),
+        ("matching", "#2ca02c"),
+    ];
+    std::fs::write(
+        out.join("tightness.svg"),
+        bar_chart(
+            "Files kept, summed over the predicates each guard fired on",
+            &chart_rows,
+            &legend,
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let tables = tables(args.per_table)?;
     let mut rows = Vec::new();
     for (i, (name, location, predicates, _)) in tables.iter().enumerate() {
         eprintln!(
@@ -162,36 +207,7 @@ fn run(args: &Args) -> Result<(), String> {
         serde_json::to_string_pretty(&json).unwrap_or_default(),
     )
     .map_err(|e| e.to_string())?;
-    let chart_rows: Vec<(String, Vec<(f64, &'static str)>)> = per_guard
-        .iter()
-        .filter(|(k, _)| **k != "(no guard)")
-        .flat_map(|(k, t)| {
-            [
-                (format!("{k}: kernel"), vec![(t.kernel as f64, "#9e9e9e")]),
-                (format!("{k}: default"), vec![(t.default as f64, "#1f77b4")]),
-                (format!("{k}: --strict"), vec![(t.strict as f64, "#ff7f0e")]),
-                (
-                    format!("{k}: matching"),
-                    vec![(t.matching as f64, "#2ca02c")],
-                ),
-            ]
-        })
-        .collect();
-    let legend = [
-        ("kernel", "#9e9e9e"),
-        ("default", "#1f77b4"),
-        ("--strict", "#ff7f0e"),
-        ("matching", "#2ca02c"),
-    ];
-    std::fs::write(
-        args.out.join("tightness.svg"),
-        bar_chart(
-            "Files kept, summed over the predicates each guard fired on",
-            &chart_rows,
-            &legend,
-        ),
-    )
-    .map_err(|e| e.to_string())?;
+    write_chart(&args.out, &per_guard)?;
     let mut md = String::from("# Tightness of the guards\n\n");
     md.push_str(&format!(
         "{} predicates over {} tables (the shared fixtures' corpora, {} sampled from each catalog table). For each guard: the predicates it fired on, and the files kept, summed over them, by the kernel asked the predicate as written (no guard), by explain-core (default and `--strict`){}, and the files that really match (the oracle). A predicate on which several guards fire counts under each.\n\n",

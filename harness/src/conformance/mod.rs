@@ -553,6 +553,82 @@ struct Case {
     tree: Option<Predicate>,
 }
 
+/// A table whose log contradicts its files (`problems`): every one of its `n` cases is counted
+/// as `invalid-table` for every available reader; returns the cases counted.
+fn count_invalid(
+    adapters: &[Box<dyn Adapter>],
+    name: &str,
+    seed: u64,
+    problems: Vec<String>,
+    n: u64,
+    report: &mut ConformanceReport,
+) -> u64 {
+    let mut cases = 0;
+    report.invalid_tables.push(InvalidTable {
+        table: name.to_string(),
+        seed,
+        problems,
+    });
+    for adapter in adapters.iter() {
+        if adapter.version().is_err() {
+            continue;
+        }
+        let tally = report
+            .engines
+            .entry(adapter.name().to_string())
+            .or_default();
+        tally.cases += n;
+        *tally
+            .verdicts
+            .entry(Verdict::InvalidTable.name().into())
+            .or_default() += n;
+        *tally
+            .by_table
+            .entry(name.to_string())
+            .or_default()
+            .entry(Verdict::InvalidTable.name().into())
+            .or_default() += n;
+        cases += n;
+    }
+    cases
+}
+
+/// A reader that cannot open the table: one `error` case, under its cause.
+fn count_unopened(
+    engine: &str,
+    table: &TableUnderTest,
+    features: &str,
+    e: &impl std::fmt::Display,
+    report: &mut ConformanceReport,
+) {
+    let tally = report.engines.entry(engine.to_string()).or_default();
+    *tally.verdicts.entry("error".into()).or_default() += 1;
+    let detail = format!("cannot open the table: {e}");
+    let cause = cause::cause(engine, Verdict::Error, "(the table)", features, &detail);
+    report.failing_cases += 1;
+    if let Some(f) = report.findings.iter_mut().find(|f| f.cause == cause) {
+        f.seen += 1;
+        return;
+    }
+    report.findings.push(Finding {
+        cause,
+        seen: 1,
+        upstream: None,
+        aliases: Vec::new(),
+        engine: engine.to_string(),
+        version: tally.version.clone(),
+        verdict: Verdict::Error,
+        table: table.spec.clone(),
+        seed: table.seed,
+        predicate: String::new(),
+        minimized: String::new(),
+        variant: None,
+        detail,
+        reproduction: None,
+        unreproduced: None,
+    });
+}
+
 /// Every case of one table through every available adapter; returns the cases run.
 fn run_table(
     options: &ConformanceOptions,
@@ -570,34 +646,14 @@ fn run_table(
     // `invalid-table` for every reader that would have run.
     let problems = validate::problems(table);
     if !problems.is_empty() {
-        report.invalid_tables.push(InvalidTable {
-            table: name.to_string(),
-            seed: table.seed,
+        return count_invalid(
+            adapters,
+            name,
+            table.seed,
             problems,
-        });
-        for adapter in adapters.iter() {
-            if adapter.version().is_err() {
-                continue;
-            }
-            let tally = report
-                .engines
-                .entry(adapter.name().to_string())
-                .or_default();
-            let n = predicates.len() as u64;
-            tally.cases += n;
-            *tally
-                .verdicts
-                .entry(Verdict::InvalidTable.name().into())
-                .or_default() += n;
-            *tally
-                .by_table
-                .entry(name.to_string())
-                .or_default()
-                .entry(Verdict::InvalidTable.name().into())
-                .or_default() += n;
-            cases += n;
-        }
-        return cases;
+            predicates.len() as u64,
+            report,
+        );
     }
     for adapter in adapters.iter_mut() {
         let engine = adapter.name().to_string();
@@ -612,33 +668,7 @@ fn run_table(
                 continue;
             }
             Err(e) => {
-                let tally = report.engines.entry(engine.clone()).or_default();
-                *tally.verdicts.entry("error".into()).or_default() += 1;
-                let detail = format!("cannot open the table: {e}");
-                let cause =
-                    cause::cause(&engine, Verdict::Error, "(the table)", &features, &detail);
-                report.failing_cases += 1;
-                if let Some(f) = report.findings.iter_mut().find(|f| f.cause == cause) {
-                    f.seen += 1;
-                    continue;
-                }
-                report.findings.push(Finding {
-                    cause,
-                    seen: 1,
-                    upstream: None,
-                    aliases: Vec::new(),
-                    engine,
-                    version: tally.version.clone(),
-                    verdict: Verdict::Error,
-                    table: name.to_string(),
-                    seed: table.seed,
-                    predicate: String::new(),
-                    minimized: String::new(),
-                    variant: None,
-                    detail,
-                    reproduction: None,
-                    unreproduced: None,
-                });
+                count_unopened(&engine, table, &features, &e, report);
                 continue;
             }
         }

@@ -52,6 +52,22 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
     ));
     md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `unsupported`: it refused saying that it does not support the table's feature (its documented limit, not a finding); `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows. `invalid-table`: the table's log contradicts its own files, so no reader is asked. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
     md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | unsupported | errors | variants differ | both refused | truth refused | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    readers_section(&mut md, report);
+    findings_section(&mut md, report);
+    // The reproductions' tables, packed into one archive (the tree keeps the scripts).
+    let packed = super::pack::pack_tables(out)?;
+    if packed > 0 {
+        md.push_str(&format!(
+            "\nThe {packed} reproductions' tables are in `{}`: `tar -xzf {}` in this folder puts each back as `repro/NNN-.../table/`, beside its script.\n",
+            super::pack::ARCHIVE,
+            super::pack::ARCHIVE
+        ));
+    }
+    write("README.md", &md)
+}
+
+/// The table of readers and their verdicts, each reader's skipped tables, the invalid tables.
+fn readers_section(md: &mut String, report: &ConformanceReport) {
     for (engine, tally) in &report.engines {
         let n = |v: Verdict| tally.verdicts.get(v.name()).copied().unwrap_or(0);
         md.push_str(&format!(
@@ -95,6 +111,10 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
         }
     }
     md.push_str("\nCases per second: the reader's own time and its truth's (both engine calls of a case, and the variant's), on the catalog's small tables.\n\n## Findings\n\n");
+}
+
+/// The findings by cause, each with its reproduction, and the case lists.
+fn findings_section(md: &mut String, report: &ConformanceReport) {
     if report.findings.is_empty() {
         md.push_str("None.\n");
     }
@@ -156,14 +176,4 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
             }
         }
     }
-    // The reproductions' tables, packed into one archive (the tree keeps the scripts).
-    let packed = super::pack::pack_tables(out)?;
-    if packed > 0 {
-        md.push_str(&format!(
-            "\nThe {packed} reproductions' tables are in `{}`: `tar -xzf {}` in this folder puts each back as `repro/NNN-.../table/`, beside its script.\n",
-            super::pack::ARCHIVE,
-            super::pack::ARCHIVE
-        ));
-    }
-    write("README.md", &md)
 }

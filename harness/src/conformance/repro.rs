@@ -13,6 +13,34 @@ use std::path::Path;
 use super::{Adapter, Finding, Reading, TableUnderTest};
 use oracle::engines::Answer;
 
+/// What the reader gives for `predicate`, in a line of the README: its rows, its kept files
+/// and the matching ones it dropped, its refusal or its failure.
+fn what_the_reader_gives(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    predicate: &str,
+    expected: &[u64],
+) -> String {
+    match adapter.read(table, predicate) {
+        // An `error` finding: the reader fails on the table, and its reproduction shows that.
+        Err(e) => format!("fails: {e}"),
+        Ok(Reading::Rows { total, .. }) => format!("{total} row(s)"),
+        Ok(Reading::Survivors(kept)) => format!(
+            "kept {} of {} files; dropped files holding a matching row: {}",
+            kept.iter().filter(|k| **k).count(),
+            kept.len(),
+            expected
+                .iter()
+                .enumerate()
+                .filter(|(i, r)| **r > 0 && !kept.get(*i).copied().unwrap_or(false))
+                .map(|(i, _)| table.loaded.snapshot.files[i].path.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Ok(Reading::Refused(why)) => format!("refused: {why}"),
+    }
+}
+
 /// Writes the reproduction of `finding` (the `n`-th) under `out/repro/`; returns its folder,
 /// relative to `out`.
 pub fn write(
@@ -40,24 +68,7 @@ pub fn write(
         .filter(|(_, r)| **r > 0)
         .map(|(i, r)| (table.loaded.snapshot.files[i].path.as_str(), *r))
         .collect();
-    let got = match adapter.read(table, predicate) {
-        // An `error` finding: the reader fails on the table, and its reproduction shows that.
-        Err(e) => format!("fails: {e}"),
-        Ok(Reading::Rows { total, .. }) => format!("{total} row(s)"),
-        Ok(Reading::Survivors(kept)) => format!(
-            "kept {} of {} files; dropped files holding a matching row: {}",
-            kept.iter().filter(|k| **k).count(),
-            kept.len(),
-            expected
-                .iter()
-                .enumerate()
-                .filter(|(i, r)| **r > 0 && !kept.get(*i).copied().unwrap_or(false))
-                .map(|(i, _)| table.loaded.snapshot.files[i].path.clone())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Ok(Reading::Refused(why)) => format!("refused: {why}"),
-    };
+    let got = what_the_reader_gives(adapter, table, predicate, &expected);
     let mut readme = format!(
         "# {} {}: {}\n\nTable: `table/` (`{}`, seed {}: a table of the generators' catalog, or a shared fixture where the seed is 0; {} live file(s){}; packed in the report's `repro-tables.tar.gz`: run `tar -xzf repro-tables.tar.gz` in the report's folder first).\n\nPredicate (minimized from `{}`):\n\n```sql\n{predicate}\n```\n\nExpected: {expected_total} matching row(s) (the same engine's reading of the predicate over the table's live rows, read without Delta). The reader: {got}.\n\n",
         finding.engine,

@@ -129,26 +129,15 @@ fn the_checks_read_the_answer_the_command_gives_on_every_corpus_predicate() {
     names.sort();
     assert!(names.len() >= 20, "the corpora are found ({names:?})");
     // Two workers, a corpus at a time.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let compared = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| {
-                while let Some(name) =
-                    names.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                {
-                    let subject = Subject::load(name, &fixture_of(name)).unwrap();
-                    for strict in [false, true] {
-                        compared.fetch_add(
-                            compare(name, &subject, strict),
-                            std::sync::atomic::Ordering::Relaxed,
-                        );
-                    }
-                }
-            });
-        }
-    });
-    let compared = compared.into_inner();
+    let compared: usize = workers::map(names.iter().collect(), 2, oracle::DEEP_STACK, |name| {
+        let subject = Subject::load(name, &fixture_of(name)).unwrap();
+        [false, true]
+            .into_iter()
+            .map(|strict| compare(name, &subject, strict))
+            .sum::<usize>()
+    })
+    .into_iter()
+    .sum();
     assert!(
         compared > 7_000,
         "every corpus predicate in both modes ({compared})"

@@ -133,6 +133,41 @@ fn the_scaling_binary_writes_a_complete_report() {
             );
         }
     }
+    check_classes(&report);
+    check_claims(&report);
+    let page = std::fs::read_to_string(out.path().join("README.md")).unwrap();
+    std::fs::remove_file(out.path().join("README.md")).unwrap();
+    let render = testkit::run_binary(
+        env!("CARGO_BIN_EXE_scaling"),
+        &["render", "--out", &out.path().to_string_lossy()],
+    );
+    assert_eq!(render.code, 0, "{}", render.stderr);
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("README.md")).unwrap(),
+        page,
+        "render rebuilds the same page from report.json"
+    );
+    for svg in [
+        "checkpoint-time.svg",
+        "checkpoint-memory.svg",
+        "json-commits-time.svg",
+        "json-commits-memory.svg",
+        "checkpoint-classes-time-ratio.svg",
+        "checkpoint-classes-memory.svg",
+        "json-commits-classes-time-ratio.svg",
+        "json-commits-classes-memory.svg",
+    ] {
+        assert!(page.contains(svg), "the page shows {svg}");
+        let chart = std::fs::read_to_string(out.path().join(svg)).unwrap();
+        assert!(
+            chart.starts_with("<svg") && chart.contains("<polyline"),
+            "{svg} plots lines"
+        );
+    }
+}
+
+/// Every predicate class each shape can hold is measured, with its runs and survivors.
+fn check_classes(report: &serde_json::Value) {
     // Every predicate class each shape can hold: three on the flat shapes, six on the
     // partitioned ones and on the partition-per-file ones, both log layouts.
     let classes = report["classes"].as_array().unwrap();
@@ -177,6 +212,10 @@ fn the_scaling_binary_writes_a_complete_report() {
         vec![1000; 6],
         "no predicate keeps every file"
     );
+}
+
+/// The throughput measured, and the claims made for each class and shape.
+fn check_claims(report: &serde_json::Value) {
     assert_eq!(report["predicates"]["predicates"], 40);
     assert!(
         report["predicates"]["one_core_per_second"]
@@ -227,35 +266,6 @@ fn the_scaling_binary_writes_a_complete_report() {
                 .contains("partition-per-file")),
         "the claims of the other shapes leave the partition-per-file rows out: {claims:?}"
     );
-    let page = std::fs::read_to_string(out.path().join("README.md")).unwrap();
-    std::fs::remove_file(out.path().join("README.md")).unwrap();
-    let render = testkit::run_binary(
-        env!("CARGO_BIN_EXE_scaling"),
-        &["render", "--out", &out.path().to_string_lossy()],
-    );
-    assert_eq!(render.code, 0, "{}", render.stderr);
-    assert_eq!(
-        std::fs::read_to_string(out.path().join("README.md")).unwrap(),
-        page,
-        "render rebuilds the same page from report.json"
-    );
-    for svg in [
-        "checkpoint-time.svg",
-        "checkpoint-memory.svg",
-        "json-commits-time.svg",
-        "json-commits-memory.svg",
-        "checkpoint-classes-time-ratio.svg",
-        "checkpoint-classes-memory.svg",
-        "json-commits-classes-time-ratio.svg",
-        "json-commits-classes-memory.svg",
-    ] {
-        assert!(page.contains(svg), "the page shows {svg}");
-        let chart = std::fs::read_to_string(out.path().join(svg)).unwrap();
-        assert!(
-            chart.starts_with("<svg") && chart.contains("<polyline"),
-            "{svg} plots lines"
-        );
-    }
 }
 
 /// Shapes round-trip through a report, and a report written before shapes had a

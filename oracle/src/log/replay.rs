@@ -137,54 +137,11 @@ impl Snapshot {
                 segment.version
             ))
         })?;
-        // Reader version 3 is the newest the protocol defines (table features); a higher one
-        // is a protocol this reader does not know.
-        if protocol.min_reader_version > 3 {
-            return Err(OracleError::Table {
-                table: location.into(),
-                reason: format!(
-                    "minReaderVersion {} is not supported by the oracle (it reads versions 1 to 3)",
-                    protocol.min_reader_version
-                ),
-            });
-        }
-        // The protocol lists reader features only at reader version 3 (table features).
-        if protocol.reader_features.is_some() && protocol.min_reader_version != 3 {
-            return Err(OracleError::Table {
-                table: location.into(),
-                reason: format!(
-                    "the protocol lists readerFeatures with minReaderVersion {}: reader features belong to reader version 3 alone",
-                    protocol.min_reader_version
-                ),
-            });
-        }
-        // Under column mapping (name or id) every field is read by its physical name and
-        // known by its id: a field without them cannot be found in the data files.
-        if !matches!(
-            effective_column_mapping(&protocol, &metadata)?,
-            ColumnMapping::None
-        ) && let Some(reason) =
-            crate::delta_schema::column_mapping_violation(&metadata.schema_string)
-        {
+        if let Some(reason) = refusal(&protocol, &metadata)? {
             return Err(OracleError::Table {
                 table: location.into(),
                 reason,
             });
-        }
-        if let Some(reason) = crate::delta_schema::unsupported_type_change(&metadata.schema_string)
-        {
-            return Err(OracleError::Table {
-                table: location.into(),
-                reason,
-            });
-        }
-        for feature in protocol.reader_features.iter().flatten() {
-            if !SUPPORTED_READER_FEATURES.contains(&feature.as_str()) {
-                return Err(OracleError::Table {
-                    table: location.into(),
-                    reason: format!("reader feature `{feature}` is not supported by the oracle"),
-                });
-            }
         }
         let mut adds: Vec<(usize, Add)> = live.into_values().collect();
         adds.sort_by_key(|(o, _)| *o);
@@ -271,4 +228,46 @@ fn effective_column_mapping(
         _ => false,
     };
     Ok(if supported { mode } else { ColumnMapping::None })
+}
+
+/// Why the protocol tells this reader to refuse the table, if it does: a reader version or
+/// feature it does not know, reader features below version 3, column mapping without its
+/// annotations, a type change outside the protocol's list.
+fn refusal(protocol: &Protocol, metadata: &Metadata) -> Result<Option<String>, OracleError> {
+    // Reader version 3 is the newest the protocol defines (table features); a higher one
+    // is a protocol this reader does not know.
+    if protocol.min_reader_version > 3 {
+        return Ok(Some(format!(
+            "minReaderVersion {} is not supported by the oracle (it reads versions 1 to 3)",
+            protocol.min_reader_version
+        )));
+    }
+    // The protocol lists reader features only at reader version 3 (table features).
+    if protocol.reader_features.is_some() && protocol.min_reader_version != 3 {
+        return Ok(Some(format!(
+            "the protocol lists readerFeatures with minReaderVersion {}: reader features belong to reader version 3 alone",
+            protocol.min_reader_version
+        )));
+    }
+    // Under column mapping (name or id) every field is read by its physical name and
+    // known by its id: a field without them cannot be found in the data files.
+    if !matches!(
+        effective_column_mapping(protocol, metadata)?,
+        ColumnMapping::None
+    ) && let Some(reason) =
+        crate::delta_schema::column_mapping_violation(&metadata.schema_string)
+    {
+        return Ok(Some(reason));
+    }
+    if let Some(reason) = crate::delta_schema::unsupported_type_change(&metadata.schema_string) {
+        return Ok(Some(reason));
+    }
+    for feature in protocol.reader_features.iter().flatten() {
+        if !SUPPORTED_READER_FEATURES.contains(&feature.as_str()) {
+            return Ok(Some(format!(
+                "reader feature `{feature}` is not supported by the oracle"
+            )));
+        }
+    }
+    Ok(None)
 }
