@@ -16,6 +16,8 @@ Requests, one JSON object a line:
                                                 -> {"ok": true, "files": {"part-0.parquet": 3, ...}}
                                                    ("*" for the whole table where the reader
                                                    does not say which file a row came from)
+                                                   {"ok": false, "refused": MESSAGE,
+                                                    "failure": "refused" | "error" | "arithmetic"}
   {"op": "quit"}
 The Delta readers (`duckdb-delta`, `polars`, `delta-rs`) answer `read`: the reader itself reads
 the Delta table (its log, pruning and data); the conformance campaign checks them
@@ -38,6 +40,51 @@ FILE_COLUMN = "__oracle_file"
 def one_line(text):
     text = " ".join(str(text).split())
     return text[:400]
+
+
+# What a reader's exception says happened (`failure`), by the exception's class and message:
+# `refused`, it refused the predicate (parsing, binding, typing: it ran no query);
+# `arithmetic`, an arithmetic error raised while running (overflow, out of range, division by
+# zero), which an engine raises only on the rows its plan evaluates the expression on, so
+# whether it does depends on the plan (pushdown, the order of filters); `error`, anything else
+# (reading the table, decoding, an internal error or a panic).
+REFUSAL_CLASSES = {
+    # DuckDB
+    "ParserException",
+    "BinderException",
+    "CatalogException",
+    "NotImplementedException",
+    # Polars
+    "SQLSyntaxError",
+    "SQLInterfaceError",
+    "ColumnNotFoundError",
+    "InvalidOperationError",
+    "SchemaError",
+    "SchemaFieldNotFoundError",
+}
+REFUSAL_WORDS = (
+    "error during planning",
+    "sql error",
+    "parsererror",
+    "schema error",
+    "no field named",
+    "cannot be cast",
+    "cannot coerce",
+    "invalid argument error: invalid comparison",
+    "not supported",
+    "unsupported",
+)
+ARITHMETIC_WORDS = ("overflow", "out of range", "division by zero", "divide by zero")
+
+
+def failure_of(e):
+    name = type(e).__name__
+    text = str(e).lower()
+    if any(w in text for w in ARITHMETIC_WORDS):
+        return "arithmetic"
+    if name in REFUSAL_CLASSES or any(w in text for w in REFUSAL_WORDS):
+        return "refused"
+    return "error"
 
 
 class DuckDb:
@@ -336,7 +383,7 @@ def main():
             try:
                 files = engine.read(request["table"], request["predicate"])
             except Exception as e:
-                reply({"ok": False, "refused": one_line(e)})
+                reply({"ok": False, "refused": one_line(e), "failure": failure_of(e)})
             else:
                 reply({"ok": True, "files": files})
         elif op == "quit":

@@ -56,8 +56,13 @@ pub enum ReaderAnswer {
         total: u64,
         per_file: Option<BTreeMap<String, u64>>,
     },
-    /// The reader refused the predicate or failed on it (its message).
+    /// The reader refused the predicate: it ran no query (its message).
     Refused(String),
+    /// The reader failed running it: reading the table, decoding, an internal error.
+    Failed(String),
+    /// The reader raised an arithmetic error running it (overflow, out of range, division by
+    /// zero), on rows its plan evaluated the expression on.
+    Arithmetic(String),
 }
 
 /// One reader's worker, started once and asked about any number of tables.
@@ -97,7 +102,14 @@ impl ReaderWorker {
         let reply = self
             .asked(&serde_json::json!({"op": "read", "table": location, "predicate": predicate}))?;
         if let Some(refused) = reply.get("refused").and_then(|v| v.as_str()) {
-            return Ok(Ok(ReaderAnswer::Refused(refused.to_string())));
+            let why = refused.to_string();
+            // The worker says what happened (`failure`, by the exception's class and words);
+            // an older worker that does not is read as a refusal.
+            return Ok(Ok(match reply.get("failure").and_then(|v| v.as_str()) {
+                Some("error") => ReaderAnswer::Failed(why),
+                Some("arithmetic") => ReaderAnswer::Arithmetic(why),
+                Some(_) | None => ReaderAnswer::Refused(why),
+            }));
         }
         let files = reply
             .get("files")

@@ -305,7 +305,8 @@ pub fn cause(engine: &str, verdict: Verdict, shape: &str, features: &str, detail
         | Verdict::Unsupported
         | Verdict::BothRefused
         | Verdict::TruthRefused
-        | Verdict::InvalidTable => String::new(),
+        | Verdict::InvalidTable
+        | Verdict::PlanDependent => String::new(),
     };
     format!("{engine} {} | {shape} | {features}{words}", verdict.name())
 }

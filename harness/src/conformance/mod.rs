@@ -98,6 +98,10 @@ pub enum Reading {
     Survivors(Vec<bool>),
     /// The reader refused the predicate (its message).
     Refused(String),
+    /// The reader raised an arithmetic error while running the predicate (overflow, out of
+    /// range, division by zero; its message): an engine raises it only on the rows its plan
+    /// evaluates the expression on, so whether it does depends on the plan.
+    PlanDependent(String),
 }
 
 /// A reader of Delta tables, as the campaign drives it.
@@ -144,6 +148,10 @@ pub enum Verdict {
     /// The table's log contradicts its own files ([`validate`]): ours to fix, or a writer
     /// bug a knob reproduces; no reader is blamed.
     InvalidTable,
+    /// The reader raised an arithmetic error its engine does not raise over plain rows:
+    /// whether an engine evaluates an overflowing expression on a row depends on its plan
+    /// (pushdown, the order of filters), so neither answer is wrong (not a finding).
+    PlanDependent,
 }
 
 impl Verdict {
@@ -158,7 +166,8 @@ impl Verdict {
             | Verdict::Unsupported
             | Verdict::BothRefused
             | Verdict::TruthRefused
-            | Verdict::InvalidTable => false,
+            | Verdict::InvalidTable
+            | Verdict::PlanDependent => false,
         }
     }
 
@@ -174,10 +183,11 @@ impl Verdict {
             Verdict::BothRefused => "both-refused",
             Verdict::TruthRefused => "truth-refused",
             Verdict::InvalidTable => "invalid-table",
+            Verdict::PlanDependent => "plan-dependent",
         }
     }
 
-    pub const ALL: [Verdict; 10] = [
+    pub const ALL: [Verdict; 11] = [
         Verdict::Correct,
         Verdict::MissingRows,
         Verdict::ExtraRows,
@@ -188,6 +198,7 @@ impl Verdict {
         Verdict::BothRefused,
         Verdict::TruthRefused,
         Verdict::InvalidTable,
+        Verdict::PlanDependent,
     ];
 }
 
@@ -203,7 +214,7 @@ pub const DOCUMENTED_UNSUPPORTED: &[(&str, &str)] = &[
 ];
 
 /// Whether `why`, a refusal, is the reader's own word that it does not support the table.
-fn documented_unsupported(why: &str) -> bool {
+pub(crate) fn documented_unsupported(why: &str) -> bool {
     DOCUMENTED_UNSUPPORTED
         .iter()
         .any(|(_, pattern)| why.contains(pattern))
@@ -214,7 +225,9 @@ pub fn classify(reading: &Reading, truth: &Answer) -> (Verdict, String) {
     let rows = match truth {
         Answer::Refused(why) => {
             return match reading {
-                Reading::Refused(_) => (Verdict::BothRefused, why.clone()),
+                Reading::Refused(_) | Reading::PlanDependent(_) => {
+                    (Verdict::BothRefused, why.clone())
+                }
                 Reading::Rows { .. } | Reading::Survivors(_) => {
                     (Verdict::TruthRefused, why.clone())
                 }
@@ -225,6 +238,7 @@ pub fn classify(reading: &Reading, truth: &Answer) -> (Verdict, String) {
     match reading {
         Reading::Refused(why) if documented_unsupported(why) => (Verdict::Unsupported, why.clone()),
         Reading::Refused(why) => (Verdict::Refused, why.clone()),
+        Reading::PlanDependent(why) => (Verdict::PlanDependent, why.clone()),
         Reading::Survivors(kept) => {
             let dropped: Vec<usize> = rows
                 .iter()
@@ -760,21 +774,14 @@ fn record_failure(
         f.seen += 1;
         return;
     }
-    // An error or a refusal keeps its words through the minimizer, so the reproduction shows
-    // the failure found, not another one a smaller predicate meets.
-    let pattern = matches!(verdict, Verdict::Refused | Verdict::Error)
-        .then(|| cause::message_pattern(&detail));
+    // What the minimizer keeps, so the reproduction shows the failure found, not another one
+    // a smaller predicate meets: an error or a refusal keeps its words, missing or extra rows
+    // the files they are in (where the reader says which).
+    let mark = mark_of(adapter.as_mut(), table, sql, verdict, &detail);
     // A refusal of the table (the reader refuses TRUE alike) is the table's, not any
     // predicate's: it is not minimized to one.
-    let whole_table = pattern.is_some()
-        && shows(
-            adapter.as_mut(),
-            table,
-            "TRUE",
-            None,
-            verdict,
-            pattern.as_deref(),
-        );
+    let whole_table = matches!(mark, Mark::Words(_))
+        && shows(adapter.as_mut(), table, "TRUE", None, verdict, &mark);
     let kind = format!("{engine} {}", verdict.name());
     let tried = report.minimized.entry(kind).or_default();
     let shrunk = if whole_table {
@@ -783,7 +790,7 @@ fn record_failure(
         *tried += 1;
         case.tree
             .as_ref()
-            .map(|p| shrink(adapter.as_mut(), table, p, verdict, pattern.as_deref()))
+            .map(|p| shrink(adapter.as_mut(), table, p, verdict, &mark))
     } else {
         None
     };
@@ -840,7 +847,7 @@ fn record_failure(
                 &finding.minimized,
                 finding.variant.as_deref(),
                 verdict,
-                pattern.as_deref(),
+                &mark,
             )
         });
         let shown = match &reduced {
@@ -918,7 +925,7 @@ fn shrink(
     table: &TableUnderTest,
     p: &Predicate,
     verdict: Verdict,
-    pattern: Option<&str>,
+    mark: &Mark,
 ) -> Predicate {
     let adapter = std::cell::RefCell::new(adapter);
     minimize(p, &|q| {
@@ -935,21 +942,55 @@ fn shrink(
             &q.to_string(),
             variant.as_deref(),
             verdict,
-            pattern,
+            mark,
         )
     })
 }
 
-/// Whether the reader still gives `verdict` for `sql` on `table`, in words of `pattern`
-/// ([`cause::message_pattern`]) where one is given (an error or a refusal): for differing
-/// variants, whether `sql` and its `variant` read differently.
+/// What the minimizer keeps of a failing case ([`Mark`]).
+fn mark_of(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    sql: &str,
+    verdict: Verdict,
+    detail: &str,
+) -> Mark {
+    match verdict {
+        Verdict::Refused | Verdict::Error => Mark::Words(cause::message_pattern(detail)),
+        Verdict::MissingRows | Verdict::ExtraRows => match check_files(adapter, table, sql).2 {
+            Some(paths) if !paths.is_empty() => Mark::Files(paths),
+            Some(_) | None => Mark::Verdict,
+        },
+        Verdict::VariantsDiffer
+        | Verdict::Correct
+        | Verdict::Unsupported
+        | Verdict::BothRefused
+        | Verdict::TruthRefused
+        | Verdict::InvalidTable
+        | Verdict::PlanDependent => Mark::Verdict,
+    }
+}
+
+/// What a failing case keeps showing through minimization, beside its verdict.
+enum Mark {
+    /// The verdict alone (the reader does not say which files).
+    Verdict,
+    /// An error's or a refusal's words ([`cause::message_pattern`]).
+    Words(String),
+    /// Missing or extra rows in at least one of these files (paths as the log writes them):
+    /// a smaller predicate or table that gets other files wrong shows another failure.
+    Files(Vec<String>),
+}
+
+/// Whether the reader still gives `verdict` for `sql` on `table`, with its `mark`; for
+/// differing variants, whether `sql` and its `variant` read differently.
 fn shows(
     adapter: &mut dyn Adapter,
     table: &TableUnderTest,
     sql: &str,
     variant: Option<&str>,
     verdict: Verdict,
-    pattern: Option<&str>,
+    mark: &Mark,
 ) -> bool {
     match (verdict, variant) {
         (Verdict::VariantsDiffer, Some(v)) => matches!(
@@ -958,8 +999,66 @@ fn shows(
         ),
         (Verdict::VariantsDiffer, None) => false,
         _ => {
-            let (seen, detail) = check(adapter, table, sql);
-            seen == verdict && pattern.is_none_or(|p| cause::message_pattern(&detail) == p)
+            let (seen, detail, files) = check_files(adapter, table, sql);
+            seen == verdict
+                && match mark {
+                    Mark::Verdict => true,
+                    Mark::Words(pattern) => cause::message_pattern(&detail) == *pattern,
+                    Mark::Files(paths) => {
+                        files.is_none_or(|now| now.iter().any(|p| paths.contains(p)))
+                    }
+                }
+        }
+    }
+}
+
+/// [`check`], and the paths of the live files whose matching rows the reader gets wrong,
+/// where it says which (a survivor set, or rows per file).
+fn check_files(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    predicate: &str,
+) -> (Verdict, String, Option<Vec<String>>) {
+    let reading = match adapter.read(table, predicate) {
+        Ok(r) => r,
+        Err(e) => return (Verdict::Error, e, None),
+    };
+    let truth = match adapter.truth(table, predicate) {
+        Ok(t) => t,
+        Err(e) => return (Verdict::Error, format!("the truth failed: {e}"), None),
+    };
+    let (verdict, detail) = classify(&reading, &truth);
+    let files = match &truth {
+        Answer::Rows(rows) => differing_files(&reading, rows),
+        Answer::Refused(_) => None,
+    };
+    let paths = files.map(|files| {
+        files
+            .into_iter()
+            .filter_map(|i| table.loaded.snapshot.files.get(i).map(|f| f.path.clone()))
+            .collect()
+    });
+    (verdict, detail, paths)
+}
+
+/// The live files whose matching rows `reading` gets wrong against `rows`, where it says.
+fn differing_files(reading: &Reading, rows: &[u64]) -> Option<Vec<usize>> {
+    match reading {
+        Reading::Survivors(kept) => Some(
+            (0..rows.len())
+                .filter(|&i| rows[i] > 0 && !kept.get(i).copied().unwrap_or(false))
+                .collect(),
+        ),
+        Reading::Rows {
+            per_file: Some(per_file),
+            ..
+        } => Some(
+            (0..rows.len())
+                .filter(|&i| per_file.get(i).copied().unwrap_or(0) != rows[i])
+                .collect(),
+        ),
+        Reading::Rows { per_file: None, .. } | Reading::Refused(_) | Reading::PlanDependent(_) => {
+            None
         }
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use super::{ConformanceReport, Verdict};
 use crate::page::{bar_chart, write_file, write_json};
 
-const COLOURS: [(Verdict, &str); 9] = [
+const COLOURS: [(Verdict, &str); 10] = [
     (Verdict::Correct, "#43a047"),
     (Verdict::MissingRows, "#e53935"),
     (Verdict::ExtraRows, "#fb8c00"),
@@ -15,6 +15,7 @@ const COLOURS: [(Verdict, &str); 9] = [
     (Verdict::VariantsDiffer, "#1e88e5"),
     (Verdict::BothRefused, "#bdbdbd"),
     (Verdict::TruthRefused, "#757575"),
+    (Verdict::PlanDependent, "#9e9d24"),
 ];
 
 pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<(), String> {
@@ -50,8 +51,8 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
         "Command: `{command}`. Seed {}, {:.0} s, {} generated tables, {} predicates.\n\n",
         report.seed, report.seconds, report.tables, report.predicates
     ));
-    md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `unsupported`: it refused saying that it does not support the table's feature (its documented limit, not a finding); `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows. `invalid-table`: the table's log contradicts its own files, so no reader is asked. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
-    md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | unsupported | errors | variants differ | both refused | truth refused | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `unsupported`: it refused saying that it does not support the table's feature (its documented limit, not a finding); `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows; nor is `plan-dependent`: the reader raised an arithmetic error (an overflow) its engine does not raise over plain rows, where whether an engine evaluates the expression on the overflowing row depends on its plan. `invalid-table`: the table's log contradicts its own files, so no reader is asked. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
+    md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | unsupported | errors | variants differ | both refused | truth refused | plan-dependent | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     readers_section(&mut md, report);
     findings_section(&mut md, report);
     // The reproductions' tables, packed into one archive (the tree keeps the scripts).
@@ -71,7 +72,7 @@ fn readers_section(md: &mut String, report: &ConformanceReport) {
     for (engine, tally) in &report.engines {
         let n = |v: Verdict| tally.verdicts.get(v.name()).copied().unwrap_or(0);
         md.push_str(&format!(
-            "| {engine} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {engine} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             tally.version,
             tally.cases,
             tally.cases_per_second(),
@@ -84,6 +85,7 @@ fn readers_section(md: &mut String, report: &ConformanceReport) {
             n(Verdict::VariantsDiffer),
             n(Verdict::BothRefused),
             n(Verdict::TruthRefused),
+            n(Verdict::PlanDependent),
             tally.skipped.values().sum::<u64>(),
         ));
     }

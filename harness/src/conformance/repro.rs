@@ -38,6 +38,7 @@ fn what_the_reader_gives(
                 .join(", ")
         ),
         Ok(Reading::Refused(why)) => format!("refused: {why}"),
+        Ok(Reading::PlanDependent(why)) => format!("raises: {why}"),
     }
 }
 

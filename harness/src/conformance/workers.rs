@@ -36,6 +36,13 @@ impl Adapter for WorkerAdapter {
     fn read(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Reading, String> {
         match self.worker.read(&table.location, predicate) {
             Ok(Ok(ReaderAnswer::Refused(why))) => Ok(Reading::Refused(why)),
+            Ok(Ok(ReaderAnswer::Arithmetic(why))) => Ok(Reading::PlanDependent(why)),
+            // A reader that says it does not support the table's feature refuses it, whatever
+            // the exception; any other failure on a valid table is an error.
+            Ok(Ok(ReaderAnswer::Failed(why))) if super::documented_unsupported(&why) => {
+                Ok(Reading::Refused(why))
+            }
+            Ok(Ok(ReaderAnswer::Failed(why))) => Err(why),
             Ok(Ok(ReaderAnswer::Rows { total, per_file })) => {
                 let per_file = match per_file {
                     None => None,

@@ -66,8 +66,15 @@ fn a_verdict_follows_the_rows() {
         .0
         .is_finding()
     );
+    // An overflow the reader raises and its engine does not over plain rows: the plan
+    // decides which rows the expression is evaluated on, so neither is wrong.
+    let overflow = Reading::PlanDependent("Out of Range Error: Overflow in addition".into());
+    let plan = classify(&overflow, &truth).0;
+    assert_eq!(plan, Verdict::PlanDependent);
+    assert!(!plan.is_finding());
     let truth_refused = Answer::Refused("no".into());
     assert_eq!(classify(&refused, &truth_refused).0, Verdict::BothRefused);
+    assert_eq!(classify(&overflow, &truth_refused).0, Verdict::BothRefused);
     assert_eq!(
         classify(&rows(vec![0, 0, 0]), &truth_refused).0,
         Verdict::TruthRefused
@@ -669,4 +676,120 @@ fn minimizing_keeps_the_cause_and_a_table_refusal_is_the_tables() {
     assert_eq!(table.seen, 4);
     assert_eq!(table.minimized, "TRUE");
     assert!(table.cause.contains("(the table)"), "{}", table.cause);
+}
+
+/// A reader that reads as the kernel does but drops the file `drop` names for a predicate
+/// from its survivor set; its truth is the kernel adapter's.
+struct Dropping {
+    kernel: KernelAdapter,
+    drop: fn(&str) -> Option<usize>,
+}
+
+impl Adapter for Dropping {
+    fn name(&self) -> &'static str {
+        "dropping"
+    }
+    fn version(&self) -> Result<String, String> {
+        Ok("test".into())
+    }
+    fn open(&mut self, table: &TableUnderTest) -> Result<Result<(), String>, String> {
+        self.kernel.open(table)
+    }
+    fn read(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Reading, String> {
+        match (self.kernel.read(table, predicate)?, (self.drop)(predicate)) {
+            (Reading::Survivors(mut kept), Some(i)) => {
+                kept[i] = false;
+                Ok(Reading::Survivors(kept))
+            }
+            (reading, _) => Ok(reading),
+        }
+    }
+    fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String> {
+        self.kernel.truth(table, predicate)
+    }
+}
+
+/// Missing rows are minimized only through predicates that miss rows in the same files: a
+/// smaller predicate that drops another file shows another failure, and is not taken for it.
+#[test]
+fn minimizing_missing_rows_keeps_the_files_they_are_in() {
+    use harness::conformance::{ConformanceOptions, run};
+    let (_dir, table) = table("all-types", 11);
+    let predicate = "i32 IS NOT NULL AND s IS NOT NULL";
+    let options = ConformanceOptions {
+        seconds: 0,
+        max_cases: None,
+        seed: 1,
+        predicates_per_table: 0,
+        work_dir: None,
+        out: None,
+        fixtures: vec![(
+            "all-types".into(),
+            table.location.clone(),
+            vec![predicate.to_string()],
+        )],
+    };
+    let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Dropping {
+        kernel: KernelAdapter::default(),
+        // The whole predicate drops file 0; `s IS NOT NULL` alone drops file 1.
+        drop: |p| {
+            if p.contains("i32") && p.contains("s IS") {
+                Some(0)
+            } else if p == "s IS NOT NULL" {
+                Some(1)
+            } else {
+                None
+            }
+        },
+    })];
+    let report = run(&options, &mut adapters, &mut |_, _| {}).unwrap();
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let f = &report.findings[0];
+    assert_eq!(f.verdict, Verdict::MissingRows, "{f:#?}");
+    assert_eq!(
+        f.minimized, predicate,
+        "`s IS NOT NULL` drops another file: not the same failure"
+    );
+}
+
+/// The reader workers say what a reader's exception was: a refusal of the predicate (it ran no
+/// query), an arithmetic error while running (plan-dependent), or a failure (an error on a
+/// valid table); by the exception's class and words, as DuckDB, Polars and delta-rs raise them.
+#[test]
+fn a_readers_exception_is_told_refused_arithmetic_or_error() {
+    let worker = testkit::workspace_root().join("oracle/engines");
+    let script = r#"
+import sys
+sys.path.insert(0, sys.argv[1])
+from worker import failure_of
+def raised(cls, message):
+    return failure_of(type(cls, (Exception,), {})(message))
+cases = [
+    ("ParserException", "Parser Error: syntax error at or near \")\"", "refused"),
+    ("BinderException", "Binder Error: Referenced column \"q\" not found", "refused"),
+    ("SQLSyntaxError", "unexpected token", "refused"),
+    ("ColumnNotFoundError", "unable to find column \"q\"", "refused"),
+    ("Exception", "DataFusion error: Error during planning: Cannot infer common type", "refused"),
+    ("OutOfRangeException", "Out of Range Error: Overflow in addition of INT64 (9223372036854775807 + 1)!", "arithmetic"),
+    ("ComputeError", "arithmetic overflow", "arithmetic"),
+    ("Exception", "Arrow error: Divide by zero error", "arithmetic"),
+    ("IOException", "IO Error: No files found that match the pattern", "error"),
+    ("PanicException", "called `Option::unwrap()` on a `None` value", "error"),
+    ("Exception", "Kernel error: Invalid url", "error"),
+]
+for cls, message, want in cases:
+    got = raised(cls, message)
+    assert got == want, (cls, message, got, want)
+print(len(cases))
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, &worker.to_string_lossy()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "11");
 }
