@@ -71,6 +71,8 @@ pub struct LiveFile {
     /// values.
     pub partition: usize,
     pub has_deletion_vector: bool,
+    /// The rows its deletion vector deletes (the vector's `cardinality`); 0 without one.
+    pub deleted_records: u64,
 }
 
 impl LiveFile {

@@ -179,6 +179,7 @@ impl Funnel {
             files: 0,
             bytes: 0,
             rows: 0,
+            live_rows: None,
             row_groups: Some(0),
         };
         let mut matched = Stage {
@@ -186,6 +187,7 @@ impl Funnel {
             files: 0,
             bytes: 0,
             rows: 0,
+            live_rows: None,
             row_groups: Some(0),
         };
         let mut false_files = Waste::default();

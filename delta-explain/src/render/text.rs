@@ -114,6 +114,13 @@ fn write_phases(report: &Report, out: &mut String) -> std::fmt::Result {
         human_bytes(report.total_bytes),
         records(report.total_records, report.files_without_record_count)
     )?;
+    if let Some(live) = report.total_live_records {
+        writeln!(
+            out,
+            "  records after deletion vectors: {} (numRecords less each vector's cardinality)",
+            thousands(live)
+        )?;
+    }
     for (i, p) in report.phases.iter().enumerate() {
         writeln!(out)?;
         writeln!(
@@ -133,10 +140,11 @@ fn write_phases(report: &Report, out: &mut String) -> std::fmt::Result {
         )?;
         writeln!(
             out,
-            "  bytes remaining: {}  (-{}); records: {}",
+            "  bytes remaining: {}  (-{}); records: {}{}",
             human_bytes(p.output_bytes),
             human_bytes(p.pruned_bytes),
-            thousands(p.output_records)
+            thousands(p.output_records),
+            after_deletion_vectors(p.output_live_records)
         )?;
     }
     writeln!(out)?;
@@ -155,7 +163,21 @@ fn write_phases(report: &Report, out: &mut String) -> std::fmt::Result {
         thousands(report.total_records),
         thousands(report.final_records)
     )?;
+    if let (Some(total), Some(kept)) = (report.total_live_records, report.final_live_records) {
+        writeln!(
+            out,
+            "                 {} -> {} records after deletion vectors",
+            thousands(total),
+            thousands(kept)
+        )?;
+    }
     Ok(())
+}
+
+/// ` (N after deletion vectors)` where the table has deletion vectors.
+fn after_deletion_vectors(live: Option<u64>) -> String {
+    live.map(|n| format!(" ({} after deletion vectors)", thousands(n)))
+        .unwrap_or_default()
 }
 
 /// The per-file view (`--verbose`).

@@ -6,6 +6,7 @@ mod budget;
 mod check;
 mod conventions;
 mod damaged_logs;
+mod deletion_vectors;
 mod diagnoses;
 mod errors;
 mod features;

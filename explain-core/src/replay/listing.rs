@@ -687,6 +687,9 @@ fn list_files(
         .and_then(|c| c.as_struct_opt())
         .ok_or_else(|| missing("deletionVector"))?;
     let dv_storage = dvs.column_by_name("storageType");
+    let dv_cardinality = dvs
+        .column_by_name("cardinality")
+        .and_then(|c| c.as_primitive_opt::<Int64Type>());
     let constants: &StructArray = batch
         .column_by_name("fileConstantValues")
         .and_then(|c| c.as_struct_opt())
@@ -746,6 +749,12 @@ fn list_files(
             }
         };
         let has_deletion_vector = dvs.is_valid(row) && dv_storage.is_some_and(|s| s.is_valid(row));
+        let deleted_records = match dv_cardinality {
+            Some(c) if has_deletion_vector && c.is_valid(row) => {
+                u64::try_from(c.value(row)).unwrap_or(0)
+            }
+            Some(_) | None => 0,
+        };
         let stats_json = stats.is_valid(row).then(|| stats.value(row));
         out.push(LiveFile {
             size_bytes: if sizes.is_valid(row) {
@@ -757,6 +766,7 @@ fn list_files(
             has_stats: stats_json.is_some(),
             partition,
             has_deletion_vector,
+            deleted_records,
         });
     }
     Ok(())

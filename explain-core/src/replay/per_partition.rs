@@ -66,6 +66,7 @@ mod tests {
             has_stats: false,
             partition,
             has_deletion_vector: false,
+            deleted_records: 0,
         }
     }
 

@@ -44,6 +44,10 @@ pub struct Stage {
     /// Log stages: `numRecords` of the files that record it; row groups: their rows; matching:
     /// the matching live rows.
     pub rows: u64,
+    /// Log stages of a table with deletion vectors: `rows` less the rows the vectors delete
+    /// (the rows a reader reads); absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_rows: Option<u64>,
     /// Row groups still read (row-group and matching stages; null before them).
     pub row_groups: Option<usize>,
 }
@@ -75,6 +79,7 @@ pub fn log_stages(report: &Report) -> Vec<Stage> {
         files: report.total_files,
         bytes: report.total_bytes,
         rows: report.total_records,
+        live_rows: report.total_live_records,
         row_groups: None,
     }];
     stages.extend(report.phases.iter().map(|p| Stage {
@@ -82,6 +87,7 @@ pub fn log_stages(report: &Report) -> Vec<Stage> {
         files: p.output_files,
         bytes: p.output_bytes,
         rows: p.output_records,
+        live_rows: p.output_live_records,
         row_groups: None,
     }));
     stages

@@ -53,6 +53,13 @@ pub struct Report {
     /// whose statistics record it (`files_without_record_count` do not).
     pub total_records: u64,
     pub final_records: u64,
+    /// The same records less the rows deletion vectors delete (`numRecords` minus each
+    /// vector's `cardinality`): the rows a reader reads; only where a live file has a
+    /// deletion vector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_live_records: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_live_records: Option<u64>,
     pub files_without_record_count: usize,
     pub analysis: Option<Analysis>,
     pub table_features: TableFeatures,
@@ -184,6 +191,11 @@ pub struct PhaseReport {
     /// Records of the files in and out, where their statistics record a count.
     pub input_records: u64,
     pub output_records: u64,
+    /// The same less the rows deletion vectors delete, where a live file has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_live_records: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_live_records: Option<u64>,
     pub confidence: Confidence,
     /// The fragment credited to this phase, as honoured.
     pub predicate: String,
@@ -213,6 +225,8 @@ pub(crate) fn pct_of(part: u64, of: u64) -> f64 {
 pub struct Volume {
     pub bytes: u64,
     pub records: u64,
+    /// Of `records`, the rows deletion vectors delete.
+    pub deleted: u64,
 }
 
 impl Volume {
@@ -222,13 +236,21 @@ impl Volume {
         Volume {
             bytes,
             records: records.unwrap_or(0),
+            // Counted only beside a count: a file whose statistics give none adds neither.
+            deleted: records.map_or(0, |r| file.deleted_records.min(r)),
         }
+    }
+
+    /// The records less the rows deletion vectors delete.
+    pub fn live_records(self) -> u64 {
+        self.records.saturating_sub(self.deleted)
     }
 
     fn plus(self, other: Volume) -> Volume {
         Volume {
             bytes: self.bytes + other.bytes,
             records: self.records + other.records,
+            deleted: self.deleted + other.deleted,
         }
     }
 }
@@ -248,6 +270,8 @@ pub struct FileTallies {
     pub with_stats: usize,
     /// Files whose statistics give no record count.
     pub without_record_count: usize,
+    /// Files with a deletion vector.
+    pub with_deletion_vectors: usize,
 }
 
 impl FileTallies {
@@ -270,6 +294,7 @@ impl FileTallies {
             }
             tallies.with_stats += usize::from(file.has_stats);
             tallies.without_record_count += usize::from(file.num_records.is_none());
+            tallies.with_deletion_vectors += usize::from(file.has_deletion_vector);
         }
         tallies
     }
@@ -284,6 +309,7 @@ impl FileTallies {
             kept: self.kept.plus(other.kept),
             with_stats: self.with_stats + other.with_stats,
             without_record_count: self.without_record_count + other.without_record_count,
+            with_deletion_vectors: self.with_deletion_vectors + other.with_deletion_vectors,
         }
     }
 }
@@ -344,6 +370,7 @@ impl PhaseReport {
         all: Volume,
         after_partition: Volume,
         kept: Volume,
+        deletion_vectors: bool,
     ) -> Vec<PhaseReport> {
         // A phase's survivors: partition pruning keeps `after_partition`, data skipping (the
         // last phase) the final set; its input is the previous phase's output.
@@ -377,6 +404,8 @@ impl PhaseReport {
                 pruned_bytes: input.bytes.saturating_sub(output.bytes),
                 input_records: input.records,
                 output_records: output.records,
+                input_live_records: deletion_vectors.then(|| input.live_records()),
+                output_live_records: deletion_vectors.then(|| output.live_records()),
                 confidence: p.confidence,
                 predicate: p.predicate.to_string(),
                 stripped: p.stripped.iter().map(Leaf::to_string).collect(),
@@ -417,7 +446,9 @@ impl Report {
             kept,
             with_stats,
             without_record_count,
+            with_deletion_vectors,
         } = *tallies;
+        let deletion_vectors = with_deletion_vectors > 0;
         // Counted over the files, as the volumes are: an explanation streamed for many
         // predicates keeps no per-file sets (`Explanation::without_files`).
         let (total, final_files) = (files, kept_files);
@@ -449,6 +480,8 @@ impl Report {
             final_bytes: kept.bytes,
             total_records: all.records,
             final_records: kept.records,
+            total_live_records: deletion_vectors.then(|| all.live_records()),
+            final_live_records: deletion_vectors.then(|| kept.live_records()),
             files_without_record_count: without_record_count,
             analysis,
             table_features: table.features,
@@ -462,7 +495,13 @@ impl Report {
                     pct(with_stats, files)
                 },
             },
-            phases: PhaseReport::of_phases(explanation, all, after_partition, kept),
+            phases: PhaseReport::of_phases(
+                explanation,
+                all,
+                after_partition,
+                kept,
+                deletion_vectors,
+            ),
             assertions: Vec::new(),
             result: None,
             strict: false,
