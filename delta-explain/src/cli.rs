@@ -177,6 +177,13 @@ pub enum Command {
         after_help = "Example:\n  delta-explain check ./taxi -w \"trip_distance > 5 AND pickup_date = '2024-01-03'\"\n\nExit codes: 0 every check holds, 1 a check failed, 2 bad input, 3 table or storage error."
     )]
     Check(crate::check_cli::CheckArgs),
+    /// Explains one predicate at two versions of a table (or on two tables) side by side:
+    /// each phase's survivors, the share of files and bytes pruned, and whether skipping got
+    /// worse (a CI gate with --fail-if-worse).
+    #[command(
+        after_help = "Example:\n  delta-explain diff ./taxi --from-version 2 --to-version 3 -w \"trip_distance > 5\" --fail-if-worse\n\nExit codes: 0 ok, 1 skipping got worse (--fail-if-worse), 2 bad input, 3 table or storage error."
+    )]
+    Diff(crate::diff_cli::DiffArgs),
 }
 
 /// What `--completions SHELL` or `--man` print: generated from the command definition itself,

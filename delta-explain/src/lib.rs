@@ -6,6 +6,7 @@ pub mod advise_cli;
 pub mod budget;
 pub mod check_cli;
 pub mod cli;
+pub mod diff_cli;
 pub mod inputs;
 pub mod progress;
 pub mod render;

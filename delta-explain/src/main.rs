@@ -60,6 +60,13 @@ fn check(args: delta_explain::check_cli::CheckArgs) -> ExitCode {
     })
 }
 
+/// `delta-explain diff`: exit 1 where skipping got worse under --fail-if-worse.
+fn diff(args: delta_explain::diff_cli::DiffArgs) -> ExitCode {
+    subcommand("delta-explain diff", move || {
+        delta_explain::diff_cli::run(&args)
+    })
+}
+
 /// A subcommand run on a thread with the deep stack: its page on standard output, exit 0
 /// where it holds, 1 where not (a failed check), else the error's code, said in one line.
 fn subcommand(
@@ -109,6 +116,7 @@ fn main() -> ExitCode {
     let prefix = match std::env::args_os().nth(1) {
         Some(a) if a == "advise" => "delta-explain advise",
         Some(a) if a == "check" => "delta-explain check",
+        Some(a) if a == "diff" => "delta-explain diff",
         _ => "delta-explain",
     };
     let mut args = match parsed(Args::try_parse(), prefix) {
@@ -118,6 +126,7 @@ fn main() -> ExitCode {
     match args.command.take() {
         Some(Command::Advise(advise_args)) => return advise(advise_args),
         Some(Command::Check(check_args)) => return check(check_args),
+        Some(Command::Diff(diff_args)) => return diff(diff_args),
         None => {}
     }
     if let Some(text) = delta_explain::cli::generated_docs(&args) {

@@ -12,6 +12,7 @@ pub mod accepted;
 pub mod check;
 pub mod coverage;
 pub mod diagnose;
+pub mod diff;
 pub mod explain;
 pub mod explain_request;
 pub mod features;

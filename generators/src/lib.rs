@@ -9,6 +9,7 @@
 
 pub mod catalog;
 pub mod predicates;
+pub mod rewrite;
 pub mod spec;
 pub mod stats;
 pub mod values;

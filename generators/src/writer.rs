@@ -63,7 +63,7 @@ fn io(path: &Path, e: impl std::fmt::Display) -> String {
 
 /// Which of a changing table's schemas a metaData action carries.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Stage {
+pub(crate) enum Stage {
     /// The schema the table was written under: the names before [`Mapping::renamed`]'s
     /// rename, the kinds before [`Widening`]'s change.
     Before,
@@ -154,7 +154,7 @@ fn added_at(spec: &TableSpec, k: usize) -> u64 {
 
 /// Whether `spec`'s table changes its schema or its statistics settings after its first
 /// commit of adds.
-fn schema_changes(spec: &TableSpec) -> bool {
+pub(crate) fn schema_changes(spec: &TableSpec) -> bool {
     let mapping = spec.quirks.mapping.as_ref();
     spec.quirks.widening.is_some()
         || spec.quirks.stats_before.is_some()
@@ -173,7 +173,7 @@ fn policy_at(spec: &TableSpec, stage: Stage) -> &crate::spec::StatsPolicy {
 /// the policy names the spec's columns by their (logical) names; under column mapping the
 /// files record statistics under the physical names, as a writer resolves
 /// `delta.dataSkippingStatsColumns` through the schema.
-fn policy_on_disk(spec: &TableSpec, stage: Stage) -> crate::spec::StatsPolicy {
+pub(crate) fn policy_on_disk(spec: &TableSpec, stage: Stage) -> crate::spec::StatsPolicy {
     let mut policy = policy_at(spec, stage).clone();
     if spec.quirks.mapping.is_none() {
         return policy;
@@ -427,7 +427,7 @@ fn metadata(spec: &TableSpec, stage: Stage) -> Value {
 
 /// The Parquet schema of `disk`'s data columns at `stage`: under column mapping in `id` mode the
 /// fields carry their ids (and, with `parquet_names`, names unlike the physical ones).
-fn parquet_schema(logical: &TableSpec, disk: &TableSpec, stage: Stage) -> SchemaRef {
+pub(crate) fn parquet_schema(logical: &TableSpec, disk: &TableSpec, stage: Stage) -> SchemaRef {
     let mapping = logical.quirks.mapping.as_ref();
     let field_ids = mapping.is_some_and(|m| m.mode == MappingMode::Id);
     let parquet_names = field_ids && mapping.is_some_and(|m| m.parquet_names);
@@ -591,7 +591,7 @@ fn partition_of(
 }
 
 /// One Parquet file of `cells`, one column each, at `full` (its folders created).
-fn write_parquet(
+pub(crate) fn write_parquet(
     full: &Path,
     schema: &SchemaRef,
     columns: &[&ColumnSpec],
@@ -836,7 +836,7 @@ fn local_file(root: &Path, log_path: &str) -> PathBuf {
     root.join(String::from_utf8_lossy(&out).as_ref())
 }
 
-fn add_action(root: &Path, f: &WrittenFile) -> Result<Value, String> {
+pub(crate) fn add_action(root: &Path, f: &WrittenFile) -> Result<Value, String> {
     let full = local_file(root, &f.path);
     let size = std::fs::metadata(&full).map_err(|e| io(&full, e))?.len();
     Ok(delta_commit::add(

@@ -8,6 +8,7 @@ mod conventions;
 mod damaged_logs;
 mod deletion_vectors;
 mod diagnoses;
+mod diff;
 mod errors;
 mod features;
 mod fixtures_sweep;

@@ -5,6 +5,7 @@ mod binary_partitions;
 mod campaign;
 mod checkpoint_hints;
 mod conformance;
+mod diff;
 mod engine_readings;
 mod fixture_soundness;
 mod one_path;
