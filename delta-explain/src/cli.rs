@@ -184,6 +184,14 @@ pub enum Command {
         after_help = "Example:\n  delta-explain diff ./taxi --from-version 2 --to-version 3 -w \"trip_distance > 5\" --fail-if-worse\n\nExit codes: 0 ok, 1 skipping got worse (--fail-if-worse), 2 bad input, 3 table or storage error."
     )]
     Diff(crate::diff_cli::DiffArgs),
+    /// Why the table does not skip, from its log alone: the statistics settings and the
+    /// columns they leave without statistics, each column's statistics across the files, the
+    /// layout, and for a workload what each predicate keeps, why, and the property that would
+    /// give its columns statistics.
+    #[command(
+        after_help = "Example:\n  delta-explain doctor ./taxi -w \"trip_distance > 5\" --predicates queries.sql\n\nExit codes: 0 ok, 2 bad input, 3 table or storage error."
+    )]
+    Doctor(crate::doctor_cli::DoctorArgs),
 }
 
 /// What `--completions SHELL` or `--man` print: generated from the command definition itself,

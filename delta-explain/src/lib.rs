@@ -7,6 +7,7 @@ pub mod budget;
 pub mod check_cli;
 pub mod cli;
 pub mod diff_cli;
+pub mod doctor_cli;
 pub mod inputs;
 pub mod progress;
 pub mod render;

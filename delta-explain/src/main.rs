@@ -67,6 +67,13 @@ fn diff(args: delta_explain::diff_cli::DiffArgs) -> ExitCode {
     })
 }
 
+/// `delta-explain doctor`.
+fn doctor(args: delta_explain::doctor_cli::DoctorArgs) -> ExitCode {
+    subcommand("delta-explain doctor", move || {
+        delta_explain::doctor_cli::run(&args).map(|page| (page, true))
+    })
+}
+
 /// A subcommand run on a thread with the deep stack: its page on standard output, exit 0
 /// where it holds, 1 where not (a failed check), else the error's code, said in one line.
 fn subcommand(
@@ -117,6 +124,7 @@ fn main() -> ExitCode {
         Some(a) if a == "advise" => "delta-explain advise",
         Some(a) if a == "check" => "delta-explain check",
         Some(a) if a == "diff" => "delta-explain diff",
+        Some(a) if a == "doctor" => "delta-explain doctor",
         _ => "delta-explain",
     };
     let mut args = match parsed(Args::try_parse(), prefix) {
@@ -127,6 +135,7 @@ fn main() -> ExitCode {
         Some(Command::Advise(advise_args)) => return advise(advise_args),
         Some(Command::Check(check_args)) => return check(check_args),
         Some(Command::Diff(diff_args)) => return diff(diff_args),
+        Some(Command::Doctor(doctor_args)) => return doctor(doctor_args),
         None => {}
     }
     if let Some(text) = delta_explain::cli::generated_docs(&args) {

@@ -13,6 +13,7 @@ pub mod check;
 pub mod coverage;
 pub mod diagnose;
 pub mod diff;
+pub mod doctor;
 pub mod explain;
 pub mod explain_request;
 pub mod features;

@@ -9,6 +9,7 @@ mod damaged_logs;
 mod deletion_vectors;
 mod diagnoses;
 mod diff;
+mod doctor;
 mod errors;
 mod features;
 mod fixtures_sweep;

@@ -64,6 +64,14 @@ pub fn assert_valid_advice(doc: &serde_json::Value) {
     assert_valid(validator, "docs/advise.schema.json", doc);
 }
 
+/// Validates a doctor's page (`delta-explain doctor --format json`) against
+/// docs/doctor.schema.json.
+pub fn assert_valid_doctor(doc: &serde_json::Value) {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| compile_schema("docs/doctor.schema.json"));
+    assert_valid(validator, "docs/doctor.schema.json", doc);
+}
+
 /// The paths of the files a verbose report keeps, in its order.
 pub fn kept_paths(doc: &serde_json::Value) -> Vec<&str> {
     doc["files"]

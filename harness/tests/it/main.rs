@@ -6,6 +6,7 @@ mod campaign;
 mod checkpoint_hints;
 mod conformance;
 mod diff;
+mod doctor;
 mod engine_readings;
 mod fixture_soundness;
 mod one_path;

@@ -1,0 +1,106 @@
+//! The text page of `delta-explain doctor`.
+
+use std::fmt::Write as _;
+
+use explain_core::doctor::Doctor;
+
+use super::text::{human_bytes, thousands};
+
+/// The settings, the columns, the layout, the workload and the fix, a section each.
+pub fn to_text(d: &Doctor) -> String {
+    let mut out = String::new();
+    let s = &d.statistics;
+    let _ = writeln!(out, "Table: {} (version {})\n", d.table, d.version);
+    let _ = writeln!(out, "Statistics settings:");
+    let _ = writeln!(
+        out,
+        "  delta.dataSkippingNumIndexedCols: {}",
+        match s.num_indexed_cols {
+            -1 => "every column".to_string(),
+            n => n.to_string(),
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  delta.dataSkippingStatsColumns:   {}",
+        s.stats_columns
+            .as_ref()
+            .map_or("(unset)".to_string(), |c| c.join(", "))
+    );
+    let _ = writeln!(out, "  columns with statistics:    {}", list(&s.indexed));
+    let _ = writeln!(
+        out,
+        "  columns without statistics: {}",
+        list(&s.not_indexed)
+    );
+    let _ = writeln!(out, "\nColumns (files recording min/max, null count):");
+    for c in &d.columns {
+        let _ = writeln!(
+            out,
+            "  {:<32} {:>6} {:>6}{}",
+            c.column,
+            c.files_with_min_max,
+            c.files_with_null_count,
+            if c.indexed { "" } else { "  (not indexed)" }
+        );
+    }
+    let l = &d.layout;
+    let _ = writeln!(
+        out,
+        "\nLayout: {} files, {}; sizes {} / {} / {} (smallest / median / largest); {} tiny (under {}); {} partition(s), {} of one file; {} file(s) without statistics",
+        thousands(l.files as u64),
+        human_bytes(l.bytes),
+        human_bytes(l.smallest_bytes),
+        human_bytes(l.median_bytes),
+        human_bytes(l.largest_bytes),
+        thousands(l.tiny_files as u64),
+        human_bytes(explain_core::doctor::TINY_FILE_BYTES),
+        thousands(l.partitions as u64),
+        thousands(l.partitions_of_one_file as u64),
+        thousands(l.files_without_stats as u64)
+    );
+    if !d.workload.is_empty() {
+        let _ = writeln!(out, "\nWorkload:");
+    }
+    for w in &d.workload {
+        match (&w.error, w.total_files, w.final_files) {
+            (Some(e), _, _) => {
+                let _ = writeln!(out, "  `{}`: refused: {e}", w.predicate);
+            }
+            (None, Some(total), Some(kept)) => {
+                let _ = writeln!(out, "  `{}`: keeps {kept} of {total} files", w.predicate);
+            }
+            (None, _, _) => {
+                let _ = writeln!(out, "  `{}`", w.predicate);
+            }
+        }
+        if !w.columns_without_stats.is_empty() {
+            let _ = writeln!(
+                out,
+                "    uses columns without statistics: {}",
+                w.columns_without_stats.join(", ")
+            );
+        }
+        for r in &w.reasons {
+            let _ = writeln!(out, "    [{}] {}", r.code, r.message);
+        }
+    }
+    if let Some(fix) = &d.fix {
+        let _ = writeln!(
+            out,
+            "\nFix: give {} statistics:\n  {}\n  ({})",
+            fix.columns.join(", "),
+            fix.statement,
+            fix.caveat
+        );
+    }
+    out
+}
+
+fn list(columns: &[String]) -> String {
+    if columns.is_empty() {
+        "-".to_string()
+    } else {
+        columns.join(", ")
+    }
+}

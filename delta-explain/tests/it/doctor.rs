@@ -1,0 +1,70 @@
+//! `delta-explain doctor`: on taxi-nyc and every shared fixture, the JSON validated by its
+//! schema and the text page read; the facts of taxi-nyc checked.
+
+use crate::support::assert_valid_doctor;
+
+const BIN: &str = env!("CARGO_BIN_EXE_delta-explain");
+
+#[test]
+fn the_doctors_json_follows_its_schema_on_every_fixture() {
+    for table in testkit::all_tables() {
+        let location = table.to_string_lossy().into_owned();
+        let run = testkit::run_binary(BIN, &["doctor", &location, "--format", "json"]);
+        assert_eq!(run.code, 0, "{location}: {}", run.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_valid_doctor(&doc);
+        let files = doc["layout"]["files"].as_u64().unwrap();
+        for c in doc["columns"].as_array().unwrap() {
+            assert!(
+                c["files_with_min_max"].as_u64().unwrap() <= files,
+                "{location}: {c}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_doctor_reads_taxi_and_its_workload() {
+    let taxi = testkit::taxi();
+    let run = testkit::run_binary(
+        BIN,
+        &[
+            "doctor",
+            &taxi,
+            "-w",
+            "trip_distance > 5",
+            "-w",
+            "nope >",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_valid_doctor(&doc);
+    assert_eq!(doc["layout"]["files"], 20);
+    assert_eq!(doc["layout"]["partitions"], 5);
+    assert_eq!(doc["statistics"]["num_indexed_cols"], 32);
+    assert_eq!(
+        doc["statistics"]["not_indexed"].as_array().unwrap().len(),
+        0
+    );
+    assert_eq!(doc["workload"][0]["final_files"], 9);
+    let codes: Vec<&str> = doc["workload"][0]["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"NO_PARTITION_FILTER"), "{codes:?}");
+    // A predicate the explainer refuses is listed with why, not a failure of the doctor.
+    assert!(doc["workload"][1]["error"].is_string(), "{doc}");
+    assert!(doc["fix"].is_null());
+    let text = testkit::run_binary(BIN, &["doctor", &taxi, "-w", "trip_distance > 5"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    for section in ["Statistics settings:", "Columns", "Layout:", "Workload:"] {
+        assert!(text.stdout.contains(section), "{section}: {}", text.stdout);
+    }
+    let missing = testkit::run_binary(BIN, &["doctor", "/nonexistent/table"]);
+    assert_eq!(missing.code, 3, "{}", missing.stderr);
+}

@@ -1,0 +1,356 @@
+//! Why a table does not skip, from its log alone: the statistics settings in effect and the
+//! columns they leave without statistics, each column's statistics across the files, the
+//! layout (file sizes, partitions of one file), and for each predicate of a workload what it
+//! keeps, what the diagnoses say, and the columns it uses that get no statistics, with the
+//! table property that would give them some.
+
+use serde::Serialize;
+
+use crate::explain_request::{ExplainRequest, Options};
+use crate::replay::{ReplayedTable, indexed_columns};
+use crate::request::{Progress, explain_one};
+use explain_compiler::error::ExplainError;
+
+/// The version of the doctor's JSON.
+pub const DOCTOR_SCHEMA_VERSION: u32 = 1;
+
+/// Files under this size are tiny: an eighth of the 128 MiB a Delta writer aims at.
+pub const TINY_FILE_BYTES: u64 = 16 << 20;
+
+/// The statistics settings of the version read.
+#[derive(Clone, Debug, Serialize)]
+pub struct StatsSettings {
+    /// `delta.dataSkippingNumIndexedCols` (32 when unset; -1: every column).
+    pub num_indexed_cols: i64,
+    /// `delta.dataSkippingStatsColumns`, which overrides the count where set.
+    pub stats_columns: Option<Vec<String>>,
+    /// The data columns writers collect statistics for under these settings (leaves of a
+    /// struct dotted).
+    pub indexed: Vec<String>,
+    /// The data columns they leave out.
+    pub not_indexed: Vec<String>,
+}
+
+/// One data column's statistics across the live files.
+#[derive(Clone, Debug, Serialize)]
+pub struct ColumnStats {
+    pub column: String,
+    pub indexed: bool,
+    /// Files whose statistics record a minimum and a maximum for it.
+    pub files_with_min_max: usize,
+    /// Files whose statistics record its null count.
+    pub files_with_null_count: usize,
+}
+
+/// The files' sizes and how they spread over partitions.
+#[derive(Clone, Debug, Serialize)]
+pub struct Layout {
+    pub files: usize,
+    pub bytes: u64,
+    pub smallest_bytes: u64,
+    pub median_bytes: u64,
+    pub largest_bytes: u64,
+    /// Files under [`TINY_FILE_BYTES`].
+    pub tiny_files: usize,
+    pub partitions: usize,
+    /// Partitions holding a single file.
+    pub partitions_of_one_file: usize,
+    /// Files whose statistics record none at all.
+    pub files_without_stats: usize,
+}
+
+/// One predicate of the workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadEntry {
+    pub predicate: String,
+    /// Its explanation's counts, or why it has none.
+    pub total_files: Option<usize>,
+    pub final_files: Option<usize>,
+    pub error: Option<String>,
+    /// The diagnoses' codes and messages (`--explain-why`).
+    pub reasons: Vec<Reason>,
+    /// Data columns it uses that get no statistics under the settings.
+    pub columns_without_stats: Vec<String>,
+}
+
+/// A reason skipping does not do more, from the diagnoses.
+#[derive(Clone, Debug, Serialize)]
+pub struct Reason {
+    pub code: &'static str,
+    pub message: String,
+    pub suggestion: String,
+}
+
+/// The statement that would give statistics to the columns the workload needs, and what it
+/// does not do.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fix {
+    pub columns: Vec<String>,
+    pub statement: String,
+    pub caveat: String,
+}
+
+/// The doctor's report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Doctor {
+    pub schema_version: u32,
+    pub tool_version: &'static str,
+    pub table: String,
+    pub version: u64,
+    pub statistics: StatsSettings,
+    pub columns: Vec<ColumnStats>,
+    pub layout: Layout,
+    pub workload: Vec<WorkloadEntry>,
+    pub fix: Option<Fix>,
+}
+
+/// The doctor of `request`'s table at its version, with its predicate and predicates as the
+/// workload.
+pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
+    let (location, storage) = request.located()?;
+    let table = ReplayedTable::open_with(&location, &storage, request.version)?;
+    let indexed = indexed_columns(&location, &storage, Some(table.version()))?;
+    let statistics = settings(&table, indexed);
+    let columns = column_stats(&table, &statistics);
+    let layout = layout(&table);
+    let predicates: Vec<String> = request
+        .predicate
+        .iter()
+        .cloned()
+        .chain(request.predicates.iter().map(|(p, _)| p.clone()))
+        .collect();
+    let pinned = ExplainRequest {
+        location: location.clone(),
+        storage: storage.clone(),
+        catalog: None,
+        version: Some(table.version()),
+        ..request.clone()
+    };
+    let workload: Vec<WorkloadEntry> = predicates
+        .iter()
+        .map(|p| workload_entry(&pinned, &table, &statistics, p))
+        .collect();
+    let fix = fix(&location, &statistics, &workload);
+    Ok(Doctor {
+        schema_version: DOCTOR_SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION"),
+        table: location,
+        version: table.version(),
+        statistics,
+        columns,
+        layout,
+        workload,
+        fix,
+    })
+}
+
+/// The data columns of the table, leaves of structs dotted, in schema order.
+fn data_columns(table: &ReplayedTable) -> Vec<String> {
+    use delta_kernel::schema::DataType;
+    fn leaves(prefix: &str, field: &delta_kernel::schema::StructField, out: &mut Vec<String>) {
+        let name = if prefix.is_empty() {
+            field.name().to_string()
+        } else {
+            format!("{prefix}.{}", field.name())
+        };
+        match field.data_type() {
+            DataType::Struct(s) => {
+                for f in s.fields() {
+                    leaves(&name, f, out);
+                }
+            }
+            DataType::Primitive(_)
+            | DataType::Array(_)
+            | DataType::Map(_)
+            | DataType::Variant(_) => out.push(name),
+        }
+    }
+    let partitions = table.columns().partition_columns();
+    let schema = table.snapshot().schema();
+    let mut out = Vec::new();
+    for field in schema.fields() {
+        if !partitions.iter().any(|p| p == field.name()) {
+            leaves("", field, &mut out);
+        }
+    }
+    out
+}
+
+fn settings(table: &ReplayedTable, indexed: Vec<String>) -> StatsSettings {
+    use delta_kernel::table_properties::DataSkippingNumIndexedCols;
+    let properties = table.snapshot().table_configuration().table_properties();
+    let num_indexed_cols = match properties.data_skipping_num_indexed_cols {
+        Some(DataSkippingNumIndexedCols::AllColumns) => -1,
+        Some(DataSkippingNumIndexedCols::NumColumns(n)) => i64::try_from(n).unwrap_or(i64::MAX),
+        None => 32,
+    };
+    let stats_columns = properties
+        .data_skipping_stats_columns
+        .as_ref()
+        .map(|cs| cs.iter().map(ToString::to_string).collect());
+    // A struct's leaves are indexed where the struct is named (the statistics schema names a
+    // nested column with those of its leaves that are indexed).
+    let is_indexed = |c: &String| {
+        indexed.contains(c)
+            || c.split_once('.')
+                .is_some_and(|(top, _)| indexed.iter().any(|i| i == top))
+    };
+    let not_indexed = data_columns(table)
+        .into_iter()
+        .filter(|c| !is_indexed(c))
+        .collect();
+    StatsSettings {
+        num_indexed_cols,
+        stats_columns,
+        indexed,
+        not_indexed,
+    }
+}
+
+/// Per data column, the files whose statistics record it.
+fn column_stats(table: &ReplayedTable, settings: &StatsSettings) -> Vec<ColumnStats> {
+    let parsed: Vec<Option<serde_json::Value>> = table
+        .stats_jsons()
+        .map(|s| s.and_then(|s| serde_json::from_str(s).ok()))
+        .collect();
+    let recorded = |stats: &serde_json::Value, section: &str, column: &str| {
+        let mut at = &stats[section];
+        for part in column.split('.') {
+            at = &at[part];
+        }
+        !at.is_null()
+    };
+    settings
+        .indexed
+        .iter()
+        .chain(&settings.not_indexed)
+        .map(|column| {
+            let with = |section: &str| {
+                parsed
+                    .iter()
+                    .flatten()
+                    .filter(|s| recorded(s, section, column))
+                    .count()
+            };
+            ColumnStats {
+                column: column.clone(),
+                indexed: settings.indexed.contains(column),
+                files_with_min_max: parsed
+                    .iter()
+                    .flatten()
+                    .filter(|s| {
+                        recorded(s, "minValues", column) && recorded(s, "maxValues", column)
+                    })
+                    .count(),
+                files_with_null_count: with("nullCount"),
+            }
+        })
+        .collect()
+}
+
+fn layout(table: &ReplayedTable) -> Layout {
+    let files = table.files();
+    let mut sizes: Vec<u64> = files
+        .iter()
+        .map(|f| u64::try_from(f.size_bytes).unwrap_or(0))
+        .collect();
+    sizes.sort_unstable();
+    let mut per_partition: std::collections::HashMap<usize, usize> =
+        std::collections::HashMap::new();
+    for f in files {
+        *per_partition.entry(f.partition).or_default() += 1;
+    }
+    let partitioned = !table.columns().partition_columns().is_empty();
+    Layout {
+        files: files.len(),
+        bytes: sizes.iter().sum(),
+        smallest_bytes: sizes.first().copied().unwrap_or(0),
+        median_bytes: sizes.get(sizes.len() / 2).copied().unwrap_or(0),
+        largest_bytes: sizes.last().copied().unwrap_or(0),
+        tiny_files: sizes.iter().filter(|s| **s < TINY_FILE_BYTES).count(),
+        partitions: if partitioned { per_partition.len() } else { 0 },
+        partitions_of_one_file: if partitioned {
+            per_partition.values().filter(|n| **n == 1).count()
+        } else {
+            0
+        },
+        files_without_stats: files.iter().filter(|f| !f.has_stats).count(),
+    }
+}
+
+fn workload_entry(
+    request: &ExplainRequest,
+    table: &ReplayedTable,
+    settings: &StatsSettings,
+    predicate: &str,
+) -> WorkloadEntry {
+    let one = ExplainRequest {
+        predicate: Some(predicate.to_string()),
+        predicates: Vec::new(),
+        options: Options {
+            explain_why: true,
+            ..request.options.clone()
+        },
+        ..request.clone()
+    };
+    let partitions = table.columns().partition_columns();
+    let columns_without_stats: Vec<String> = explain_compiler::sql::parse_predicate(predicate)
+        .map(|p| p.columns_and_quoted_names())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|c| table.columns().resolve(&c).ok())
+        .map(|info| info.column.dotted())
+        .filter(|c| !partitions.contains(c) && settings.not_indexed.contains(c))
+        .collect();
+    match Progress::silent(|progress| explain_one(&one, progress)) {
+        Ok(answer) => WorkloadEntry {
+            predicate: predicate.to_string(),
+            total_files: Some(answer.report.total_files),
+            final_files: Some(answer.report.final_files),
+            error: None,
+            reasons: answer
+                .report
+                .diagnoses
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| Reason {
+                    code: d.code,
+                    message: d.message,
+                    suggestion: d.suggestion,
+                })
+                .collect(),
+            columns_without_stats,
+        },
+        Err(e) => WorkloadEntry {
+            predicate: predicate.to_string(),
+            total_files: None,
+            final_files: None,
+            error: Some(e.to_string()),
+            reasons: Vec::new(),
+            columns_without_stats,
+        },
+    }
+}
+
+/// `delta.dataSkippingStatsColumns` naming the indexed columns and those the workload needs.
+fn fix(location: &str, settings: &StatsSettings, workload: &[WorkloadEntry]) -> Option<Fix> {
+    let mut missing: Vec<String> = Vec::new();
+    for c in workload.iter().flat_map(|w| &w.columns_without_stats) {
+        if !missing.contains(c) {
+            missing.push(c.clone());
+        }
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    let all: Vec<String> = settings.indexed.iter().chain(&missing).cloned().collect();
+    Some(Fix {
+        statement: format!(
+            "ALTER TABLE delta.`{}` SET TBLPROPERTIES ('delta.dataSkippingStatsColumns' = '{}')",
+            location.replace('`', "``"),
+            all.join(",")
+        ),
+        caveat: "only files written after the change record statistics for these columns: rewrite the existing files (OPTIMIZE ... FULL on a clustered table, or a rewrite of the data) for data skipping to use them on old data".into(),
+        columns: missing,
+    })
+}
