@@ -9,6 +9,7 @@
 //! | number | `TRUE`, `FALSE` | Spark (ANSI off) and DuckDB cast it to 1 and 0; the others refuse | the number 1 or 0 |
 //! | number | a string that does not start as a number (`'abc'`), nor spells NaN or infinity | Spark (ANSI off) casts it to NULL, which no row equals (nor differs from); the others refuse | FALSE; in an `IN` list the leaf is kept whole (Spark then compares as strings) |
 //! | date | `TIMESTAMP '..'` without an offset | all promote the date to midnight of that day | at midnight: the date; else `=` FALSE, `!=` not null, `<`/`<=` `<= day`, `>`/`>=` `> day` |
+//! | string | `DATE 'yyyy-mm-dd'` (a year of four digits) | Spark casts the column's values to dates (`2024-1-3` and ` 2024-01-03` read as 2024-01-03; ANSI on fails on a value that is none); DuckDB does for `=` and refuses an order | the value's text compared with the date's, or a value spelled otherwise (kept) |
 //! | any other (a number or a date against a string column, a string a cast may or may not read, a time zone against `timestamp_ntz`) | | Spark (ANSI off) casts the column's values or the literal; its answer depends on the data or the session | the leaf is unsupported: it keeps every file |
 //!
 //! A literal the column's type holds is not this module's business (`retype.rs` spells it);
@@ -102,6 +103,19 @@ fn cmp(
             Ok(ParsedTimestamp::Utc(_)) | Err(_) => spark_casts(),
         },
         (
+            PrimitiveType::String,
+            Literal::Typed {
+                kind: TypedLiteralKind::Date,
+                text,
+            },
+        ) => match canonical_date(text) {
+            Some(date) => (
+                a_string_against_a_date(column, op, date),
+                "Spark casts the string column's values to dates (NULL, or an error with ANSI on, where a value is none; `2024-1-3` and ` 2024-01-03` read as 2024-01-03) and DuckDB does for = (it refuses an order): a value spelled yyyy-mm-dd compares as its date, in the order of its text; any other spelling keeps its file".into(),
+            ),
+            None => spark_casts(),
+        },
+        (
             PrimitiveType::Byte
             | PrimitiveType::Short
             | PrimitiveType::Integer
@@ -172,6 +186,39 @@ fn against_a_date(column: &ColumnRef, op: CmpOp, micros: i64) -> Nnf {
         CmpOp::Lt | CmpOp::LtEq => date(CmpOp::LtEq),
         CmpOp::Gt | CmpOp::GtEq => date(CmpOp::Gt),
     }
+}
+
+/// The date a `DATE` literal names, spelled `yyyy-mm-dd`, where its year has four digits
+/// (1000 to 9999): a string column's value of another spelling can then name no date equal to
+/// it, nor one that orders against it otherwise than its text does.
+fn canonical_date(text: &str) -> Option<String> {
+    let date = chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()?;
+    let year = chrono::Datelike::year(&date);
+    (1000..=9999)
+        .contains(&year)
+        .then(|| date.format("%Y-%m-%d").to_string())
+}
+
+/// `s op DATE 'd'` on a string column: the values spelled as `d` is (`____-__-__`: ten
+/// characters, dashes at the fifth and eighth) compare as their text, whose order is the
+/// dates' order where they are dates and which no engine reads as `d` otherwise; a value of
+/// any other spelling may be read as any date (`2024-1-3`, ` 2024-01-03`, a time after it):
+/// it is kept. The partition evaluator decides both per value; min/max statistics cannot
+/// bound the LIKE, so on a data column every file is kept, as before.
+fn a_string_against_a_date(column: &ColumnRef, op: CmpOp, date: String) -> Nnf {
+    Nnf::or([
+        Nnf::Leaf(Leaf::Cmp {
+            column: column.clone(),
+            op,
+            literal: Literal::String(date),
+        }),
+        Nnf::Leaf(Leaf::Like {
+            column: column.clone(),
+            pattern: "____-__-__".into(),
+            escape: None,
+            negated: true,
+        }),
+    ])
 }
 
 fn unsupported(leaf: &Leaf) -> Nnf {

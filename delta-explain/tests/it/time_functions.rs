@@ -140,3 +140,137 @@ fn a_bad_now_is_bad_input_and_without_one_the_run_binds_its_own_time() {
     assert_eq!(many[0]["predicate"], TODAY);
     assert!(many[1].get("bindings").is_none());
 }
+
+/// taxi-nyc's `pickup_date` is a string partition column: `pickup_date = current_date()`
+/// binds to a DATE, which the engines compare with the column's values read as dates. With
+/// `--now` on 2024-01-03 the partition of that day alone is kept; without, the run's day is
+/// bound and said.
+#[test]
+fn taxis_string_partition_is_pruned_by_the_bound_date() {
+    let taxi = testkit::taxi();
+    let report = run_json(&[
+        &taxi,
+        "-w",
+        "pickup_date = current_date()",
+        "--now",
+        "2024-01-03T12:00:00Z",
+        "--verbose",
+    ]);
+    assert_eq!(report["final_files"], 4, "{}", report["phases"]);
+    for f in report["files"].as_array().unwrap() {
+        let day = f["partition_values"]["pickup_date"].as_str().unwrap();
+        assert_eq!(f["kept"] == true, day == "2024-01-03", "{f}");
+    }
+    assert_eq!(
+        report["bindings"],
+        serde_json::json!([{"function": "current_date()", "value": "DATE '2024-01-03'"}])
+    );
+    // Without --now the run's own day is bound (no taxi partition holds it, which the
+    // partition-value warning says) and said.
+    let run_day = run(&[
+        &taxi,
+        "-w",
+        "pickup_date = current_date()",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run_day.code, 0, "{}", run_day.stderr);
+    assert!(
+        run_day.stderr.contains("no file holds"),
+        "{}",
+        run_day.stderr
+    );
+    let now: serde_json::Value = serde_json::from_str(&run_day.stdout).unwrap();
+    let bound = now["bindings"][0]["value"].as_str().unwrap();
+    assert!(bound.starts_with("DATE '20"), "{bound}");
+    assert_eq!(now["final_files"], 0, "{}", now["phases"]);
+    // An order against the bound date prunes alike.
+    let after = run_json(&[
+        &taxi,
+        "-w",
+        "pickup_date > current_date()",
+        "--now",
+        "2024-01-03",
+    ]);
+    assert_eq!(after["final_files"], 8, "2024-01-04 and 2024-01-05");
+}
+
+/// A string partition column against a date, over the spellings engines read as dates
+/// (measured with Spark 4 ANSI off: `2024-1-3`, ` 2024-01-03` and `2024-01-03T05:00:00` all
+/// read as 2024-01-03): a value spelled yyyy-mm-dd is decided by its text, any other is kept.
+#[test]
+fn a_string_partition_against_a_date_keeps_every_spelling_an_engine_may_read_as_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fields = [
+        serde_json::json!({"name": "day", "type": "string", "nullable": true, "metadata": {}}),
+        serde_json::json!({"name": "v", "type": "long", "nullable": true, "metadata": {}}),
+    ];
+    let schema = delta_commit::schema_string(&fields);
+    let days = [
+        "2024-01-03",
+        "2024-1-3",
+        " 2024-01-03",
+        "2024-01-03T05:00:00",
+        "2024-01-04",
+        "2024-01-02",
+        "abcd-ef-gh",
+    ];
+    let mut actions = vec![
+        delta_commit::protocol_for_schema(&schema),
+        delta_commit::metadata("days", &schema, &["day"], Default::default()),
+    ];
+    for (i, day) in days.iter().enumerate() {
+        actions.push(delta_commit::add(
+            &format!("f{i}.parquet"),
+            &[("day".to_string(), Some(day.to_string()))],
+            100,
+            Some("{\"numRecords\":1}"),
+            Default::default(),
+        ));
+    }
+    delta_commit::write_commit(&dir.path().join("_delta_log"), 0, &actions).unwrap();
+    let location = dir.path().to_string_lossy().into_owned();
+    let kept = |predicate: &str| -> Vec<String> {
+        let r = run(&[&location, "-w", predicate, "--verbose", "--format", "json"]);
+        assert_eq!(r.code, 0, "{predicate}: {}", r.stderr);
+        let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kept"] == true)
+            .map(|f| f["partition_values"]["day"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        kept("day = DATE '2024-01-03'"),
+        [
+            "2024-01-03",
+            "2024-1-3",
+            " 2024-01-03",
+            "2024-01-03T05:00:00"
+        ]
+    );
+    assert_eq!(
+        kept("day > DATE '2024-01-03'"),
+        [
+            "2024-1-3",
+            " 2024-01-03",
+            "2024-01-03T05:00:00",
+            "2024-01-04",
+            "abcd-ef-gh"
+        ],
+        "a spelling of the shape that is no date is kept where its text orders after"
+    );
+    assert_eq!(
+        kept("NOT (day = DATE '2024-01-03')"),
+        [
+            "2024-1-3",
+            " 2024-01-03",
+            "2024-01-03T05:00:00",
+            "2024-01-04",
+            "2024-01-02",
+            "abcd-ef-gh"
+        ]
+    );
+}
