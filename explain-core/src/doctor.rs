@@ -90,6 +90,36 @@ pub struct Fix {
     pub caveat: String,
 }
 
+/// The writers of a run of commits, as their `commitInfo` names them (`engineInfo`, else
+/// `clientVersion`; `unknown` where a commit names none).
+#[derive(Clone, Debug, Serialize)]
+pub struct WriterSpan {
+    pub from_version: u64,
+    pub to_version: u64,
+    pub writer: String,
+}
+
+/// A string column's recorded bounds: writers cut long strings to a prefix, a maximum with a
+/// tie-breaker character after it (U+10FFFF or U+FFFD) so that it stays above the value.
+#[derive(Clone, Debug, Serialize)]
+pub struct StringBounds {
+    pub column: String,
+    /// Maxima that end with a tie-breaker: cut.
+    pub truncated_maxima: usize,
+    /// The length of the prefix kept, in characters, where maxima were cut.
+    pub prefix_length: Option<usize>,
+    /// The longest bound recorded, in characters.
+    pub longest_bound: usize,
+}
+
+/// A hazard of a column's statistics, whatever the predicate.
+#[derive(Clone, Debug, Serialize)]
+pub struct ColumnHazard {
+    pub column: String,
+    pub code: &'static str,
+    pub message: String,
+}
+
 /// The doctor's report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Doctor {
@@ -100,9 +130,16 @@ pub struct Doctor {
     pub statistics: StatsSettings,
     pub columns: Vec<ColumnStats>,
     pub layout: Layout,
+    /// The writers of the last [`WRITER_COMMITS`] commits up to the version read.
+    pub writers: Vec<WriterSpan>,
+    pub string_bounds: Vec<StringBounds>,
+    pub hazards: Vec<ColumnHazard>,
     pub workload: Vec<WorkloadEntry>,
     pub fix: Option<Fix>,
 }
+
+/// The commits whose writers the doctor reads, the last ones up to the version read.
+pub const WRITER_COMMITS: u64 = 100;
 
 /// The doctor of `request`'s table at its version, with its predicate and predicates as the
 /// workload.
@@ -113,6 +150,9 @@ pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
     let statistics = settings(&table, indexed);
     let columns = column_stats(&table, &statistics);
     let layout = layout(&table);
+    let writers = writers(&location, &storage, table.version())?;
+    let string_bounds = string_bounds(&table);
+    let hazards = hazards(&table, &writers);
     let predicates: Vec<String> = request
         .predicate
         .iter()
@@ -139,6 +179,9 @@ pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
         statistics,
         columns,
         layout,
+        writers,
+        string_bounds,
+        hazards,
         workload,
         fix,
     })
@@ -353,4 +396,127 @@ fn fix(location: &str, settings: &StatsSettings, workload: &[WorkloadEntry]) -> 
         caveat: "only files written after the change record statistics for these columns: rewrite the existing files (OPTIMIZE ... FULL on a clustered table, or a rewrite of the data) for data skipping to use them on old data".into(),
         columns: missing,
     })
+}
+
+/// The writers of the last [`WRITER_COMMITS`] commits up to `version`, consecutive commits of
+/// one writer as one span.
+fn writers(
+    location: &str,
+    storage: &storage::StorageOptions,
+    version: u64,
+) -> Result<Vec<WriterSpan>, ExplainError> {
+    let store_error = |e: storage::StorageError| ExplainError::Table {
+        table: location.to_string(),
+        reason: e.to_string(),
+    };
+    let store = storage::open(location, storage).map_err(store_error)?;
+    let mut spans: Vec<WriterSpan> = Vec::new();
+    for v in version.saturating_sub(WRITER_COMMITS - 1)..=version {
+        // A commit a checkpoint replaced (cleaned up) is not read.
+        let Some(text) =
+            storage::read_text(&store, &format!("_delta_log/{v:020}.json")).map_err(store_error)?
+        else {
+            continue;
+        };
+        let writer = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find_map(|a| {
+                let info = a.get("commitInfo")?;
+                info.get("engineInfo")
+                    .or_else(|| info.get("clientVersion"))
+                    .and_then(|w| w.as_str())
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| "unknown".to_string());
+        match spans.last_mut() {
+            Some(last) if last.writer == writer => last.to_version = v,
+            Some(_) | None => spans.push(WriterSpan {
+                from_version: v,
+                to_version: v,
+                writer,
+            }),
+        }
+    }
+    Ok(spans)
+}
+
+/// The top-level data columns of a primitive type `wanted` picks.
+fn columns_of_type(
+    table: &ReplayedTable,
+    wanted: fn(&delta_kernel::schema::PrimitiveType) -> bool,
+) -> Vec<String> {
+    use delta_kernel::schema::DataType;
+    let partitions = table.columns().partition_columns();
+    table
+        .snapshot()
+        .schema()
+        .fields()
+        .filter(|f| !partitions.iter().any(|p| p == f.name()))
+        .filter(|f| matches!(f.data_type(), DataType::Primitive(p) if wanted(p)))
+        .map(|f| f.name().to_string())
+        .collect()
+}
+
+/// Per string column, the maxima cut to a prefix and the prefix's length.
+fn string_bounds(table: &ReplayedTable) -> Vec<StringBounds> {
+    use delta_kernel::schema::PrimitiveType;
+    let columns = columns_of_type(table, |p| matches!(p, PrimitiveType::String));
+    let parsed: Vec<serde_json::Value> = table
+        .stats_jsons()
+        .filter_map(|s| s.and_then(|s| serde_json::from_str(s).ok()))
+        .collect();
+    columns
+        .into_iter()
+        .map(|column| {
+            let bound = |stats: &serde_json::Value, section: &str| {
+                stats[section][column.as_str()].as_str().map(str::to_string)
+            };
+            let maxima: Vec<String> = parsed
+                .iter()
+                .filter_map(|s| bound(s, "maxValues"))
+                .collect();
+            let minima: Vec<String> = parsed
+                .iter()
+                .filter_map(|s| bound(s, "minValues"))
+                .collect();
+            let cut: Vec<&String> = maxima
+                .iter()
+                .filter(|m| m.ends_with(['\u{10FFFF}', '\u{FFFD}']))
+                .collect();
+            StringBounds {
+                truncated_maxima: cut.len(),
+                prefix_length: cut.iter().map(|m| m.chars().count() - 1).max(),
+                longest_bound: maxima
+                    .iter()
+                    .chain(&minima)
+                    .map(|b| b.chars().count())
+                    .max()
+                    .unwrap_or(0),
+                column,
+            }
+        })
+        .collect()
+}
+
+/// The float columns' NaN hazard, naming the table's writers.
+fn hazards(table: &ReplayedTable, writers: &[WriterSpan]) -> Vec<ColumnHazard> {
+    use delta_kernel::schema::PrimitiveType;
+    let mut names: Vec<&str> = Vec::new();
+    for w in writers {
+        if !names.contains(&w.writer.as_str()) {
+            names.push(&w.writer);
+        }
+    }
+    columns_of_type(table, |p| matches!(p, PrimitiveType::Float | PrimitiveType::Double))
+        .into_iter()
+        .map(|column| ColumnHazard {
+            message: format!(
+                "`{column}` is a float column: writers ({}) leave NaN out of its min/max, so a comparison NaN satisfies in Spark and DuckDB (NaN above every number) may prune a file holding NaN; the default mode announces it (NAN_UNGUARDED_BOUNDS), --strict keeps such files",
+                if names.is_empty() { "unknown".to_string() } else { names.join(", ") }
+            ),
+            code: explain_compiler::guards::NAN_UNGUARDED_BOUNDS,
+            column,
+        })
+        .collect()
 }

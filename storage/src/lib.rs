@@ -151,6 +151,26 @@ pub fn check_log(table: &TableStore) -> Result<(), StorageError> {
     }
 }
 
+/// The text of the file `name` (relative to the table root), or `None` where there is none.
+/// One request.
+pub fn read_text(table: &TableStore, name: &str) -> Result<Option<String>, StorageError> {
+    use object_store::ObjectStoreExt;
+    let runtime = runtime()?;
+    let path = table.path(name);
+    let got = runtime.block_on(async {
+        match table.store.get(&path).await {
+            Ok(result) => result.bytes().await.map(|b| Some(b.to_vec())),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    });
+    match got {
+        Ok(Some(bytes)) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Ok(None) => Ok(None),
+        Err(e) => Err(StorageError::Store(describe(&e))),
+    }
+}
+
 /// A runtime for a caller without one: object-store clients need tokio's I/O and timers.
 pub fn runtime() -> Result<tokio::runtime::Runtime, StorageError> {
     tokio::runtime::Builder::new_current_thread()

@@ -59,6 +59,30 @@ pub fn to_text(d: &Doctor) -> String {
         thousands(l.partitions_of_one_file as u64),
         thousands(l.files_without_stats as u64)
     );
+    let _ = writeln!(out, "\nWriters (the last commits up to the version read):");
+    for w in &d.writers {
+        let _ = writeln!(
+            out,
+            "  versions {}-{}: {}",
+            w.from_version, w.to_version, w.writer
+        );
+    }
+    for b in d.string_bounds.iter().filter(|b| b.truncated_maxima > 0) {
+        let _ = writeln!(
+            out,
+            "\nString bounds of `{}`: {} maxima cut to a prefix of {} character(s) (a tie-breaker after it); the longest bound is {} character(s)",
+            b.column,
+            b.truncated_maxima,
+            b.prefix_length.unwrap_or(0),
+            b.longest_bound
+        );
+    }
+    if !d.hazards.is_empty() {
+        let _ = writeln!(out, "\nHazards:");
+    }
+    for h in &d.hazards {
+        let _ = writeln!(out, "  [{}] {}", h.code, h.message);
+    }
     if !d.workload.is_empty() {
         let _ = writeln!(out, "\nWorkload:");
     }

@@ -60,9 +60,36 @@ fn the_doctor_reads_taxi_and_its_workload() {
     // A predicate the explainer refuses is listed with why, not a failure of the doctor.
     assert!(doc["workload"][1]["error"].is_string(), "{doc}");
     assert!(doc["fix"].is_null());
+    // taxi-nyc is written by delta-rs, whose float bounds leave NaN out.
+    assert!(
+        doc["writers"][0]["writer"]
+            .as_str()
+            .unwrap()
+            .starts_with("delta-rs"),
+        "{}",
+        doc["writers"]
+    );
+    let nan = doc["hazards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["column"] == "trip_distance")
+        .expect("the float column's hazard");
+    assert_eq!(nan["code"], "NAN_UNGUARDED_BOUNDS");
+    assert!(
+        nan["message"].as_str().unwrap().contains("delta-rs"),
+        "{nan}"
+    );
     let text = testkit::run_binary(BIN, &["doctor", &taxi, "-w", "trip_distance > 5"]);
     assert_eq!(text.code, 0, "{}", text.stderr);
-    for section in ["Statistics settings:", "Columns", "Layout:", "Workload:"] {
+    for section in [
+        "Statistics settings:",
+        "Columns",
+        "Layout:",
+        "Writers",
+        "Hazards:",
+        "Workload:",
+    ] {
         assert!(text.stdout.contains(section), "{section}: {}", text.stdout);
     }
     let missing = testkit::run_binary(BIN, &["doctor", "/nonexistent/table"]);

@@ -62,3 +62,26 @@ fn a_table_whose_workload_has_statistics_needs_no_fix() {
     assert_eq!(d.workload.len(), 1);
     assert!(d.workload[0].error.is_none());
 }
+
+/// `strings-truncated`: string maxima cut to 3 characters with a tie-breaker after them, as
+/// Spark writes them; the doctor reports the prefix length.
+#[test]
+fn truncated_string_bounds_are_reported_with_their_prefix_length() {
+    let spec = generators::catalog::named("strings-truncated").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    generators::writer::write_table(&spec, dir.path()).unwrap();
+    let d = doctor(&ExplainRequest::new(&dir.path().to_string_lossy())).unwrap();
+    let s = d
+        .string_bounds
+        .iter()
+        .find(|b| b.column == "s")
+        .expect("the string column");
+    assert!(s.truncated_maxima > 0, "{s:?}");
+    assert_eq!(s.prefix_length, Some(3), "{s:?}");
+    // Its log has no commitInfo: the writer is unknown, said so.
+    assert!(
+        d.writers.iter().all(|w| w.writer == "unknown"),
+        "{:?}",
+        d.writers
+    );
+}
