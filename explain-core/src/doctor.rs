@@ -86,8 +86,20 @@ pub struct Reason {
 #[derive(Clone, Debug, Serialize)]
 pub struct Fix {
     pub columns: Vec<String>,
+    /// Live files recording no min/max for at least one of the columns: the files a rewrite
+    /// would give statistics.
+    pub files_without_their_stats: usize,
     pub statement: String,
     pub caveat: String,
+}
+
+/// The statistics settings in effect over a run of versions.
+#[derive(Clone, Debug, Serialize)]
+pub struct SettingsSpan {
+    pub from_version: u64,
+    pub to_version: u64,
+    pub num_indexed_cols: i64,
+    pub stats_columns: Option<Vec<String>>,
 }
 
 /// The writers of a run of commits, as their `commitInfo` names them (`engineInfo`, else
@@ -132,6 +144,9 @@ pub struct Doctor {
     pub layout: Layout,
     /// The writers of the last [`WRITER_COMMITS`] commits up to the version read.
     pub writers: Vec<WriterSpan>,
+    /// The statistics settings in effect over those versions, a span per change: files
+    /// written in a span record statistics as its settings say.
+    pub settings_history: Vec<SettingsSpan>,
     pub string_bounds: Vec<StringBounds>,
     pub hazards: Vec<ColumnHazard>,
     pub workload: Vec<WorkloadEntry>,
@@ -150,7 +165,15 @@ pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
     let statistics = settings(&table, indexed);
     let columns = column_stats(&table, &statistics);
     let layout = layout(&table);
-    let writers = writers(&location, &storage, table.version())?;
+    let (writers, settings_history) = history(
+        &location,
+        &storage,
+        table.version(),
+        (
+            statistics.num_indexed_cols,
+            statistics.stats_columns.clone(),
+        ),
+    )?;
     let string_bounds = string_bounds(&table);
     let hazards = hazards(&table, &writers);
     let predicates: Vec<String> = request
@@ -170,7 +193,7 @@ pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
         .iter()
         .map(|p| workload_entry(&pinned, &table, &statistics, p))
         .collect();
-    let fix = fix(&location, &statistics, &workload);
+    let fix = fix(&location, &statistics, &workload, &table);
     Ok(Doctor {
         schema_version: DOCTOR_SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION"),
@@ -180,6 +203,7 @@ pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
         columns,
         layout,
         writers,
+        settings_history,
         string_bounds,
         hazards,
         workload,
@@ -220,17 +244,7 @@ fn data_columns(table: &ReplayedTable) -> Vec<String> {
 }
 
 fn settings(table: &ReplayedTable, indexed: Vec<String>) -> StatsSettings {
-    use delta_kernel::table_properties::DataSkippingNumIndexedCols;
-    let properties = table.snapshot().table_configuration().table_properties();
-    let num_indexed_cols = match properties.data_skipping_num_indexed_cols {
-        Some(DataSkippingNumIndexedCols::AllColumns) => -1,
-        Some(DataSkippingNumIndexedCols::NumColumns(n)) => i64::try_from(n).unwrap_or(i64::MAX),
-        None => 32,
-    };
-    let stats_columns = properties
-        .data_skipping_stats_columns
-        .as_ref()
-        .map(|cs| cs.iter().map(ToString::to_string).collect());
+    let (num_indexed_cols, stats_columns) = crate::replay::stats_settings_of(table.snapshot());
     // A struct's leaves are indexed where the struct is named (the statistics schema names a
     // nested column with those of its leaves that are indexed).
     let is_indexed = |c: &String| {
@@ -376,7 +390,12 @@ fn workload_entry(
 }
 
 /// `delta.dataSkippingStatsColumns` naming the indexed columns and those the workload needs.
-fn fix(location: &str, settings: &StatsSettings, workload: &[WorkloadEntry]) -> Option<Fix> {
+fn fix(
+    location: &str,
+    settings: &StatsSettings,
+    workload: &[WorkloadEntry],
+    table: &ReplayedTable,
+) -> Option<Fix> {
     let mut missing: Vec<String> = Vec::new();
     for c in workload.iter().flat_map(|w| &w.columns_without_stats) {
         if !missing.contains(c) {
@@ -387,6 +406,22 @@ fn fix(location: &str, settings: &StatsSettings, workload: &[WorkloadEntry]) -> 
         return None;
     }
     let all: Vec<String> = settings.indexed.iter().chain(&missing).cloned().collect();
+    let files_without_their_stats = table
+        .stats_jsons()
+        .filter(|stats| {
+            let parsed: Option<serde_json::Value> =
+                stats.and_then(|s| serde_json::from_str(s).ok());
+            missing.iter().any(|c| {
+                parsed.as_ref().is_none_or(|p| {
+                    let mut at = &p["maxValues"];
+                    for part in c.split('.') {
+                        at = &at[part];
+                    }
+                    at.is_null()
+                })
+            })
+        })
+        .count();
     Some(Fix {
         statement: format!(
             "ALTER TABLE delta.`{}` SET TBLPROPERTIES ('delta.dataSkippingStatsColumns' = '{}')",
@@ -395,32 +430,48 @@ fn fix(location: &str, settings: &StatsSettings, workload: &[WorkloadEntry]) -> 
         ),
         caveat: "only files written after the change record statistics for these columns: rewrite the existing files (OPTIMIZE ... FULL on a clustered table, or a rewrite of the data) for data skipping to use them on old data".into(),
         columns: missing,
+        files_without_their_stats,
     })
 }
 
-/// The writers of the last [`WRITER_COMMITS`] commits up to `version`, consecutive commits of
-/// one writer as one span.
-fn writers(
+/// The writers of the last [`WRITER_COMMITS`] commits up to `version` and the statistics
+/// settings over them (from the snapshot at the first, then each commit's `metaData`),
+/// consecutive versions alike as one span.
+fn history(
     location: &str,
     storage: &storage::StorageOptions,
     version: u64,
-) -> Result<Vec<WriterSpan>, ExplainError> {
+    latest: (i64, Option<Vec<String>>),
+) -> Result<(Vec<WriterSpan>, Vec<SettingsSpan>), ExplainError> {
     let store_error = |e: storage::StorageError| ExplainError::Table {
         table: location.to_string(),
         reason: e.to_string(),
     };
     let store = storage::open(location, storage).map_err(store_error)?;
-    let mut spans: Vec<WriterSpan> = Vec::new();
-    for v in version.saturating_sub(WRITER_COMMITS - 1)..=version {
+    let first = version.saturating_sub(WRITER_COMMITS - 1);
+    // A version whose commits a checkpoint replaced has no snapshot of its own: the latest
+    // settings stand in until a commit read sets others.
+    let mut settings = if first == version {
+        latest
+    } else {
+        crate::replay::stats_settings_at(location, storage, first).unwrap_or(latest)
+    };
+    let mut writers: Vec<WriterSpan> = Vec::new();
+    let mut spans: Vec<SettingsSpan> = Vec::new();
+    for v in first..=version {
         // A commit a checkpoint replaced (cleaned up) is not read.
-        let Some(text) =
-            storage::read_text(&store, &format!("_delta_log/{v:020}.json")).map_err(store_error)?
-        else {
-            continue;
-        };
-        let writer = text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        let actions: Vec<serde_json::Value> =
+            match storage::read_text(&store, &format!("_delta_log/{v:020}.json"))
+                .map_err(store_error)?
+            {
+                Some(text) => text
+                    .lines()
+                    .filter_map(|l| serde_json::from_str(l).ok())
+                    .collect(),
+                None => continue,
+            };
+        let writer = actions
+            .iter()
             .find_map(|a| {
                 let info = a.get("commitInfo")?;
                 info.get("engineInfo")
@@ -429,16 +480,47 @@ fn writers(
                     .map(str::to_string)
             })
             .unwrap_or_else(|| "unknown".to_string());
-        match spans.last_mut() {
+        match writers.last_mut() {
             Some(last) if last.writer == writer => last.to_version = v,
-            Some(_) | None => spans.push(WriterSpan {
+            Some(_) | None => writers.push(WriterSpan {
                 from_version: v,
                 to_version: v,
                 writer,
             }),
         }
+        if let Some(configuration) = actions
+            .iter()
+            .find_map(|a| a.get("metaData")?.get("configuration"))
+        {
+            settings = settings_of(configuration);
+        }
+        match spans.last_mut() {
+            Some(last)
+                if last.num_indexed_cols == settings.0 && last.stats_columns == settings.1 =>
+            {
+                last.to_version = v;
+            }
+            Some(_) | None => spans.push(SettingsSpan {
+                from_version: v,
+                to_version: v,
+                num_indexed_cols: settings.0,
+                stats_columns: settings.1.clone(),
+            }),
+        }
     }
-    Ok(spans)
+    Ok((writers, spans))
+}
+
+/// The statistics settings a `metaData` action's configuration sets.
+fn settings_of(configuration: &serde_json::Value) -> (i64, Option<Vec<String>>) {
+    let count = configuration["delta.dataSkippingNumIndexedCols"]
+        .as_str()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(32);
+    let columns = configuration["delta.dataSkippingStatsColumns"]
+        .as_str()
+        .map(|cs| cs.split(',').map(|c| c.trim().to_string()).collect());
+    (count, columns)
 }
 
 /// The top-level data columns of a primitive type `wanted` picks.

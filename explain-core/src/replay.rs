@@ -728,6 +728,38 @@ fn stats_schemas(
 }
 
 /// The snapshot of the table at `url` at `version` (latest when `None`).
+/// The statistics settings of the table at `version`: `delta.dataSkippingNumIndexedCols` (32
+/// when unset, -1 for every column) and `delta.dataSkippingStatsColumns`.
+pub fn stats_settings_at(
+    location: &str,
+    storage: &StorageOptions,
+    version: u64,
+) -> Result<(i64, Option<Vec<String>>), ExplainError> {
+    let (url, engine) = open_engine_with(location, storage)?;
+    let snapshot =
+        snapshot_at(engine.as_ref(), &url, Some(version)).map_err(|e| ExplainError::Table {
+            table: location.to_string(),
+            reason: kernel_message(&e),
+        })?;
+    Ok(stats_settings_of(&snapshot))
+}
+
+/// [`stats_settings_at`] of a snapshot opened already.
+pub fn stats_settings_of(snapshot: &SnapshotRef) -> (i64, Option<Vec<String>>) {
+    use delta_kernel::table_properties::DataSkippingNumIndexedCols;
+    let properties = snapshot.table_configuration().table_properties();
+    let count = match properties.data_skipping_num_indexed_cols {
+        Some(DataSkippingNumIndexedCols::AllColumns) => -1,
+        Some(DataSkippingNumIndexedCols::NumColumns(n)) => i64::try_from(n).unwrap_or(i64::MAX),
+        None => 32,
+    };
+    let columns = properties
+        .data_skipping_stats_columns
+        .as_ref()
+        .map(|cs| cs.iter().map(ToString::to_string).collect());
+    (count, columns)
+}
+
 fn snapshot_at(
     engine: &dyn Engine,
     url: &Url,

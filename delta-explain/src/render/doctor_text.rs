@@ -9,8 +9,16 @@ use super::text::{human_bytes, thousands};
 /// The settings, the columns, the layout, the workload and the fix, a section each.
 pub fn to_text(d: &Doctor) -> String {
     let mut out = String::new();
-    let s = &d.statistics;
     let _ = writeln!(out, "Table: {} (version {})\n", d.table, d.version);
+    settings_section(&mut out, d);
+    history_section(&mut out, d);
+    workload_section(&mut out, d);
+    out
+}
+
+/// The statistics settings and each column's statistics.
+fn settings_section(out: &mut String, d: &Doctor) {
+    let s = &d.statistics;
     let _ = writeln!(out, "Statistics settings:");
     let _ = writeln!(
         out,
@@ -59,12 +67,30 @@ pub fn to_text(d: &Doctor) -> String {
         thousands(l.partitions_of_one_file as u64),
         thousands(l.files_without_stats as u64)
     );
+}
+
+/// The writers, the settings over the versions, cut string bounds and hazards.
+fn history_section(out: &mut String, d: &Doctor) {
     let _ = writeln!(out, "\nWriters (the last commits up to the version read):");
     for w in &d.writers {
         let _ = writeln!(
             out,
             "  versions {}-{}: {}",
             w.from_version, w.to_version, w.writer
+        );
+    }
+    let _ = writeln!(out, "\nStatistics settings over those versions:");
+    for h in &d.settings_history {
+        let _ = writeln!(
+            out,
+            "  versions {}-{}: delta.dataSkippingNumIndexedCols {}{}",
+            h.from_version,
+            h.to_version,
+            h.num_indexed_cols,
+            h.stats_columns.as_ref().map_or(String::new(), |c| format!(
+                ", delta.dataSkippingStatsColumns {}",
+                c.join(",")
+            ))
         );
     }
     for b in d.string_bounds.iter().filter(|b| b.truncated_maxima > 0) {
@@ -83,6 +109,10 @@ pub fn to_text(d: &Doctor) -> String {
     for h in &d.hazards {
         let _ = writeln!(out, "  [{}] {}", h.code, h.message);
     }
+}
+
+/// The workload and the fix.
+fn workload_section(out: &mut String, d: &Doctor) {
     if !d.workload.is_empty() {
         let _ = writeln!(out, "\nWorkload:");
     }
@@ -112,13 +142,13 @@ pub fn to_text(d: &Doctor) -> String {
     if let Some(fix) = &d.fix {
         let _ = writeln!(
             out,
-            "\nFix: give {} statistics:\n  {}\n  ({})",
+            "\nFix: give {} statistics ({} live file(s) record none for them):\n  {}\n  ({})",
             fix.columns.join(", "),
+            fix.files_without_their_stats,
             fix.statement,
             fix.caveat
         );
     }
-    out
 }
 
 fn list(columns: &[String]) -> String {

@@ -41,6 +41,10 @@ fn a_three_column_budget_leaves_the_fifth_column_without_statistics_and_says_the
         fix.statement
     );
     assert!(fix.caveat.contains("only files written after"));
+    assert_eq!(
+        fix.files_without_their_stats, d.layout.files,
+        "no file records f32"
+    );
     // The layout of the written table.
     assert_eq!(
         d.layout.files,
@@ -84,4 +88,24 @@ fn truncated_string_bounds_are_reported_with_their_prefix_length() {
         "{:?}",
         d.writers
     );
+}
+
+/// `stats-settings-history`: 3 indexed columns for the first commit of adds, then
+/// `delta.dataSkippingStatsColumns`: the doctor gives the settings per version range.
+#[test]
+fn the_statistics_settings_are_given_per_version_range() {
+    let spec = generators::catalog::named("stats-settings-history").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let written = generators::writer::write_table(&spec, dir.path()).unwrap();
+    let d = doctor(&ExplainRequest::new(&dir.path().to_string_lossy())).unwrap();
+    let spans = &d.settings_history;
+    assert_eq!(spans.len(), 2, "{spans:?}");
+    assert_eq!((spans[0].from_version, spans[0].num_indexed_cols), (0, 3));
+    assert_eq!(spans[0].stats_columns, None);
+    assert_eq!(spans[1].to_version, written.version);
+    assert_eq!(
+        spans[1].stats_columns.as_deref(),
+        Some(&["f64".to_string(), "s".into(), "d".into(), "i8".into()][..])
+    );
+    assert_eq!(spans[0].to_version + 1, spans[1].from_version);
 }
