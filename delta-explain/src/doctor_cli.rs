@@ -10,6 +10,8 @@ use explain_core::explain_request::{ExplainRequest, Options};
 pub enum DoctorFormat {
     Text,
     Json,
+    /// One self-contained page: a chart of each column's statistics and the text page.
+    Html,
 }
 
 /// The arguments of `delta-explain doctor` (its help is `cli::Command::Doctor`'s).
@@ -58,6 +60,10 @@ pub fn run(args: &DoctorArgs) -> Result<String, ExplainError> {
     let doctor = explain_core::doctor::doctor(&request)?;
     Ok(match args.format {
         DoctorFormat::Text => crate::render::doctor_text::to_text(&doctor),
+        DoctorFormat::Html => crate::render::doctor_html::to_html(
+            &doctor,
+            &crate::render::doctor_text::to_text(&doctor),
+        ),
         DoctorFormat::Json => {
             serde_json::to_string_pretty(&doctor)
                 .map_err(|e| ExplainError::Output(e.to_string()))?

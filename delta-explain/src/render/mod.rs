@@ -10,6 +10,7 @@ pub mod advice_html;
 pub mod advice_text;
 pub mod check_text;
 pub mod diff_text;
+pub mod doctor_html;
 pub mod doctor_text;
 pub mod html;
 pub mod text;

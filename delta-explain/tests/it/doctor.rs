@@ -95,3 +95,36 @@ fn the_doctor_reads_taxi_and_its_workload() {
     let missing = testkit::run_binary(BIN, &["doctor", "/nonexistent/table"]);
     assert_eq!(missing.code, 3, "{}", missing.stderr);
 }
+
+#[test]
+fn the_doctors_page_draws_a_bar_per_column_and_holds_the_text() {
+    let taxi = testkit::taxi();
+    let run = testkit::run_binary(
+        BIN,
+        &[
+            "doctor",
+            &taxi,
+            "-w",
+            "trip_distance > 5",
+            "--format",
+            "html",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = run.stdout;
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert_eq!(
+        page.matches("class=\"column-bar\"").count(),
+        10,
+        "a bar per data column"
+    );
+    assert!(
+        page.contains("Statistics settings:"),
+        "the text page inside"
+    );
+    assert!(page.contains("<code>trip_distance &gt; 5</code>"), "{page}");
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "no network"
+    );
+}

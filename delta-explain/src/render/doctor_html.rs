@@ -1,0 +1,113 @@
+//! The doctor as one self-contained HTML page (no network; `--format html`): a bar per data
+//! column of the files recording its min/max against the live files (indexed columns blue,
+//! the others grey), the workload's predicates with what each keeps, and the text page itself,
+//! so the two cannot disagree.
+
+use std::fmt::Write as _;
+
+use explain_core::doctor::Doctor;
+use pictures::{Svg, rect, text};
+
+use super::html::{ERRORS, STYLE, esc};
+
+/// Records what was drawn on `<body>`, for the browser test.
+const SCRIPT: &str = "(function(){var b=document.body;\
+b.dataset.errors=String(window.dxErrors||0);\
+b.dataset.columnBars=String(document.querySelectorAll('svg.columns rect.column-bar').length);\
+b.dataset.rendered='ok';})();";
+
+const INDEXED: &str = "#2b6cb0";
+const NOT_INDEXED: &str = "#c4c9d0";
+
+/// The page: the columns' chart, the workload, and `text` (the text page).
+pub fn to_html(d: &Doctor, text_page: &str) -> String {
+    let mut out = String::new();
+    let _ = write_page(d, text_page, &mut out);
+    out
+}
+
+fn write_page(d: &Doctor, text_page: &str, out: &mut String) -> std::fmt::Result {
+    write!(
+        out,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Doctor: {}</title><style>{STYLE}</style><script>{ERRORS}</script></head><body>",
+        esc(&d.table)
+    )?;
+    write!(
+        out,
+        "<h1>Why the table skips as it does</h1><p class=\"meta\">{} (version {}): {} live files.</p>",
+        esc(&d.table),
+        d.version,
+        d.layout.files
+    )?;
+    if let Some(fix) = &d.fix {
+        write!(
+            out,
+            "<h2>Fix</h2><p class=\"meta\">{} get no statistics; {} live file(s) record none for them. {}</p><pre class=\"statement\">{}</pre>",
+            esc(&fix.columns.join(", ")),
+            fix.files_without_their_stats,
+            esc(&fix.caveat),
+            esc(&fix.statement)
+        )?;
+    }
+    write!(
+        out,
+        "<h2>Files recording each column's min/max</h2><p class=\"meta\">Blue: a column writers collect statistics for under the settings; grey: one they leave out.</p>"
+    )?;
+    columns_chart(d, out);
+    if !d.workload.is_empty() {
+        write!(out, "<h2>Workload</h2><ul>")?;
+        for w in &d.workload {
+            let kept = match (&w.error, w.final_files, w.total_files) {
+                (Some(e), _, _) => format!("refused: {e}"),
+                (None, Some(kept), Some(total)) => format!("keeps {kept} of {total} files"),
+                (None, _, _) => String::new(),
+            };
+            write!(
+                out,
+                "<li><code>{}</code>: {}</li>",
+                esc(&w.predicate),
+                esc(&kept)
+            )?;
+        }
+        write!(out, "</ul>")?;
+    }
+    write!(
+        out,
+        "<h2>The page as text</h2><pre>{}</pre>",
+        esc(text_page)
+    )?;
+    write!(out, "<script>{SCRIPT}</script></body></html>")
+}
+
+/// A bar per column: the files recording its min/max, out of the live files.
+fn columns_chart(d: &Doctor, out: &mut String) {
+    let (label, bar, row) = (260.0, 400.0, 18.0);
+    let files = d.layout.files.max(1) as f64;
+    let height = row * d.columns.len() as f64 + 10.0;
+    let mut svg = Svg::in_page(
+        "columns",
+        "files recording each column's min/max",
+        label + bar + 120.0,
+        height,
+    );
+    for (i, c) in d.columns.iter().enumerate() {
+        let y = i as f64 * row + 4.0;
+        let w = (c.files_with_min_max as f64 / files * bar).max(1.0);
+        svg.push(text(0.0, y + 12.0, &c.column));
+        svg.push(
+            rect(label, y, w, row - 4.0)
+                .class("column-bar")
+                .fill(if c.indexed { INDEXED } else { NOT_INDEXED })
+                .title(&format!(
+                    "{}: {} of {} files",
+                    c.column, c.files_with_min_max, d.layout.files
+                )),
+        );
+        svg.push(text(
+            label + w + 6.0,
+            y + 12.0,
+            &format!("{} of {}", c.files_with_min_max, d.layout.files),
+        ));
+    }
+    out.push_str(&svg.finish());
+}
