@@ -40,6 +40,10 @@ pub struct ColumnStats {
     pub files_with_min_max: usize,
     /// Files whose statistics record its null count.
     pub files_with_null_count: usize,
+    /// How many files a lookup of one value reads on average, from their recorded ranges
+    /// (the clustering depth, as `--ranges` computes it; 1 where the ranges do not overlap);
+    /// absent for a column without numeric or time bounds.
+    pub average_depth: Option<f64>,
 }
 
 /// The files' sizes and how they spread over partitions.
@@ -300,6 +304,7 @@ fn column_stats(table: &ReplayedTable, settings: &StatsSettings) -> Vec<ColumnSt
                     })
                     .count(),
                 files_with_null_count: with("nullCount"),
+                average_depth: average_depth(&parsed, column),
             }
         })
         .collect()
@@ -601,4 +606,26 @@ fn hazards(table: &ReplayedTable, writers: &[WriterSpan]) -> Vec<ColumnHazard> {
             column,
         })
         .collect()
+}
+
+/// The clustering depth of `column` over the files' recorded ranges, where its bounds are
+/// numbers, dates or timestamps.
+fn average_depth(parsed: &[Option<serde_json::Value>], column: &str) -> Option<f64> {
+    let value = |stats: &serde_json::Value, section: &str| -> Option<f64> {
+        let mut at = &stats[section];
+        for part in column.split('.') {
+            at = &at[part];
+        }
+        match at {
+            serde_json::Value::Number(n) => n.as_f64(),
+            serde_json::Value::String(t) => crate::ranges::time_micros(t).map(|m| m as f64),
+            _ => None,
+        }
+    };
+    let spans: Vec<(f64, f64)> = parsed
+        .iter()
+        .flatten()
+        .filter_map(|s| Some((value(s, "minValues")?, value(s, "maxValues")?)))
+        .collect();
+    (!spans.is_empty()).then(|| crate::report::ranges::Clustering::of(&spans).average_depth)
 }

@@ -296,7 +296,7 @@ impl Axis {
 }
 
 /// A date or timestamp as microseconds since the epoch (UTC when no zone is written).
-fn time_micros(text: &str) -> Option<i64> {
+pub(crate) fn time_micros(text: &str) -> Option<i64> {
     let text = text.trim();
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(text) {
         return Some(t.timestamp_micros());

@@ -41,14 +41,19 @@ fn settings_section(out: &mut String, d: &Doctor) {
         "  columns without statistics: {}",
         list(&s.not_indexed)
     );
-    let _ = writeln!(out, "\nColumns (files recording min/max, null count):");
+    let _ = writeln!(
+        out,
+        "\nColumns (files recording min/max, null count; the files a lookup of one value reads on average):"
+    );
     for c in &d.columns {
         let _ = writeln!(
             out,
-            "  {:<32} {:>6} {:>6}{}",
+            "  {:<32} {:>6} {:>6} {:>8}{}",
             c.column,
             c.files_with_min_max,
             c.files_with_null_count,
+            c.average_depth
+                .map_or("-".to_string(), |d| format!("{d:.1}")),
             if c.indexed { "" } else { "  (not indexed)" }
         );
     }

@@ -78,6 +78,21 @@ fn a_rewrite_sorted_by_a_column_shows_in_the_diff_and_the_gate() {
     // A tolerance as large as the loss lets it pass.
     let tolerated = diff(&at(after), &at(before), -worse.pruned_bytes_pct_change).unwrap();
     assert!(!tolerated.worse, "{tolerated:#?}");
+    // The doctor sees it too: a lookup of one `id` reads far fewer files after the rewrite.
+    let depth = |version: u64| {
+        explain_core::doctor::doctor(&ExplainRequest::new(&location).version(Some(version)))
+            .unwrap()
+            .columns
+            .into_iter()
+            .find(|c| c.column == "id")
+            .and_then(|c| c.average_depth)
+            .unwrap()
+    };
+    let (random, sorted) = (depth(before), depth(after));
+    assert!(
+        sorted < 2.0 && random > 2.0 * sorted,
+        "{random} -> {sorted}"
+    );
     let json = serde_json::to_value(&better).unwrap();
     assert_eq!(json["schema_version"], 1);
     assert!(json["phases"].as_array().is_some_and(|p| !p.is_empty()));
