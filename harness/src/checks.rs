@@ -29,6 +29,8 @@ pub enum Invariant {
     Accepted,
     /// The explainer's kept sets held against each other, no row read (`explain_core::check`).
     NoRowRead,
+    /// Soundness at every version of a table whose log evolves (`campaign --histories`).
+    History,
 }
 
 impl Invariant {
@@ -40,6 +42,7 @@ impl Invariant {
             Invariant::Replay => "replay",
             Invariant::Accepted => "accepted",
             Invariant::NoRowRead => "no-row-read",
+            Invariant::History => "history",
         }
     }
 }

@@ -42,6 +42,10 @@ struct Args {
     /// pools (0: none): the long chains the explainer accepts, which the oracle must answer.
     #[arg(long, default_value_t = 0, value_name = "N")]
     chain_leaves: usize,
+    /// The log as it evolves: each round also appends an OPTIMIZE-style rewrite where the
+    /// table allows one and checks soundness at every version, not only the last.
+    #[arg(long)]
+    histories: bool,
     /// Where to write the report (default: reports/campaign-seed-<SEED>).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -124,17 +128,19 @@ fn main() -> ExitCode {
         work_dir: args.work_dir.clone(),
         engines: SemanticsArg::resolve(&args.semantics),
         chain_leaves: args.chain_leaves,
+        histories: args.histories,
     };
     let (report, regressions) = run(&options, &progress);
     bar.finish_and_clear();
     let command = format!(
-        "cargo run --release -p harness --bin campaign -- --seconds {} --seed {} --jobs {}{}{}{}",
+        "cargo run --release -p harness --bin campaign -- --seconds {} --seed {} --jobs {}{}{}{}{}",
         args.seconds,
         args.seed,
         args.jobs,
         args.cases
             .map(|c| format!(" --cases {c}"))
             .unwrap_or_default(),
+        if args.histories { " --histories" } else { "" },
         args.engine
             .scheduler
             .as_ref()

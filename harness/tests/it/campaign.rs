@@ -60,6 +60,7 @@ fn campaign(engine: OracleEngine) -> CampaignReport {
         work_dir: None,
         engines: Vec::new(),
         chain_leaves: 0,
+        histories: false,
     };
     run(&options, &|_| {}).0
 }
@@ -142,6 +143,7 @@ fn a_campaign_with_the_engines_as_truth_checks_every_case_under_each_engine() {
         work_dir: None,
         engines: oracle::engines::EngineSemantics::ALL.to_vec(),
         chain_leaves: 0,
+        histories: false,
     };
     let report = run(&options, &|_| {}).0;
     assert!(report.tables >= 2, "{}", findings(&report));
@@ -256,10 +258,34 @@ fn long_chains_are_answered_by_the_explainer_and_the_oracle() {
         work_dir: None,
         engines: Vec::new(),
         chain_leaves: 300,
+        histories: false,
     };
     let report = run(&options, &|_| {}).0;
     let soundness = &report.per_invariant["soundness"];
     assert!(soundness.pass >= 3, "{}", findings(&report));
     assert_eq!(soundness.broken, 0, "{}", findings(&report));
     assert!(report.failures.is_empty(), "{}", findings(&report));
+}
+
+/// `--histories`: each round also rewrites its table (OPTIMIZE-style, where the table allows)
+/// and checks soundness at every version; the history cases are counted apart and hold.
+#[test]
+fn a_campaign_over_histories_checks_every_version() {
+    let options = CampaignOptions {
+        seconds: 900,
+        max_cases: Some(400),
+        seed: 11,
+        jobs: 1,
+        predicates_per_table: 4,
+        engine: OracleEngine::Local,
+        work_dir: None,
+        engines: Vec::new(),
+        chain_leaves: 0,
+        histories: true,
+    };
+    let report = run(&options, &|_| {}).0;
+    assert!(report.failures.is_empty(), "{}", findings(&report));
+    let history = &report.per_invariant["history"];
+    assert!(history.pass > 0, "{history:?}");
+    assert_eq!(history.fail, 0, "{history:?}");
 }
