@@ -29,6 +29,11 @@ pub struct DoctorArgs {
     /// The table as of this version.
     #[arg(long, value_name = "N")]
     pub at_version: Option<u64>,
+    /// The instant `current_date()`, `current_timestamp()` and `now()` in the workload are
+    /// bound to (`yyyy-mm-dd` or a timestamp, UTC unless it says otherwise); the time of the
+    /// run when unset.
+    #[arg(long, value_name = "TIMESTAMP")]
+    pub now: Option<String>,
     #[arg(long, value_enum, default_value_t = DoctorFormat::Text)]
     pub format: DoctorFormat,
     #[command(flatten)]
@@ -54,7 +59,15 @@ pub fn run(args: &DoctorArgs) -> Result<String, ExplainError> {
         .predicates(
             predicates
                 .into_iter()
-                .map(|p| (p, Options::default()))
+                .map(|p| {
+                    (
+                        p,
+                        Options {
+                            now: args.now.clone(),
+                            ..Options::default()
+                        },
+                    )
+                })
                 .collect(),
         );
     let doctor = explain_core::doctor::doctor(&request)?;

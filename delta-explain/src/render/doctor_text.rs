@@ -72,7 +72,29 @@ fn settings_section(out: &mut String, d: &Doctor) {
         thousands(l.partitions_of_one_file as u64),
         thousands(l.files_without_stats as u64)
     );
+    if !l.per_partition.is_empty() {
+        let _ = writeln!(
+            out,
+            "  tiny files: {:.0}% of the files; per partition (the {} with the most tiny files; files, median size, tiny):",
+            l.tiny_share * 100.0,
+            l.per_partition.len().min(PARTITIONS_SHOWN)
+        );
+    }
+    for p in l.per_partition.iter().take(PARTITIONS_SHOWN) {
+        let _ = writeln!(
+            out,
+            "    {:<40} {:>6} {:>10} {:>6} ({:.0}%)",
+            p.partition,
+            thousands(p.files as u64),
+            human_bytes(p.median_bytes),
+            thousands(p.tiny_files as u64),
+            p.tiny_share * 100.0
+        );
+    }
 }
+
+/// The partitions the text page lists (the JSON lists all).
+const PARTITIONS_SHOWN: usize = 10;
 
 /// The writers, the settings over the versions, cut string bounds and hazards.
 fn history_section(out: &mut String, d: &Doctor) {
@@ -113,6 +135,25 @@ fn history_section(out: &mut String, d: &Doctor) {
     }
     for h in &d.hazards {
         let _ = writeln!(out, "  [{}] {}", h.code, h.message);
+    }
+    if !d.writer_hazards.is_empty() {
+        let _ = writeln!(out, "\nKnown hazards of the writers (docs/doctor.md):");
+    }
+    for h in &d.writer_hazards {
+        let versions: Vec<String> = h
+            .versions
+            .iter()
+            .map(|[from, to]| format!("{from}-{to}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  [{}] {} (versions {}): {}; see {}",
+            h.id,
+            h.writer,
+            versions.join(", "),
+            h.summary,
+            h.trackers.join(", ")
+        );
     }
 }
 

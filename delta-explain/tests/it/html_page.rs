@@ -196,3 +196,53 @@ fn the_advice_page_renders_in_chromium_with_a_chart_per_layout() {
         "the page says what to run"
     );
 }
+
+/// `delta-explain doctor --format html`: the columns' chart (a bar per data column), the
+/// partitions' chart (a bar per partition, the tiny files drawn over it) and the workload's
+/// reasons render without script errors.
+#[test]
+#[ignore = "external tier: Chromium (Debian package chromium)"]
+fn the_doctors_page_renders_in_chromium_with_its_charts() {
+    let r = run(&[
+        "doctor",
+        &taxi(),
+        "-w",
+        "pickup_date = '2024-01-03' OR passenger_count >= 0",
+        "-w",
+        "trip_distance > 5",
+        "--format",
+        "html",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
+        assert!(
+            !r.stdout.contains(external),
+            "the page fetches `{external}`"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("doctor.html");
+    std::fs::write(&page, &r.stdout).unwrap();
+    let dom = headless(&dir.path().join("profile"), &page, &["--dump-dom"]);
+    assert_eq!(dom.code, 0, "{}", dom.stderr);
+    let data = |name: &str| {
+        body_data(&dom.stdout, name)
+            .unwrap_or_else(|| panic!("data-{name}: {}", &dom.stdout[..dom.stdout.len().min(2000)]))
+            .to_string()
+    };
+    assert_eq!(data("rendered"), "ok");
+    assert_eq!(data("errors"), "0");
+    assert!(
+        !dom.stderr.contains("Uncaught"),
+        "console errors: {}",
+        dom.stderr
+    );
+    // taxi-nyc: ten data columns, five partitions of four tiny files each.
+    assert_eq!(data("column-bars"), "10");
+    assert_eq!(data("partition-bars"), "5");
+    assert_eq!(data("tiny-bars"), "5");
+    // The OR's reasons (OR_FAN_OUT among them) and the float comparison's.
+    assert!(data("reasons").parse::<usize>().unwrap() >= 3);
+    assert!(dom.stdout.contains("OR_FAN_OUT"));
+    assert!(dom.stdout.contains("Files per partition"));
+}

@@ -168,3 +168,66 @@ fn diagnosis_codes_agree_with_the_schema_and_the_docs() {
         );
     }
 }
+
+/// The doctor's codes are listed once (`doctor::HAZARD_CODES`, `doctor::WORKLOAD_CODES`, the
+/// known writer hazards `doctor::writers::KNOWN`): its schema's enums and docs/doctor.md's
+/// tables say the same.
+#[test]
+fn doctor_codes_agree_with_the_schema_and_the_docs() {
+    use explain_core::doctor::{HAZARD_CODES, WORKLOAD_CODES, writers::KNOWN};
+    let root = testkit::workspace_root();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("docs/doctor.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let listed = |at: &serde_json::Value| -> Vec<String> {
+        at["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("an enum: {at}"))
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    let p = &schema["properties"];
+    assert_eq!(
+        listed(&p["hazards"]["items"]["properties"]["code"]),
+        HAZARD_CODES
+    );
+    let reasons: Vec<&str> = explain_core::diagnose::DIAGNOSIS_CODES
+        .iter()
+        .chain(WORKLOAD_CODES)
+        .copied()
+        .collect();
+    assert_eq!(
+        listed(&p["workload"]["items"]["properties"]["reasons"]["items"]["properties"]["code"]),
+        reasons
+    );
+    let ids: Vec<&str> = KNOWN.iter().map(|k| k.id).collect();
+    assert_eq!(
+        listed(&p["writer_hazards"]["items"]["properties"]["id"]),
+        ids
+    );
+    let docs = std::fs::read_to_string(root.join("docs/doctor.md")).unwrap();
+    for code in HAZARD_CODES.iter().chain(WORKLOAD_CODES) {
+        assert!(
+            docs.contains(&format!("| `{code}` |")),
+            "docs/doctor.md lists {code}"
+        );
+    }
+    let table = docs
+        .split("## Known writer hazards")
+        .nth(1)
+        .expect("docs/doctor.md has the writers' table");
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), KNOWN.len(), "a row per known hazard: {rows:?}");
+    for (row, known) in rows.iter().zip(KNOWN) {
+        assert!(
+            row.starts_with(&format!("| `{}` | {} |", known.id, known.writer)),
+            "{row} is {}'s row",
+            known.id
+        );
+        for tracker in known.trackers {
+            assert!(row.contains(tracker), "{row} names {tracker}");
+        }
+    }
+}

@@ -1,15 +1,52 @@
 //! Why a table does not skip, from its log alone: the statistics settings in effect and the
-//! columns they leave without statistics, each column's statistics across the files, the
-//! layout (file sizes, partitions of one file), and for each predicate of a workload what it
-//! keeps, what the diagnoses say, and the columns it uses that get no statistics, with the
-//! table property that would give them some.
+//! columns they leave without statistics, each column's statistics across the files and their
+//! hazards (`hazards`), the known hazards of the table's writers (`writers`), the layout (file
+//! sizes, tiny files per partition, partitions of one file), and for each predicate of a
+//! workload what it keeps and why not more (`workload`), with the table property that would
+//! give its columns statistics.
+//!
+//! | code | where | when |
+//! |---|---|---|
+//! | `NAN_UNGUARDED_BOUNDS` | hazards | a float column: writers leave NaN out of its min/max |
+//! | `TIMESTAMP_MILLIS_BOUNDS` | hazards | a timestamp column whose recorded maxima are at millisecond precision |
+//! | `TYPE_WIDENING_STATS` | hazards | a column widened (`delta.typeChanges`): older files record bounds in the old type |
+//! | `NULL_COUNT_ABSENT` | hazards | files record a column's min/max but not its null count |
+//! | `OR_FAN_OUT` | workload | an OR one of whose branches prunes under a tenth of the files, while another prunes more |
+//! | `BOUND_AT_QUERY_TIME` | workload | `current_date()`, `current_timestamp()` or `now()` bound to the run's time or `--now` |
+
+mod hazards;
+mod workload;
+pub mod writers;
 
 use serde::Serialize;
 
-use crate::explain_request::{ExplainRequest, Options};
+use crate::explain_request::ExplainRequest;
 use crate::replay::{ReplayedTable, indexed_columns};
-use crate::request::{Progress, explain_one};
 use explain_compiler::error::ExplainError;
+use explain_compiler::guards::{NAN_UNGUARDED_BOUNDS, TYPE_WIDENING_STATS};
+pub use writers::WriterHazard;
+
+pub const TIMESTAMP_MILLIS_BOUNDS: &str = "TIMESTAMP_MILLIS_BOUNDS";
+pub const NULL_COUNT_ABSENT: &str = "NULL_COUNT_ABSENT";
+pub const OR_FAN_OUT: &str = "OR_FAN_OUT";
+pub const BOUND_AT_QUERY_TIME: &str = "BOUND_AT_QUERY_TIME";
+
+/// Every column hazard code, listed once: the schema's enum and docs/doctor.md say the same
+/// (checked by a test).
+pub const HAZARD_CODES: &[&str] = &[
+    NAN_UNGUARDED_BOUNDS,
+    TIMESTAMP_MILLIS_BOUNDS,
+    TYPE_WIDENING_STATS,
+    NULL_COUNT_ABSENT,
+];
+
+/// The workload's reason codes beyond the diagnoses' (`diagnose::DIAGNOSIS_CODES`), listed
+/// once.
+pub const WORKLOAD_CODES: &[&str] = &[OR_FAN_OUT, BOUND_AT_QUERY_TIME];
+
+/// A predicate (or an OR's branch) prunes weakly when it removes at most this share of the
+/// files, as `WEAK_DATA_SKIPPING` counts it.
+pub const WEAK_SHARE: f64 = 0.1;
 
 /// The version of the doctor's JSON.
 pub const DOCTOR_SCHEMA_VERSION: u32 = 1;
@@ -61,6 +98,23 @@ pub struct Layout {
     pub partitions_of_one_file: usize,
     /// Files whose statistics record none at all.
     pub files_without_stats: usize,
+    /// The share of the files that are tiny, 0 to 1 (0 without files).
+    pub tiny_share: f64,
+    /// Per partition (none where the table is not partitioned), the most tiny files first.
+    pub per_partition: Vec<PartitionLayout>,
+}
+
+/// One partition's files.
+#[derive(Clone, Debug, Serialize)]
+pub struct PartitionLayout {
+    /// Its values, `col=value` joined by `/` (`__HIVE_DEFAULT_PARTITION__` for NULL).
+    pub partition: String,
+    pub files: usize,
+    pub bytes: u64,
+    pub median_bytes: u64,
+    pub tiny_files: usize,
+    /// `tiny_files / files`.
+    pub tiny_share: f64,
 }
 
 /// One predicate of the workload.
@@ -153,6 +207,8 @@ pub struct Doctor {
     pub settings_history: Vec<SettingsSpan>,
     pub string_bounds: Vec<StringBounds>,
     pub hazards: Vec<ColumnHazard>,
+    /// The known hazards (docs/doctor.md) of the writers listed that apply to this table.
+    pub writer_hazards: Vec<WriterHazard>,
     pub workload: Vec<WorkloadEntry>,
     pub fix: Option<Fix>,
 }
@@ -178,13 +234,14 @@ pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
             statistics.stats_columns.clone(),
         ),
     )?;
-    let string_bounds = string_bounds(&table);
-    let hazards = hazards(&table, &writers);
-    let predicates: Vec<String> = request
+    let string_bounds = hazards::string_bounds(&table);
+    let column_hazards = hazards::hazards(&table, &writers, &columns);
+    let writer_hazards = writers::hazards(&writers, shape(&table, &statistics));
+    let predicates: Vec<(String, crate::explain_request::Options)> = request
         .predicate
         .iter()
-        .cloned()
-        .chain(request.predicates.iter().map(|(p, _)| p.clone()))
+        .map(|p| (p.clone(), request.options.clone()))
+        .chain(request.predicates.iter().cloned())
         .collect();
     let pinned = ExplainRequest {
         location: location.clone(),
@@ -195,9 +252,9 @@ pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
     };
     let workload: Vec<WorkloadEntry> = predicates
         .iter()
-        .map(|p| workload_entry(&pinned, &table, &statistics, p))
+        .map(|(p, options)| workload::entry(&pinned, &table, &statistics, p, options))
         .collect();
-    let fix = fix(&location, &statistics, &workload, &table);
+    let fix = workload::fix(&location, &statistics, &workload, &table);
     Ok(Doctor {
         schema_version: DOCTOR_SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION"),
@@ -209,7 +266,8 @@ pub fn doctor(request: &ExplainRequest) -> Result<Doctor, ExplainError> {
         writers,
         settings_history,
         string_bounds,
-        hazards,
+        hazards: column_hazards,
+        writer_hazards,
         workload,
         fix,
     })
@@ -312,131 +370,114 @@ fn column_stats(table: &ReplayedTable, settings: &StatsSettings) -> Vec<ColumnSt
 
 fn layout(table: &ReplayedTable) -> Layout {
     let files = table.files();
-    let mut sizes: Vec<u64> = files
-        .iter()
-        .map(|f| u64::try_from(f.size_bytes).unwrap_or(0))
-        .collect();
+    let size = |f: &crate::replay::LiveFile| u64::try_from(f.size_bytes).unwrap_or(0);
+    let mut sizes: Vec<u64> = files.iter().map(size).collect();
     sizes.sort_unstable();
-    let mut per_partition: std::collections::HashMap<usize, usize> =
-        std::collections::HashMap::new();
+    let mut by_partition: std::collections::BTreeMap<usize, Vec<u64>> =
+        std::collections::BTreeMap::new();
     for f in files {
-        *per_partition.entry(f.partition).or_default() += 1;
+        by_partition.entry(f.partition).or_default().push(size(f));
     }
     let partitioned = !table.columns().partition_columns().is_empty();
+    // The log keys partition values by physical name under column mapping.
+    let logical: std::collections::HashMap<String, String> = table
+        .snapshot()
+        .schema()
+        .fields()
+        .filter_map(|f| {
+            let physical = f.metadata().get("delta.columnMapping.physicalName")?;
+            let delta_kernel::schema::MetadataValue::String(physical) = physical else {
+                return None;
+            };
+            Some((physical.clone(), f.name().to_string()))
+        })
+        .collect();
+    let tiny = |sizes: &[u64]| sizes.iter().filter(|s| **s < TINY_FILE_BYTES).count();
+    let share = |part: usize, whole: usize| {
+        if whole == 0 {
+            0.0
+        } else {
+            part as f64 / whole as f64
+        }
+    };
+    let mut per_partition: Vec<PartitionLayout> = if partitioned {
+        by_partition
+            .into_iter()
+            .map(|(id, mut sizes)| {
+                sizes.sort_unstable();
+                let tiny_files = tiny(&sizes);
+                PartitionLayout {
+                    partition: partition_name(table.partitions().partition(id), &logical),
+                    files: sizes.len(),
+                    bytes: sizes.iter().sum(),
+                    median_bytes: sizes[sizes.len() / 2],
+                    tiny_files,
+                    tiny_share: share(tiny_files, sizes.len()),
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    per_partition.sort_by(|a, b| {
+        b.tiny_files
+            .cmp(&a.tiny_files)
+            .then(b.files.cmp(&a.files))
+            .then_with(|| a.partition.cmp(&b.partition))
+    });
+    let tiny_files = tiny(&sizes);
     Layout {
         files: files.len(),
         bytes: sizes.iter().sum(),
         smallest_bytes: sizes.first().copied().unwrap_or(0),
         median_bytes: sizes.get(sizes.len() / 2).copied().unwrap_or(0),
         largest_bytes: sizes.last().copied().unwrap_or(0),
-        tiny_files: sizes.iter().filter(|s| **s < TINY_FILE_BYTES).count(),
-        partitions: if partitioned { per_partition.len() } else { 0 },
-        partitions_of_one_file: if partitioned {
-            per_partition.values().filter(|n| **n == 1).count()
-        } else {
-            0
-        },
+        tiny_files,
+        partitions: per_partition.len(),
+        partitions_of_one_file: per_partition.iter().filter(|p| p.files == 1).count(),
         files_without_stats: files.iter().filter(|f| !f.has_stats).count(),
+        tiny_share: share(tiny_files, files.len()),
+        per_partition,
     }
 }
 
-fn workload_entry(
-    request: &ExplainRequest,
-    table: &ReplayedTable,
-    settings: &StatsSettings,
-    predicate: &str,
-) -> WorkloadEntry {
-    let one = ExplainRequest {
-        predicate: Some(predicate.to_string()),
-        predicates: Vec::new(),
-        options: Options {
-            explain_why: true,
-            ..request.options.clone()
-        },
-        ..request.clone()
-    };
-    let partitions = table.columns().partition_columns();
-    let columns_without_stats: Vec<String> = explain_compiler::sql::parse_predicate(predicate)
-        .map(|p| p.columns_and_quoted_names())
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|c| table.columns().resolve(&c).ok())
-        .map(|info| info.column.dotted())
-        .filter(|c| !partitions.contains(c) && settings.not_indexed.contains(c))
-        .collect();
-    match Progress::silent(|progress| explain_one(&one, progress)) {
-        Ok(answer) => WorkloadEntry {
-            predicate: predicate.to_string(),
-            total_files: Some(answer.report.total_files),
-            final_files: Some(answer.report.final_files),
-            error: None,
-            reasons: answer
-                .report
-                .diagnoses
-                .unwrap_or_default()
-                .into_iter()
-                .map(|d| Reason {
-                    code: d.code,
-                    message: d.message,
-                    suggestion: d.suggestion,
-                })
-                .collect(),
-            columns_without_stats,
-        },
-        Err(e) => WorkloadEntry {
-            predicate: predicate.to_string(),
-            total_files: None,
-            final_files: None,
-            error: Some(e.to_string()),
-            reasons: Vec::new(),
-            columns_without_stats,
-        },
-    }
-}
-
-/// `delta.dataSkippingStatsColumns` naming the indexed columns and those the workload needs.
-fn fix(
-    location: &str,
-    settings: &StatsSettings,
-    workload: &[WorkloadEntry],
-    table: &ReplayedTable,
-) -> Option<Fix> {
-    let mut missing: Vec<String> = Vec::new();
-    for c in workload.iter().flat_map(|w| &w.columns_without_stats) {
-        if !missing.contains(c) {
-            missing.push(c.clone());
-        }
-    }
-    if missing.is_empty() {
-        return None;
-    }
-    let all: Vec<String> = settings.indexed.iter().chain(&missing).cloned().collect();
-    let files_without_their_stats = table
-        .stats_jsons()
-        .filter(|stats| {
-            let parsed: Option<serde_json::Value> =
-                stats.and_then(|s| serde_json::from_str(s).ok());
-            missing.iter().any(|c| {
-                parsed.as_ref().is_none_or(|p| {
-                    let mut at = &p["maxValues"];
-                    for part in c.split('.') {
-                        at = &at[part];
-                    }
-                    at.is_null()
-                })
-            })
+/// A partition's values as a folder would name them, `col=value` joined by `/`, each column by
+/// its name in the schema (`logical`, from the physical names the log keys values by).
+fn partition_name(
+    partition: crate::partition_table::Partition<'_>,
+    logical: &std::collections::HashMap<String, String>,
+) -> String {
+    partition
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                logical.get(k).map_or(k, String::as_str),
+                v.unwrap_or("__HIVE_DEFAULT_PARTITION__")
+            )
         })
-        .count();
-    Some(Fix {
-        statement: format!(
-            "ALTER TABLE delta.`{}` SET TBLPROPERTIES ('delta.dataSkippingStatsColumns' = '{}')",
-            location.replace('`', "``"),
-            all.join(",")
-        ),
-        caveat: "only files written after the change record statistics for these columns: rewrite the existing files (OPTIMIZE ... FULL on a clustered table, or a rewrite of the data) for data skipping to use them on old data".into(),
-        columns: missing,
-        files_without_their_stats,
-    })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// What the known writer hazards ask of the table's shape.
+fn shape(table: &ReplayedTable, statistics: &StatsSettings) -> writers::Shape {
+    use delta_kernel::schema::PrimitiveType;
+    writers::Shape {
+        float_columns: !hazards::columns_of_type(table, |p| {
+            matches!(p, PrimitiveType::Float | PrimitiveType::Double)
+        })
+        .is_empty(),
+        decimal_columns: !hazards::columns_of_type(table, |p| {
+            matches!(p, PrimitiveType::Decimal(_))
+        })
+        .is_empty(),
+        escaped_stats_columns: statistics
+            .stats_columns
+            .as_ref()
+            .is_some_and(|cs| cs.iter().any(|c| c.contains('`'))),
+        stats_settings: statistics.stats_columns.is_some() || statistics.num_indexed_cols != 32,
+    }
 }
 
 /// The writers of the last [`WRITER_COMMITS`] commits up to `version` and the statistics
@@ -526,86 +567,6 @@ fn settings_of(configuration: &serde_json::Value) -> (i64, Option<Vec<String>>) 
         .as_str()
         .map(|cs| cs.split(',').map(|c| c.trim().to_string()).collect());
     (count, columns)
-}
-
-/// The top-level data columns of a primitive type `wanted` picks.
-fn columns_of_type(
-    table: &ReplayedTable,
-    wanted: fn(&delta_kernel::schema::PrimitiveType) -> bool,
-) -> Vec<String> {
-    use delta_kernel::schema::DataType;
-    let partitions = table.columns().partition_columns();
-    table
-        .snapshot()
-        .schema()
-        .fields()
-        .filter(|f| !partitions.iter().any(|p| p == f.name()))
-        .filter(|f| matches!(f.data_type(), DataType::Primitive(p) if wanted(p)))
-        .map(|f| f.name().to_string())
-        .collect()
-}
-
-/// Per string column, the maxima cut to a prefix and the prefix's length.
-fn string_bounds(table: &ReplayedTable) -> Vec<StringBounds> {
-    use delta_kernel::schema::PrimitiveType;
-    let columns = columns_of_type(table, |p| matches!(p, PrimitiveType::String));
-    let parsed: Vec<serde_json::Value> = table
-        .stats_jsons()
-        .filter_map(|s| s.and_then(|s| serde_json::from_str(s).ok()))
-        .collect();
-    columns
-        .into_iter()
-        .map(|column| {
-            let bound = |stats: &serde_json::Value, section: &str| {
-                stats[section][column.as_str()].as_str().map(str::to_string)
-            };
-            let maxima: Vec<String> = parsed
-                .iter()
-                .filter_map(|s| bound(s, "maxValues"))
-                .collect();
-            let minima: Vec<String> = parsed
-                .iter()
-                .filter_map(|s| bound(s, "minValues"))
-                .collect();
-            let cut: Vec<&String> = maxima
-                .iter()
-                .filter(|m| m.ends_with(['\u{10FFFF}', '\u{FFFD}']))
-                .collect();
-            StringBounds {
-                truncated_maxima: cut.len(),
-                prefix_length: cut.iter().map(|m| m.chars().count() - 1).max(),
-                longest_bound: maxima
-                    .iter()
-                    .chain(&minima)
-                    .map(|b| b.chars().count())
-                    .max()
-                    .unwrap_or(0),
-                column,
-            }
-        })
-        .collect()
-}
-
-/// The float columns' NaN hazard, naming the table's writers.
-fn hazards(table: &ReplayedTable, writers: &[WriterSpan]) -> Vec<ColumnHazard> {
-    use delta_kernel::schema::PrimitiveType;
-    let mut names: Vec<&str> = Vec::new();
-    for w in writers {
-        if !names.contains(&w.writer.as_str()) {
-            names.push(&w.writer);
-        }
-    }
-    columns_of_type(table, |p| matches!(p, PrimitiveType::Float | PrimitiveType::Double))
-        .into_iter()
-        .map(|column| ColumnHazard {
-            message: format!(
-                "`{column}` is a float column: writers ({}) leave NaN out of its min/max, so a comparison NaN satisfies in Spark and DuckDB (NaN above every number) may prune a file holding NaN; the default mode announces it (NAN_UNGUARDED_BOUNDS), --strict keeps such files",
-                if names.is_empty() { "unknown".to_string() } else { names.join(", ") }
-            ),
-            code: explain_compiler::guards::NAN_UNGUARDED_BOUNDS,
-            column,
-        })
-        .collect()
 }
 
 /// The clustering depth of `column` over the files' recorded ranges, where its bounds are
