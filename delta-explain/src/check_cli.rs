@@ -27,6 +27,10 @@ pub struct CheckArgs {
     /// The instant `current_date()`, `current_timestamp()` and `now()` are bound to.
     #[arg(long, value_name = "TIMESTAMP")]
     pub now: Option<String>,
+    /// Check delta_kernel alone (the predicate lowered as written, none of the explainer's
+    /// guards, one scan) instead of the explainer.
+    #[arg(long)]
+    pub kernel: bool,
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     #[command(flatten)]
@@ -44,7 +48,12 @@ pub fn run(args: &CheckArgs) -> Result<(String, bool), ExplainError> {
             now: args.now.clone(),
             ..Default::default()
         });
-    let report = explain_core::check::check(&request)?;
+    let subject = if args.kernel {
+        explain_core::check::Subject::Kernel
+    } else {
+        explain_core::check::Subject::Explainer
+    };
+    let report = explain_core::check::check(&request, subject)?;
     let page = match args.format {
         CheckFormat::Text => crate::render::check_text::to_text(&report),
         CheckFormat::Json => {

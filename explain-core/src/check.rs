@@ -16,6 +16,11 @@
 //! Both run in the default mode and under `--strict`. A default-mode miss where an
 //! explanation announces a NaN hazard is `announced` (the default mode may drop such a file,
 //! and says so); under `--strict` every miss is a failure.
+//!
+//! The same checks hold any reader that exposes its kept files ([`KeptFiles`]): the explainer
+//! ([`Explainer`]), delta_kernel alone ([`Kernel`]: the predicate lowered as written, no guard
+//! of ours, one kernel scan; one mode, and it announces nothing), a reader of the conformance
+//! campaign.
 
 use serde::Serialize;
 
@@ -43,6 +48,51 @@ pub struct Kept {
 /// breaks them on purpose, which the checks must catch.
 pub trait KeptFiles {
     fn kept(&self, predicate: &str, strict: bool) -> Result<Kept, ExplainError>;
+
+    /// The modes it has (`false`: default, `true`: `--strict`).
+    fn modes(&self) -> &'static [bool] {
+        &[false, true]
+    }
+}
+
+/// Which reader's kept sets the checks hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Subject {
+    /// The explanation's final kept set, default mode and `--strict`.
+    #[default]
+    Explainer,
+    /// delta_kernel alone: the predicate lowered as written, no guard, one scan.
+    Kernel,
+}
+
+/// delta_kernel alone over one replayed table: the predicate lowered as written, without the
+/// explainer's guards (what a reader handing the predicate to the kernel gets), one scan of
+/// the replayed rows. A fragment the compiler cannot lower gives the kernel nothing to skip
+/// with, as a reader would scan every file then.
+pub struct Kernel<'t> {
+    table: &'t ReplayedTable,
+}
+
+impl<'t> Kernel<'t> {
+    pub fn new(table: &'t ReplayedTable) -> Self {
+        Self { table }
+    }
+}
+
+impl KeptFiles for Kernel<'_> {
+    fn kept(&self, predicate: &str, _strict: bool) -> Result<Kept, ExplainError> {
+        let compiled = CompiledPredicate::compile(predicate, self.table)?;
+        let lowered = crate::explain::unguarded_kernel_predicate(&compiled, self.table.columns())?;
+        Ok(Kept {
+            files: self.table.survivors(lowered)?,
+            announced: false,
+        })
+    }
+
+    fn modes(&self) -> &'static [bool] {
+        &[false]
+    }
 }
 
 /// The explainer over one replayed table.
@@ -115,6 +165,8 @@ pub struct CheckReport {
     pub table: String,
     pub version: u64,
     pub predicate: String,
+    /// Whose kept sets were checked.
+    pub subject: Subject,
     pub files: usize,
     pub checks: Vec<CheckResult>,
     /// No check failed (an announced or inapplicable one is not a failure).
@@ -125,9 +177,9 @@ pub const TERNARY_PARTITION: &str = "ternary-partition";
 pub const MONOTONE_NARROWER: &str = "monotone-narrower";
 pub const MONOTONE_WIDER: &str = "monotone-wider";
 
-/// Checks the explainer on `request`'s table and predicate (its time functions bound as an
-/// explanation binds them).
-pub fn check(request: &ExplainRequest) -> Result<CheckReport, ExplainError> {
+/// Checks `subject`'s kept sets on `request`'s table and predicate (its time functions bound
+/// as an explanation binds them).
+pub fn check(request: &ExplainRequest, subject: Subject) -> Result<CheckReport, ExplainError> {
     let predicate = request
         .predicate
         .clone()
@@ -136,7 +188,12 @@ pub fn check(request: &ExplainRequest) -> Result<CheckReport, ExplainError> {
     let (bound, _, _) = request.bound_in_time(crate::request::run_instant())?;
     let predicate_bound = bound.predicate.unwrap_or(predicate);
     let table = ReplayedTable::open_with(&location, &storage, request.version)?;
-    check_with(&table, &predicate_bound, &Explainer::new(&table))
+    let mut report = match subject {
+        Subject::Explainer => check_with(&table, &predicate_bound, &Explainer::new(&table))?,
+        Subject::Kernel => check_with(&table, &predicate_bound, &Kernel::new(&table))?,
+    };
+    report.subject = subject;
+    Ok(report)
 }
 
 /// [`check`] with the kept sets from `kept`.
@@ -146,6 +203,7 @@ pub fn check_with(
     kept: &dyn KeptFiles,
 ) -> Result<CheckReport, ExplainError> {
     let parsed = explain_compiler::sql::parse_predicate(predicate)?;
+    let modes = kept.modes();
     let kept = &Asked {
         source: kept,
         answers: std::cell::RefCell::default(),
@@ -161,7 +219,7 @@ pub fn check_with(
         .filter(|c| table.columns().resolve(c).is_ok())
         .collect();
     let mut checks = Vec::new();
-    for strict in [false, true] {
+    for &strict in modes {
         checks.push(ternary_partition(
             table, predicate, &parsed, &columns, kept, strict,
         )?);
@@ -173,6 +231,7 @@ pub fn check_with(
         table: table.location().to_string(),
         version: table.version(),
         predicate: predicate.to_string(),
+        subject: Subject::default(),
         files: table.files().len(),
         passed: checks.iter().all(|c| c.verdict != Verdict::Fail),
         checks,

@@ -8,6 +8,7 @@
 //! - [`variants`]: metamorphic variants of a predicate.
 
 pub mod catalog;
+pub mod compaction;
 pub mod predicates;
 pub mod rewrite;
 pub mod spec;

@@ -290,6 +290,7 @@ fn round(
     } else {
         cases
     };
+    let cases = cases + two_paths_cases(name, seed, &spec, &written, options, report);
     report
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -330,29 +331,81 @@ fn history_cases(
             let sql = p.to_string();
             let outcome = soundness_with(&subject, &sql, None).outcome;
             cases += 1;
-            let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
-            r.per_invariant
-                .entry(Invariant::History.name().to_string())
-                .or_default()
-                .add(&outcome);
-            if let Outcome::Skipped { reason } = &outcome {
-                *r.skipped_reasons.entry(reason_class(reason)).or_default() += 1;
-            }
-            if let Outcome::Fail { message } = outcome {
-                r.failures.push(Failure {
+            record_unminimized(
+                report,
+                Failure {
                     table: format!("{name}@{version}"),
                     seed,
                     invariant: Invariant::History,
                     predicate: sql.clone(),
                     minimized: sql.clone(),
-                    message,
+                    message: String::new(),
                     reproduce: format!("{} --at-version {version}", reproduce(name, seed, &sql)),
-                });
-            }
+                },
+                outcome,
+            );
         }
     }
     cases
 }
+
+/// One reader, two paths: the round's table written again with statistics only in a
+/// `stats_parsed` checkpoint and with a log compaction, a sample of predicates keeping the
+/// same files on every path (no row read).
+fn two_paths_cases(
+    name: &str,
+    seed: u64,
+    spec: &generators::spec::TableSpec,
+    written: &generators::writer::WrittenTable,
+    options: &CampaignOptions,
+    report: &Mutex<CampaignReport>,
+) -> u64 {
+    let record = |outcome: Outcome, sql: &str| {
+        let failure = Failure {
+            table: name.to_string(),
+            seed,
+            invariant: Invariant::TwoPaths,
+            predicate: sql.to_string(),
+            minimized: sql.to_string(),
+            message: String::new(),
+            reproduce: reproduce(name, seed, sql),
+        };
+        record_unminimized(report, failure, outcome);
+    };
+    let paths = match crate::two_paths::TwoPaths::write(spec, options.work_dir.as_deref()) {
+        Ok(paths) => paths,
+        Err(reason) => {
+            record(Outcome::Skipped { reason }, "");
+            return 1;
+        }
+    };
+    let pools = Pools::from_table(spec, written);
+    let predicates = sample_predicates(&pools, 3, seed ^ 0x5450_4154, TWO_PATHS_PREDICATES);
+    for p in &predicates {
+        let sql = p.to_string();
+        record(paths.same_files(&sql), &sql);
+    }
+    predicates.len() as u64
+}
+
+/// Tallies `outcome` of an invariant whose failures are not minimized (checked on tables or
+/// versions of their own); a failure is `failure` with the outcome's message.
+fn record_unminimized(report: &Mutex<CampaignReport>, failure: Failure, outcome: Outcome) {
+    let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
+    r.per_invariant
+        .entry(failure.invariant.name().to_string())
+        .or_default()
+        .add(&outcome);
+    if let Outcome::Skipped { reason } = &outcome {
+        *r.skipped_reasons.entry(reason_class(reason)).or_default() += 1;
+    }
+    if let Outcome::Fail { message } = outcome {
+        r.failures.push(Failure { message, ..failure });
+    }
+}
+
+/// The predicates a round's two-paths check asks.
+const TWO_PATHS_PREDICATES: usize = 5;
 
 /// The cases of one round on its loaded table.
 #[allow(clippy::too_many_arguments)]
@@ -573,8 +626,8 @@ fn still_fails(
             .find(|v| Some(v.name()) == variant)
             .is_some_and(|v| equivalence(subject, q, *v).is_failure()),
         Invariant::NoRowRead => no_row_read(subject, &q.to_string()).is_failure(),
-        // Checked at an earlier version, on a subject of its own: not minimized.
-        Invariant::History => false,
+        // Checked at an earlier version, or on tables of its own: not minimized.
+        Invariant::History | Invariant::TwoPaths => false,
         Invariant::Replay => false,
     }
 }

@@ -31,6 +31,9 @@ pub enum Invariant {
     NoRowRead,
     /// Soundness at every version of a table whose log evolves (`campaign --histories`).
     History,
+    /// One reader, two paths: the same table through its JSON commits, a `stats_parsed`-only
+    /// checkpoint and a log compaction keeps the same files (`two_paths`).
+    TwoPaths,
 }
 
 impl Invariant {
@@ -43,6 +46,7 @@ impl Invariant {
             Invariant::Accepted => "accepted",
             Invariant::NoRowRead => "no-row-read",
             Invariant::History => "history",
+            Invariant::TwoPaths => "two-paths",
         }
     }
 }
@@ -681,11 +685,16 @@ pub fn stats_difference(subject: &Subject, predicate: &str) -> Option<(usize, us
 
 /// The checks that read no row (`explain_core::check`): the files kept for the predicate, its
 /// negation and its NULL rows hold every file with a row; a narrower predicate keeps no file
-/// it prunes, a wider one every file it keeps; in both modes.
+/// it prunes, a wider one every file it keeps; for the explainer in both modes, then for
+/// delta_kernel alone (the predicate lowered as written, no guard).
 pub fn no_row_read(subject: &Subject, predicate: &str) -> Outcome {
-    use explain_core::check::{Explainer, Verdict, check_with};
+    use explain_core::check::{Explainer, Kernel, Verdict, check_with};
     let explainer = Explainer::new(&subject.kernel);
-    let report = match check_with(&subject.kernel, predicate, &explainer) {
+    let kernel = Kernel::new(&subject.kernel);
+    let reports = check_with(&subject.kernel, predicate, &explainer).and_then(|explained| {
+        check_with(&subject.kernel, predicate, &kernel).map(|alone| (explained, alone))
+    });
+    let (explained, alone) = match reports {
         Ok(r) => r,
         Err(e) => {
             return Outcome::Skipped {
@@ -693,6 +702,11 @@ pub fn no_row_read(subject: &Subject, predicate: &str) -> Outcome {
             };
         }
     };
+    let mut report = explained;
+    report.checks.extend(alone.checks.into_iter().map(|mut c| {
+        c.mode = "kernel";
+        c
+    }));
     let first = |verdict: Verdict| report.checks.iter().find(|c| c.verdict == verdict);
     let said = |c: &explain_core::check::CheckResult| {
         format!(

@@ -19,6 +19,7 @@ pub mod scaling;
 pub mod shrink;
 pub mod subject;
 pub mod tightness;
+pub mod two_paths;
 
 use std::collections::BTreeSet;
 

@@ -2,15 +2,19 @@
 
 use std::fmt::Write as _;
 
-use explain_core::check::{CheckReport, Verdict};
+use explain_core::check::{CheckReport, Subject, Verdict};
 
 /// One line per check and mode, the offending files under a failure, and the outcome.
 pub fn to_text(report: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Checked `{}` on {} (version {}, {} files), reading no row:\n",
-        report.predicate, report.table, report.version, report.files
+        "Checked {}'s kept sets for `{}` on {} (version {}, {} files), reading no row:\n",
+        subject(report.subject),
+        report.predicate,
+        report.table,
+        report.version,
+        report.files
     );
     for c in &report.checks {
         let verdict = match c.verdict {
@@ -41,8 +45,22 @@ pub fn to_text(report: &CheckReport) -> String {
         if report.passed {
             "Every applicable check holds."
         } else {
-            "A check failed: the explainer's kept sets contradict each other (a bug; please report it with this page)."
+            match report.subject {
+                Subject::Explainer => {
+                    "A check failed: the explainer's kept sets contradict each other (a bug; please report it with this page)."
+                }
+                Subject::Kernel => {
+                    "A check failed: delta_kernel's kept sets contradict each other (a bug of the kernel's data skipping, given the predicate as written)."
+                }
+            }
         }
     );
     out
+}
+
+fn subject(subject: Subject) -> &'static str {
+    match subject {
+        Subject::Explainer => "the explainer",
+        Subject::Kernel => "delta_kernel (no guard)",
+    }
 }

@@ -1,11 +1,12 @@
-//! `delta-explain check`: the explainer's kept sets held against each other, no row read. On
-//! taxi-nyc and the shared fixtures (their corpora's predicates) every applicable check holds;
-//! a kept set broken on purpose is caught by each check.
+//! `delta-explain check`: the explainer's kept sets, and delta_kernel's alone (`--kernel`),
+//! held against each other, no row read. On taxi-nyc and the shared fixtures (their corpora's
+//! predicates) every applicable check holds for both; a kept set broken on purpose is caught
+//! by each check, for both.
 
 use explain_compiler::error::ExplainError;
 use explain_core::check::{
-    Explainer, Kept, KeptFiles, MONOTONE_NARROWER, MONOTONE_WIDER, TERNARY_PARTITION, Verdict,
-    check_with,
+    Explainer, Kept, KeptFiles, Kernel, MONOTONE_NARROWER, MONOTONE_WIDER, TERNARY_PARTITION,
+    Verdict, check_with,
 };
 use explain_core::replay::ReplayedTable;
 
@@ -37,16 +38,26 @@ fn every_applicable_check_holds_on_the_fixtures_corpora() {
         let name = table.file_name().unwrap().to_string_lossy().into_owned();
         let location = table.to_string_lossy().into_owned();
         let replayed = ReplayedTable::open(&location, None).unwrap();
-        let explainer = Explainer::new(&replayed);
-        for predicate in corpus(&name, 12) {
-            let report = match check_with(&replayed, &predicate, &explainer) {
+        let subjects: [(&str, Box<dyn KeptFiles>); 2] = [
+            ("explainer", Box::new(Explainer::new(&replayed))),
+            ("kernel", Box::new(Kernel::new(&replayed))),
+        ];
+        for (subject, predicate) in subjects
+            .iter()
+            .flat_map(|s| corpus(&name, 12).into_iter().map(move |p| (s, p)))
+        {
+            let report = match check_with(&replayed, &predicate, subject.1.as_ref()) {
                 Ok(r) => r,
                 // A corpus predicate the explainer refuses (bad input on purpose).
                 Err(ExplainError::InvalidPredicate(_) | ExplainError::Usage(_)) => continue,
                 Err(e) => panic!("{name}: `{predicate}`: {e}"),
             };
             predicates += 1;
-            assert!(report.passed, "{name}: `{predicate}`: {report:#?}");
+            assert!(
+                report.passed,
+                "{name}, {}: `{predicate}`: {report:#?}",
+                subject.0
+            );
             for c in &report.checks {
                 match c.verdict {
                     Verdict::Pass | Verdict::Announced => applied += 1,
@@ -56,16 +67,17 @@ fn every_applicable_check_holds_on_the_fixtures_corpora() {
             }
         }
     }
-    assert!(predicates >= 100, "the corpora were read ({predicates})");
+    assert!(predicates >= 200, "the corpora were read ({predicates})");
     assert!(
         applied > 4 * not_applicable,
         "most checks apply ({applied} applied, {not_applicable} not)"
     );
 }
 
-/// The explainer, with one file taken out of the kept sets `breaks` picks.
+/// A reader (the explainer, the kernel), with one file taken out of the kept sets `breaks`
+/// picks.
 struct Faulty<'t> {
-    real: Explainer<'t>,
+    real: Box<dyn KeptFiles + 't>,
     victim: usize,
     breaks: fn(&str) -> bool,
 }
@@ -77,6 +89,10 @@ impl KeptFiles for Faulty<'_> {
             kept.files[self.victim] = false;
         }
         Ok(kept)
+    }
+
+    fn modes(&self) -> &'static [bool] {
+        self.real.modes()
     }
 }
 
@@ -112,14 +128,27 @@ fn a_kept_set_broken_on_purpose_is_caught_by_each_check() {
         // Dropped from the wider predicate's set alone.
         (MONOTONE_WIDER, |p| p.contains(") OR ")),
     ];
-    for (check, breaks) in faults {
+    for (check, breaks, kernel) in faults
+        .iter()
+        .flat_map(|(c, b)| [(*c, *b, false), (*c, *b, true)])
+    {
+        let real: Box<dyn KeptFiles> = if kernel {
+            Box::new(Kernel::new(&table))
+        } else {
+            Box::new(Explainer::new(&table))
+        };
         let faulty = Faulty {
-            real: Explainer::new(&table),
+            real,
             victim,
             breaks,
         };
         let report = check_with(&table, predicate, &faulty).unwrap();
-        assert!(!report.passed, "{check}: the fault is caught");
+        assert!(
+            !report.passed,
+            "{check} (kernel: {kernel}): the fault is caught"
+        );
+        let modes = report.checks.iter().filter(|c| c.check == check).count();
+        assert_eq!(modes, if kernel { 1 } else { 2 }, "{report:#?}");
         for c in report.checks.iter().filter(|c| c.check == check) {
             // The default mode may drop a file of NaN rows on a float comparison, and says
             // so (`fare_amount` is a double): there the fault is announced, under --strict a
@@ -162,6 +191,23 @@ fn the_command_checks_and_exits_by_the_outcome() {
         "a function's NULL rows are not known: {}",
         text.stdout
     );
+    // The kernel alone: one mode, three checks, all holding on taxi-nyc.
+    let kernel = testkit::run_binary(
+        BIN,
+        &[
+            "check",
+            &taxi,
+            "--kernel",
+            "-w",
+            "pickup_date = '2024-01-03' AND trip_distance > 5",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(kernel.code, 0, "{}", kernel.stderr);
+    let report: serde_json::Value = serde_json::from_str(&kernel.stdout).unwrap();
+    assert_eq!(report["subject"], "kernel");
+    assert_eq!(report["checks"].as_array().unwrap().len(), 3, "{report}");
     let bad = testkit::run_binary(BIN, &["check", &taxi, "-w", "trip_distance >"]);
     testkit::assert_error(&bad, "a malformed predicate", 2, "delta-explain check:");
     let missing = testkit::run_binary(BIN, &["check", "/nonexistent/table", "-w", "a > 1"]);

@@ -288,4 +288,8 @@ fn a_campaign_over_histories_checks_every_version() {
     let history = &report.per_invariant["history"];
     assert!(history.pass > 0, "{history:?}");
     assert_eq!(history.fail, 0, "{history:?}");
+    // Every round's table read three ways (JSON, stats_parsed, compaction), no row read.
+    let two_paths = &report.per_invariant["two-paths"];
+    assert!(two_paths.pass > 0, "{two_paths:?}");
+    assert_eq!(two_paths.fail, 0, "{two_paths:?}");
 }

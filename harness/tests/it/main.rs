@@ -20,5 +20,6 @@ mod schema_history;
 mod streaming;
 mod tightness;
 mod time_functions;
+mod two_paths;
 mod verify_funnel;
 mod writer_quirks;
