@@ -9,6 +9,8 @@
 
 pub mod catalog;
 pub mod compaction;
+pub mod deletes;
+pub mod history;
 pub mod predicates;
 pub mod rewrite;
 pub mod spec;

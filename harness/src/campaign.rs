@@ -161,6 +161,10 @@ pub struct CampaignReport {
     /// (the oracle's two evaluators disagree; each is also a soundness failure).
     #[serde(default)]
     pub evaluator_disagreements: u64,
+    /// With `--histories`: the operations appended to the rounds' tables
+    /// (`generators::history`: rewrite, delete, compact), how many of each.
+    #[serde(default)]
+    pub history_ops: BTreeMap<String, u64>,
     /// Default-mode violations announced by NAN_UNGUARDED_BOUNDS (pitfall 2), with one example.
     pub nan_announced: u64,
     pub nan_example: Option<String>,
@@ -298,10 +302,11 @@ fn round(
     Ok(cases)
 }
 
-/// The log as it evolves: an OPTIMIZE-style rewrite appended where the table allows one (an
-/// unpartitioned table of one schema, sorted by its first integer column), then a sample of
-/// predicates checked for soundness at every version, the explainer and the oracle both
-/// reading that version (predicates naming a column a version lacks are skipped).
+/// The log as it evolves: a random sequence of operations appended where the table allows
+/// them (`generators::history`: an OPTIMIZE-style rewrite, deletes with deletion vectors, a
+/// log compaction), then a sample of predicates checked for soundness at every version, the
+/// explainer and the oracle both reading that version (predicates naming a column a version
+/// lacks are skipped).
 fn history_cases(
     name: &str,
     seed: u64,
@@ -311,15 +316,13 @@ fn history_cases(
     n: usize,
     report: &Mutex<CampaignReport>,
 ) -> u64 {
-    use generators::spec::Kind;
-    let by = spec
-        .data_columns()
-        .into_iter()
-        .find(|c| matches!(c.kind, Kind::Int32 | Kind::Int64))
-        .map(|c| c.name.clone());
-    let last = by
-        .and_then(|by| generators::rewrite::rewrite_sorted(spec, written, &by).ok())
-        .map_or(written.version, |w| w.version);
+    let (last, ops) = generators::history::evolve(spec, written, seed);
+    {
+        let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
+        for op in ops {
+            *r.history_ops.entry(op.name().to_string()).or_default() += 1;
+        }
+    }
     let pools = Pools::from_table(spec, written);
     let predicates = sample_predicates(&pools, 3, seed ^ 0x4849_5354, n.clamp(1, 10));
     let mut cases = 0;

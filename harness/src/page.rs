@@ -139,6 +139,18 @@ pub fn markdown(report: &CampaignReport, command: &str) -> String {
             report.tables_refused
         );
     }
+    if !report.history_ops.is_empty() {
+        let ops: Vec<String> = report
+            .history_ops
+            .iter()
+            .map(|(op, n)| format!("{op} {n}"))
+            .collect();
+        let _ = writeln!(
+            md,
+            "Histories: operations appended to the rounds' tables (each version checked): {}.\n",
+            ops.join(", ")
+        );
+    }
     let _ = writeln!(
         md,
         "Oracle engine (DataFusion matching): `{}`{}; the row-wise interpreter, the second evaluator, ran locally.\n",

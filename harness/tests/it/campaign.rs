@@ -288,6 +288,15 @@ fn a_campaign_over_histories_checks_every_version() {
     let history = &report.per_invariant["history"];
     assert!(history.pass > 0, "{history:?}");
     assert_eq!(history.fail, 0, "{history:?}");
+    // Deletes with deletion vectors and compactions were appended, and checked at every
+    // version (rewrites need an unpartitioned table: `histories.rs` draws them).
+    for op in ["delete", "compact"] {
+        assert!(
+            report.history_ops.get(op).copied().unwrap_or(0) > 0,
+            "{op}: {:?}",
+            report.history_ops
+        );
+    }
     // Every round's table read three ways (JSON, stats_parsed, compaction), no row read.
     let two_paths = &report.per_invariant["two-paths"];
     assert!(two_paths.pass > 0, "{two_paths:?}");

@@ -9,6 +9,7 @@ mod diff;
 mod doctor;
 mod engine_readings;
 mod fixture_soundness;
+mod histories;
 mod one_path;
 mod oracle_agreement;
 mod oracle_semantics;
