@@ -11,6 +11,9 @@ use explain_core::explain_request::{ExplainRequest, Options};
 pub enum DiffFormat {
     Text,
     Json,
+    /// One self-contained page: the files and bytes each phase keeps, before and after, and
+    /// the text page.
+    Html,
 }
 
 /// The arguments of `delta-explain diff` (its help is `cli::Command::Diff`'s).
@@ -72,6 +75,9 @@ pub fn run(args: &DiffArgs) -> Result<(String, bool), ExplainError> {
     let diff = explain_core::diff::diff(&from, &to, args.tolerance)?;
     let page = match args.format {
         DiffFormat::Text => crate::render::diff_text::to_text(&diff),
+        DiffFormat::Html => {
+            crate::render::diff_html::to_html(&diff, &crate::render::diff_text::to_text(&diff))
+        }
         DiffFormat::Json => {
             serde_json::to_string_pretty(&diff).map_err(|e| ExplainError::Output(e.to_string()))?
                 + "\n"

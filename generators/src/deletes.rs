@@ -39,7 +39,8 @@ pub fn delete_rows(spec: &TableSpec, table: &WrittenTable, seed: u64) -> Result<
     let mut actions = vec![protocol_with_deletion_vectors(&log, table.version)?];
     for (k, file) in targets.iter().enumerate() {
         let rows = rows_of(file) as u64;
-        let mut deleted: RoaringTreemap = (0..rows).filter(|r| (r + seed).is_multiple_of(3)).collect();
+        let mut deleted: RoaringTreemap =
+            (0..rows).filter(|r| (r + seed).is_multiple_of(3)).collect();
         if deleted.len() == rows {
             deleted.remove(rows - 1);
         }

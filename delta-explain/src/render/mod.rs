@@ -9,6 +9,7 @@ pub mod advice_html;
 #[cfg(feature = "verify")]
 pub mod advice_text;
 pub mod check_text;
+pub mod diff_html;
 pub mod diff_text;
 pub mod doctor_html;
 pub mod doctor_text;

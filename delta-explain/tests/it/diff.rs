@@ -87,3 +87,35 @@ fn the_command_compares_two_versions_and_gates_on_skipping() {
     assert_eq!(missing.code, 3, "{}", missing.stderr);
     assert_eq!(missing.stderr.lines().count(), 1, "{}", missing.stderr);
 }
+
+/// `--format html`: a chart of files and one of bytes, two bars per phase and for the
+/// snapshot, self-contained, the text page inside.
+#[test]
+fn the_diff_page_draws_both_versions_per_phase() {
+    let taxi = testkit::taxi();
+    let run = testkit::run_binary(
+        BIN,
+        &[
+            "diff",
+            &taxi,
+            "--from-version",
+            "1",
+            "--to-version",
+            "3",
+            "-w",
+            PREDICATE,
+            "--format",
+            "html",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = run.stdout;
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    // The snapshot and two phases, in two charts: six bars a side.
+    assert_eq!(page.matches("class=\"from-bar\"").count(), 6, "{page}");
+    assert_eq!(page.matches("class=\"to-bar\"").count(), 6, "{page}");
+    assert!(page.contains("version 1 (grey) against"), "{page}");
+    for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
+        assert!(!page.contains(external), "the page fetches `{external}`");
+    }
+}

@@ -246,3 +246,38 @@ fn the_doctors_page_renders_in_chromium_with_its_charts() {
     assert!(dom.stdout.contains("OR_FAN_OUT"));
     assert!(dom.stdout.contains("Files per partition"));
 }
+
+/// `delta-explain diff --format html`: both charts render, two bars per row, without script
+/// errors.
+#[test]
+#[ignore = "external tier: Chromium (Debian package chromium)"]
+fn the_diff_page_renders_in_chromium_with_both_versions() {
+    let r = run(&[
+        "diff",
+        &taxi(),
+        "--from-version",
+        "1",
+        "--to-version",
+        "3",
+        "-w",
+        PREDICATE,
+        "--format",
+        "html",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("diff.html");
+    std::fs::write(&page, &r.stdout).unwrap();
+    let dom = headless(&dir.path().join("profile"), &page, &["--dump-dom"]);
+    assert_eq!(dom.code, 0, "{}", dom.stderr);
+    let data = |name: &str| {
+        body_data(&dom.stdout, name)
+            .unwrap_or_else(|| panic!("data-{name}: {}", &dom.stdout[..dom.stdout.len().min(2000)]))
+            .to_string()
+    };
+    assert_eq!(data("rendered"), "ok");
+    assert_eq!(data("errors"), "0");
+    assert_eq!(data("charts"), "2");
+    assert_eq!(data("from-bars"), data("to-bars"));
+    assert!(data("from-bars").parse::<usize>().unwrap() >= 4);
+}
