@@ -94,7 +94,7 @@ fn vector_file(deleted: &RoaringTreemap) -> Result<(usize, Vec<u8>), String> {
     let mut out = vec![1u8];
     out.extend(size.to_be_bytes());
     out.extend(&bitmap);
-    out.extend(crc32fast::hash(&bitmap).to_be_bytes());
+    out.extend(crc32(&bitmap).to_be_bytes());
     Ok((bitmap.len(), out))
 }
 
@@ -134,4 +134,29 @@ fn protocol_with_deletion_vectors(log: &Path, version: u64) -> Result<Value, Str
     let reader: Vec<&str> = reader.iter().map(String::as_str).collect();
     let writer: Vec<&str> = writer.iter().map(String::as_str).collect();
     Ok(delta_commit::protocol(&reader, &writer))
+}
+
+/// CRC-32 (IEEE, as java.util.zip.CRC32 computes it), bit by bit: a few bytes per vector need
+/// no table, and no checksum crate whose features would differ from the build's others.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for byte in data {
+        crc ^= u32::from(*byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 0 {
+                crc >> 1
+            } else {
+                (crc >> 1) ^ 0xEDB8_8320
+            };
+        }
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_checksum_is_crc32_ieee() {
+        assert_eq!(super::crc32(b"123456789"), 0xCBF4_3926);
+    }
 }
