@@ -9,11 +9,17 @@
 //! | reader, verdict | `polars`, `missing-rows` | the reader's version |
 //! | shape | operators, each column's kind (`partition long`, `string`), each literal's class (`?int`, `?str`, `NULL`), an expression's text with its numbers and strings abstracted | column names, literal values, the order of AND and OR items |
 //! | features | the table's protocol features, partitioned or not, column mapping's mode | the catalog table's name, the seed |
-//! | message | an error's or refusal's words with numbers, quoted text and paths abstracted | the values in it |
+//! | message | an error's or refusal's words with numbers, quoted text and paths abstracted, cut before the query or expression the reader quotes back | the values in it, the predicate it echoes |
+//!
+//! An error or a refusal is keyed by its words, not by the predicate's shape: the words name
+//! what failed, and the generator spells the same failure in many shapes (Polars' `cannot
+//! compare string with numeric type (f64)` from `x > 'NaN'` and from `x + 1.0 > 'NaN'`).
+//! Missing and extra rows have no words: their shape is the cause's.
 //!
 //! The campaign counts every case under its cause (`seen`), minimizes the first case of a
 //! cause it has not seen (the minimized predicate's shape is the cause's), and lists causes,
-//! not cases.
+//! not cases. A reader that fails on the table whatever the predicate is one cause of the
+//! table's (`(the table)`, see `table_level.rs`).
 
 use explain_compiler::ast::{ColumnRef, Literal, Operand, Predicate, TypedLiteralKind};
 use oracle::delta_schema::{DeltaField, DeltaType};
@@ -220,7 +226,12 @@ pub fn abstracted(text: &str) -> String {
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if c == '\'' || c == '"' || c == '`' {
+        // An apostrophe between letters (`didn't`) opens no quote.
+        let apostrophe = c == '\''
+            && i > 0
+            && chars[i - 1].is_alphabetic()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+        if (c == '\'' || c == '"' || c == '`') && !apostrophe {
             // A quoted run to its closing quote (a doubled quote inside it included).
             let mut j = i + 1;
             while j < chars.len() {
@@ -292,29 +303,55 @@ fn replace_word(text: &str, word: &str, by: &str) -> String {
     out
 }
 
+/// The shape of a failure that is the table's, whatever the predicate (`table_level.rs`).
+pub const THE_TABLE: &str = "(the table)";
+
+/// What stands for the shape in an error's or a refusal's cause: its words are the cause.
+pub const A_PREDICATE: &str = "(a predicate)";
+
 /// The cause of a failing case: the reader, the verdict, the predicate's shape (or, for a
-/// predicate that does not parse, its abstracted text), the table's features, and for an
-/// error or a refusal the pattern of its words.
+/// predicate that does not parse, its abstracted text; [`THE_TABLE`] for a failure of the
+/// table's), the table's features; for an error or a refusal, the pattern of its words in
+/// place of the shape.
 pub fn cause(engine: &str, verdict: Verdict, shape: &str, features: &str, detail: &str) -> String {
-    let words = match verdict {
-        Verdict::Refused | Verdict::Error => format!(" | {}", message_pattern(detail)),
-        Verdict::MissingRows
-        | Verdict::ExtraRows
-        | Verdict::VariantsDiffer
-        | Verdict::Correct
-        | Verdict::Unsupported
-        | Verdict::BothRefused
-        | Verdict::TruthRefused
-        | Verdict::InvalidTable
-        | Verdict::PlanDependent => String::new(),
-    };
-    format!("{engine} {} | {shape} | {features}{words}", verdict.name())
+    // The words name the failure; the shape is how the predicate that met it was spelled. The
+    // table's own failure keeps saying so.
+    if verdict.has_words() {
+        let scope = if shape == THE_TABLE {
+            THE_TABLE
+        } else {
+            A_PREDICATE
+        };
+        return format!(
+            "{engine} {} | {scope} | {features} | {}",
+            verdict.name(),
+            message_pattern(detail)
+        );
+    }
+    format!("{engine} {} | {shape} | {features}", verdict.name())
 }
 
-/// An error's pattern: its first line abstracted, cut to 160 characters (a long message's
-/// tail is the values it quotes).
+/// Where a reader's message stops saying what failed and starts quoting what it was asked:
+/// DuckDB's query with its caret (`... LINE 1: SELECT ... WHERE x > ... ^`), Polars' expression
+/// context (`This error occurred in the following expression: [...]`), an engine's stack of
+/// contexts.
+const QUOTED_BACK: [&str; 4] = [
+    "LINE 1:",
+    "This error occurred",
+    "while evaluating",
+    "context stack",
+];
+
+/// An error's pattern: its first line up to what the reader quotes back of the query
+/// ([`QUOTED_BACK`]), abstracted, cut to 160 characters (a long message's tail is the values
+/// it quotes).
 pub fn message_pattern(detail: &str) -> String {
-    let first = detail.lines().next().unwrap_or_default();
+    let mut first = detail.lines().next().unwrap_or_default();
+    for marker in QUOTED_BACK {
+        if let Some(at) = first.find(marker) {
+            first = &first[..at];
+        }
+    }
     abstracted(first).chars().take(160).collect()
 }
 
@@ -354,5 +391,65 @@ mod tests {
             message_pattern("Overflow in integer addition at 3")
         );
         assert_eq!(abstracted("a  b\n c 12 'x''y' d"), "a b c ?n ?s d");
+        assert_eq!(abstracted("didn't find 'x' at 3"), "didn't find ?s at ?n");
+    }
+
+    /// What a reader quotes back of the query is not its words: DuckDB's failing query and
+    /// Polars' expression context leave one pattern per failure, whatever the predicate.
+    #[test]
+    fn a_message_pattern_forgets_the_query_the_reader_quotes_back() {
+        let duck = |w: &str| {
+            format!(
+                "IO Error: DeltaKernel InvalidCheckpoint (39): Invalid Checkpoint: Had a _last_checkpoint hint but didn't find any checkpoints LINE 1: SELECT filename, count(*) FROM delta_scan('/tmp/.tmpzOenxr', filename=true) WHERE {w}... ^"
+            )
+        };
+        assert_eq!(
+            message_pattern(&duck("st IS")),
+            message_pattern(&duck("NOT "))
+        );
+        assert_eq!(
+            message_pattern(&duck("NOT ")),
+            "IO Error: DeltaKernel InvalidCheckpoint (?n): Invalid Checkpoint: Had a _last_checkpoint hint but didn't find any checkpoints"
+        );
+        let polars = |e: &str| {
+            format!(
+                "cannot compare string with numeric type (f64) This error occurred in the following expression: [{e}] while evaluating this larger expression: [({e}) | x]"
+            )
+        };
+        assert_eq!(
+            message_pattern(&polars("(col(\"x\")) > (\"NaN\")")),
+            message_pattern(&polars("([(col(\"f64\")) + (1.0)]) <= (\"NaN\")"))
+        );
+        assert_eq!(
+            message_pattern(&polars("x")),
+            "cannot compare string with numeric type (f64)"
+        );
+        assert_ne!(
+            message_pattern(&polars("x")),
+            message_pattern(&polars("x").replace("f64", "f32"))
+        );
+    }
+
+    /// An error's cause is its words: two shapes that meet the same words are one cause; rows
+    /// keep their shape.
+    #[test]
+    fn an_errors_cause_is_its_words_and_rows_keep_their_shape() {
+        let a = cause("r", Verdict::Error, "float > ?str", "plain", "boom at 3");
+        let b = cause(
+            "r",
+            Verdict::Error,
+            "expr(<float> + ?n > ?str)",
+            "plain",
+            "boom at 9",
+        );
+        assert_eq!(a, b);
+        assert_ne!(
+            a,
+            cause("r", Verdict::Error, "float > ?str", "partitioned", "boom")
+        );
+        assert_ne!(
+            cause("r", Verdict::MissingRows, "float > ?str", "plain", ""),
+            cause("r", Verdict::MissingRows, "float >= ?str", "plain", "")
+        );
     }
 }

@@ -25,6 +25,7 @@ pub mod pack;
 pub mod page;
 pub mod reduce;
 pub mod repro;
+pub mod table_level;
 pub mod validate;
 pub mod workers;
 
@@ -163,6 +164,40 @@ impl Verdict {
             | Verdict::Error
             | Verdict::VariantsDiffer => true,
             Verdict::Correct
+            | Verdict::Unsupported
+            | Verdict::BothRefused
+            | Verdict::TruthRefused
+            | Verdict::InvalidTable
+            | Verdict::PlanDependent => false,
+        }
+    }
+
+    /// Whether the verdict says the reader got rows wrong (missing or extra): no words, the
+    /// predicate's shape keys its cause.
+    pub fn wrong_rows(self) -> bool {
+        match self {
+            Verdict::MissingRows | Verdict::ExtraRows => true,
+            Verdict::Correct
+            | Verdict::Refused
+            | Verdict::Error
+            | Verdict::VariantsDiffer
+            | Verdict::Unsupported
+            | Verdict::BothRefused
+            | Verdict::TruthRefused
+            | Verdict::InvalidTable
+            | Verdict::PlanDependent => false,
+        }
+    }
+
+    /// Whether the verdict carries the reader's words (an error or a refusal): they key its
+    /// cause.
+    pub fn has_words(self) -> bool {
+        match self {
+            Verdict::Refused | Verdict::Error => true,
+            Verdict::Correct
+            | Verdict::MissingRows
+            | Verdict::ExtraRows
+            | Verdict::VariantsDiffer
             | Verdict::Unsupported
             | Verdict::BothRefused
             | Verdict::TruthRefused
@@ -315,13 +350,23 @@ pub fn checked(
 ) -> (Verdict, String, Option<Reading>) {
     let reading = match adapter.read(table, predicate) {
         Ok(r) => r,
-        Err(e) => return (Verdict::Error, e, None),
+        Err(e) => return (failed(adapter, table, predicate), e, None),
     };
     let (verdict, detail) = match adapter.truth(table, predicate) {
         Ok(truth) => classify(&reading, &truth),
         Err(e) => (Verdict::Error, format!("the truth failed: {e}")),
     };
     (verdict, detail, Some(reading))
+}
+
+/// The verdict of a reader that failed on `predicate`: `error`, unless its engine refuses the
+/// predicate over plain rows too (Polars comparing an `f32` column with a string, in its
+/// pruning and in its filter alike): then nothing is known to be wrong (`both-refused`).
+fn failed(adapter: &mut dyn Adapter, table: &TableUnderTest, predicate: &str) -> Verdict {
+    match adapter.truth(table, predicate) {
+        Ok(Answer::Refused(_)) => Verdict::BothRefused,
+        Ok(Answer::Rows(_)) | Err(_) => Verdict::Error,
+    }
 }
 
 /// The variants whose equivalence holds in SQL's three-valued logic in every engine
@@ -618,7 +663,7 @@ fn count_unopened(
     let tally = report.engines.entry(engine.to_string()).or_default();
     *tally.verdicts.entry("error".into()).or_default() += 1;
     let detail = format!("cannot open the table: {e}");
-    let cause = cause::cause(engine, Verdict::Error, "(the table)", features, &detail);
+    let cause = cause::cause(engine, Verdict::Error, cause::THE_TABLE, features, &detail);
     report.failing_cases += 1;
     if let Some(f) = report.findings.iter_mut().find(|f| f.cause == cause) {
         f.seen += 1;
@@ -686,6 +731,7 @@ fn run_table(
                 continue;
             }
         }
+        let mut probed: Option<Option<table_level::Probe>> = None;
         for case in predicates {
             let sql = &case.sql;
             let timer = Instant::now();
@@ -730,17 +776,32 @@ fn run_table(
                 continue;
             }
             let version = tally.version.clone();
+            // The table probed once per reader, at its first failure there.
+            let probe = probed
+                .get_or_insert_with(|| table_level::probe(adapter.as_mut(), table))
+                .clone();
             record_failure(
-                options, adapter, table, case, verdict, detail, version, &features, report,
+                options,
+                adapter,
+                table,
+                case,
+                verdict,
+                detail,
+                version,
+                &features,
+                probe.as_ref(),
+                report,
             );
         }
     }
     cases
 }
 
-/// A failing case, counted under its cause: at once where its own shape is a listed cause's;
-/// else minimized (within [`MINIMIZED_PER_KIND`]) and counted under the minimized shape's
-/// cause, or listed as a new cause with its reproduction (`options.out`).
+/// A failing case, counted under its cause: under the table's where the reader fails the
+/// table whatever the predicate (`probe`, [`table_level`]); at once where its own shape, or
+/// one of its parts shown failing alone, is a listed cause's; else minimized (within
+/// [`MINIMIZED_PER_KIND`]) and counted under the minimized shape's cause, or listed as a new
+/// cause with its reproduction (`options.out`).
 #[allow(clippy::too_many_arguments)]
 fn record_failure(
     options: &ConformanceOptions,
@@ -751,19 +812,37 @@ fn record_failure(
     detail: String,
     version: String,
     features: &str,
+    probe: Option<&table_level::Probe>,
     report: &mut ConformanceReport,
 ) {
     let engine = adapter.name().to_string();
-    let name = table.spec.as_str();
     let sql = &case.sql;
-    let features = features.to_string();
     report.failing_cases += 1;
+    if let Some(p) = probe.filter(|p| p.covers(verdict, &detail)) {
+        let found = cause::cause(&engine, p.verdict, cause::THE_TABLE, features, &p.detail);
+        if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
+            f.seen += 1;
+            return;
+        }
+        let finding = first_case(
+            found,
+            &engine,
+            version,
+            p.verdict,
+            table,
+            sql,
+            p.sql.clone(),
+            p.detail.clone(),
+        );
+        let mark = mark_of(adapter.as_mut(), table, &p.sql, p.verdict, &p.detail);
+        return listed(options, adapter, table, finding, &mark, report);
+    }
     // Counted under its cause where the case's own shape is one already listed.
     let first = cause::cause(
         &engine,
         verdict,
         &shape_of(table, sql, case.tree.as_ref()),
-        &features,
+        features,
         &detail,
     );
     if let Some(f) = report
@@ -774,19 +853,24 @@ fn record_failure(
         f.seen += 1;
         return;
     }
+    if counted_by_part(
+        adapter.as_mut(),
+        table,
+        case,
+        verdict,
+        features,
+        &first,
+        report,
+    ) {
+        return;
+    }
     // What the minimizer keeps, so the reproduction shows the failure found, not another one
     // a smaller predicate meets: an error or a refusal keeps its words, missing or extra rows
     // the files they are in (where the reader says which).
     let mark = mark_of(adapter.as_mut(), table, sql, verdict, &detail);
-    // A refusal of the table (the reader refuses TRUE alike) is the table's, not any
-    // predicate's: it is not minimized to one.
-    let whole_table = matches!(mark, Mark::Words(_))
-        && shows(adapter.as_mut(), table, "TRUE", None, verdict, &mark);
     let kind = format!("{engine} {}", verdict.name());
     let tried = report.minimized.entry(kind).or_default();
-    let shrunk = if whole_table {
-        None
-    } else if *tried < MINIMIZED_PER_KIND {
+    let shrunk = if *tried < MINIMIZED_PER_KIND {
         *tried += 1;
         case.tree
             .as_ref()
@@ -794,51 +878,155 @@ fn record_failure(
     } else {
         None
     };
-    let minimized = match (&shrunk, whole_table) {
-        (_, true) => "TRUE".to_string(),
-        (Some(p), false) => p.to_string(),
-        (None, false) => sql.clone(),
-    };
+    let minimized = shrunk
+        .as_ref()
+        .map_or_else(|| sql.clone(), ToString::to_string);
+    // The cause is the minimized predicate's: another case that minimizes to its
+    // shape is the same cause.
+    let shape = shape_of(table, &minimized, shrunk.as_ref());
+    let found = cause::cause(&engine, verdict, &shape, features, &detail);
+    if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
+        f.seen += 1;
+        f.aliases.push(first);
+        return;
+    }
+    let mut finding = first_case(
+        found, &engine, version, verdict, table, sql, minimized, detail,
+    );
+    finding.aliases.push(first);
     // The spelling the shrinker kept differing from it.
-    let variant = match (verdict, &shrunk) {
+    finding.variant = match (verdict, &shrunk) {
         (Verdict::VariantsDiffer, Some(p)) => VARIANTS
             .iter()
             .find_map(|v| apply(*v, p))
             .map(|v| v.to_string()),
         _ => None,
     };
-    // The cause is the minimized predicate's: another case that minimizes to its
-    // shape is the same cause.
-    let shape = if whole_table {
-        "(the table)".to_string()
-    } else {
-        shape_of(table, &minimized, shrunk.as_ref())
+    listed(options, adapter, table, finding, &mark, report);
+}
+
+/// How many parts of a case the reader is asked about alone before it is minimized.
+const PARTS_TRIED: usize = 4;
+
+/// Whether a failing case of missing or extra rows is counted under a listed cause because one
+/// of its parts (an item of an AND or an OR, what a NOT negates, at any depth) has that
+/// cause's shape and shows the same verdict alone: what the minimizer would find, for one read
+/// rather than a search, so a cause met in many spellings is listed once however many were
+/// minimized (`first` becomes one of its aliases).
+fn counted_by_part(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    case: &Case,
+    verdict: Verdict,
+    features: &str,
+    first: &str,
+    report: &mut ConformanceReport,
+) -> bool {
+    // Words are their cause whatever the shape; a difference of variants needs both spellings.
+    let Some(tree) = case.tree.as_ref().filter(|_| verdict.wrong_rows()) else {
+        return false;
     };
-    let found = cause::cause(&engine, verdict, &shape, &features, &detail);
-    if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
-        f.seen += 1;
-        f.aliases.push(first);
-        return;
+    let engine = adapter.name().to_string();
+    let listed: Vec<(usize, &Predicate)> = parts(tree)
+        .into_iter()
+        .filter_map(|part| {
+            let shape = shape_of(table, &part.to_string(), Some(part));
+            let c = cause::cause(&engine, verdict, &shape, features, "");
+            report
+                .findings
+                .iter()
+                .position(|f| f.cause == c)
+                .map(|i| (i, part))
+        })
+        .take(PARTS_TRIED)
+        .collect();
+    for (i, part) in listed {
+        if shows(
+            adapter,
+            table,
+            &part.to_string(),
+            None,
+            verdict,
+            &Mark::Verdict,
+        ) {
+            let f = &mut report.findings[i];
+            f.seen += 1;
+            f.aliases.push(first.to_string());
+            return true;
+        }
     }
-    let mut finding = Finding {
-        cause: found,
+    false
+}
+
+/// Every proper part of `p`: the items of its ANDs and ORs and what its NOTs negate, at any
+/// depth, the outermost first.
+fn parts(p: &Predicate) -> Vec<&Predicate> {
+    let mut out = Vec::new();
+    let mut next = vec![p];
+    while let Some(q) = next.pop() {
+        let children: Vec<&Predicate> = match q {
+            Predicate::And(items) | Predicate::Or(items) => items.iter().collect(),
+            Predicate::Not(inner) => vec![inner.as_ref()],
+            Predicate::Compare { .. }
+            | Predicate::IsNull { .. }
+            | Predicate::InList { .. }
+            | Predicate::QuotedInList { .. }
+            | Predicate::Between { .. }
+            | Predicate::Like { .. }
+            | Predicate::BoolColumn(_)
+            | Predicate::Constant(_)
+            | Predicate::Unsupported { .. } => Vec::new(),
+        };
+        out.extend(children.iter().copied());
+        next.extend(children);
+    }
+    out
+}
+
+/// A new cause's finding: its first case (`sql`), minimized to `minimized`.
+#[allow(clippy::too_many_arguments)]
+fn first_case(
+    cause: String,
+    engine: &str,
+    version: String,
+    verdict: Verdict,
+    table: &TableUnderTest,
+    sql: &str,
+    minimized: String,
+    detail: String,
+) -> Finding {
+    Finding {
+        cause,
         seen: 1,
         upstream: None,
-        aliases: vec![first],
-        engine: engine.clone(),
+        aliases: Vec::new(),
+        engine: engine.to_string(),
         version,
         verdict,
-        table: name.to_string(),
+        table: table.spec.clone(),
         seed: table.seed,
-        predicate: sql.clone(),
+        predicate: sql.to_string(),
         minimized,
-        variant,
+        variant: None,
         detail,
         reproduction: None,
         unreproduced: None,
-    };
+    }
+}
+
+/// `finding` listed, with its reproduction where `options.out` asks for one: the table
+/// reduced to the fewest files that still show it (`mark`), written in the reader's terms.
+fn listed(
+    options: &ConformanceOptions,
+    adapter: &mut Box<dyn Adapter>,
+    table: &TableUnderTest,
+    mut finding: Finding,
+    mark: &Mark,
+    report: &mut ConformanceReport,
+) {
     if let Some(out) = &options.out {
         let n = report.findings.len() + 1;
+        let verdict = finding.verdict;
         // The table shrunk too, for the predicate the shrinker kept.
         let reduced = reduce::reduce(adapter.as_mut(), table, &|a, t| {
             shows(
@@ -847,7 +1035,7 @@ fn record_failure(
                 &finding.minimized,
                 finding.variant.as_deref(),
                 verdict,
-                &mark,
+                mark,
             )
         });
         let shown = match &reduced {
@@ -1021,7 +1209,7 @@ fn check_files(
 ) -> (Verdict, String, Option<Vec<String>>) {
     let reading = match adapter.read(table, predicate) {
         Ok(r) => r,
-        Err(e) => return (Verdict::Error, e, None),
+        Err(e) => return (failed(adapter, table, predicate), e, None),
     };
     let truth = match adapter.truth(table, predicate) {
         Ok(t) => t,

@@ -122,7 +122,7 @@ fn findings_section(md: &mut String, report: &ConformanceReport) {
     }
     if !report.findings.is_empty() {
         md.push_str(&format!(
-            "{} failing case(s) of {} cause(s). A cause is the reader, the verdict, the minimized predicate's shape (operators, column kinds, literal classes), the table's features and an error's words with their values abstracted; each is listed once, with how many cases it explains and its first case.\n\n",
+            "{} failing case(s) of {} cause(s). A cause is the reader, the verdict, the minimized predicate's shape (operators, column kinds, literal classes) and the table's features; for an error or a refusal, its words with their values abstracted in place of the shape; `(the table)` where the reader fails the table whatever the predicate (a probe that selects by no value fails). Each is listed once, with how many cases it explains and its first case.\n\n",
             report.failing_cases,
             report.findings.len()
         ));

@@ -793,3 +793,144 @@ print(len(cases))
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "11");
 }
+
+/// The conformance campaign over `table` (written for `name` and `seed`) with `predicates`
+/// drawn as the campaign draws them, through `adapters`.
+fn run_drawn(
+    name: &str,
+    seed: u64,
+    predicates: usize,
+    adapters: &mut [Box<dyn Adapter>],
+) -> harness::conformance::ConformanceReport {
+    use generators::predicates::{Pools, sample_predicates};
+    use harness::conformance::{ConformanceOptions, run};
+    let dir = tempfile::tempdir().unwrap();
+    let spec = named_with_seed(name, seed).unwrap();
+    let written = write_table(&spec, dir.path()).unwrap();
+    let drawn: Vec<String> =
+        sample_predicates(&Pools::from_table(&spec, &written), 3, seed, predicates)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+    let options = ConformanceOptions {
+        seconds: 0,
+        max_cases: None,
+        seed,
+        predicates_per_table: 0,
+        work_dir: None,
+        out: None,
+        fixtures: vec![(
+            name.into(),
+            dir.path().to_string_lossy().into_owned(),
+            drawn,
+        )],
+    };
+    run(&options, adapters, &mut |_, _| {}).unwrap()
+}
+
+/// A reader that fails a table whatever the predicate is one cause, the table's: the kernel
+/// unable to open a table whose `_last_checkpoint` names a checkpoint past the last commit,
+/// and DataFusion's Parquet scan resolving columns by name where column mapping's ids name
+/// them (it reads NULLs, so predicates of every shape lose rows or gain them), each counted
+/// once under `(the table)` with every case it failed, minimized to the probe it fails.
+#[test]
+fn a_reader_that_fails_the_table_whatever_the_predicate_is_one_cause() {
+    let mut kernel: Vec<Box<dyn Adapter>> = vec![Box::new(KernelAdapter::default())];
+    let report = run_drawn("checkpoint-hint-ahead", 3, 12, &mut kernel);
+    // The kernel cannot open it: one case, not one per predicate.
+    assert_eq!(report.failing_cases, 1, "{:#?}", report.findings);
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let f = &report.findings[0];
+    assert_eq!((f.verdict, f.seen), (Verdict::Error, 1));
+    assert!(
+        f.cause.contains("| (the table) |") && f.cause.contains("didn't find any checkpoints"),
+        "{}",
+        f.cause
+    );
+
+    let mut parquet: Vec<Box<dyn Adapter>> = vec![Box::new(DataFusionParquet::new().unwrap())];
+    let report = run_drawn("mapping-id-parquet-names", 5, 16, &mut parquet);
+    assert!(report.failing_cases >= 4, "{report:#?}");
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let f = &report.findings[0];
+    assert_eq!(f.seen, report.failing_cases);
+    assert!(
+        f.minimized.contains("IS NOT NULL") && f.cause.contains("| (the table) |"),
+        "{f:#?}"
+    );
+}
+
+/// A reader that errors on every read and quotes the query back (as DuckDB does, `LINE 1:
+/// SELECT ... WHERE ... ^`): the words up to the quote are the cause, one for the table.
+struct Quoting;
+
+impl Adapter for Quoting {
+    fn name(&self) -> &'static str {
+        "quoting"
+    }
+    fn version(&self) -> Result<String, String> {
+        Ok("test".into())
+    }
+    fn open(&mut self, _: &TableUnderTest) -> Result<Result<(), String>, String> {
+        Ok(Ok(()))
+    }
+    fn read(&mut self, _: &TableUnderTest, predicate: &str) -> Result<Reading, String> {
+        Err(format!(
+            "IO Error: the log didn't hold checkpoint 7 LINE 1: SELECT count(*) FROM t WHERE {predicate} ^"
+        ))
+    }
+    fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String> {
+        KernelAdapter::default().truth(table, predicate)
+    }
+}
+
+/// A reader that errs on a predicate its own engine refuses over plain rows too is not at
+/// fault (`both-refused`, no finding); where the engine runs it, the error is the reader's.
+#[test]
+fn an_error_on_a_predicate_the_engine_refuses_too_is_no_finding() {
+    struct Strict;
+    impl Adapter for Strict {
+        fn name(&self) -> &'static str {
+            "strict"
+        }
+        fn version(&self) -> Result<String, String> {
+            Ok("test".into())
+        }
+        fn open(&mut self, _: &TableUnderTest) -> Result<Result<(), String>, String> {
+            Ok(Ok(()))
+        }
+        fn read(&mut self, _: &TableUnderTest, _: &str) -> Result<Reading, String> {
+            Err("cannot compare string with numeric type (f64)".into())
+        }
+        fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String> {
+            if predicate.contains("'NaN'") {
+                Ok(Answer::Refused(
+                    "cannot compare string with numeric type (f64)".into(),
+                ))
+            } else {
+                KernelAdapter::default().truth(table, predicate)
+            }
+        }
+    }
+    let (_dir, table) = table("all-types", 11);
+    assert_eq!(
+        check(&mut Strict, &table, "f64 > 'NaN'").0,
+        Verdict::BothRefused
+    );
+    assert_eq!(check(&mut Strict, &table, "f64 > 1.5").0, Verdict::Error);
+}
+
+#[test]
+fn an_error_that_quotes_the_query_back_is_one_cause() {
+    let mut quoting: Vec<Box<dyn Adapter>> = vec![Box::new(Quoting)];
+    let report = run_drawn("all-types", 9, 10, &mut quoting);
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let f = &report.findings[0];
+    assert_eq!((f.seen, f.minimized.as_str()), (10, "TRUE"));
+    assert!(
+        f.cause
+            .ends_with("| IO Error: the log didn't hold checkpoint ?n"),
+        "{}",
+        f.cause
+    );
+}
