@@ -42,8 +42,10 @@ struct Args {
     /// pools (0: none): the long chains the explainer accepts, which the oracle must answer.
     #[arg(long, default_value_t = 0, value_name = "N")]
     chain_leaves: usize,
-    /// The log as it evolves: each round also appends an OPTIMIZE-style rewrite where the
-    /// table allows one and checks soundness at every version, not only the last.
+    /// The log as it evolves: each round also appends a random sequence of operations (an
+    /// OPTIMIZE-style rewrite, deletes with deletion vectors, a log compaction) where the table
+    /// allows them and checks soundness at every version, not only the last; with --engines,
+    /// every reader reads every version.
     #[arg(long)]
     histories: bool,
     /// Where to write the report (default: reports/campaign-seed-<SEED>).
@@ -203,12 +205,13 @@ fn known_causes(paths: &[PathBuf]) -> Result<Option<Vec<conformance::Finding>>, 
 /// The command that reruns this campaign with the readers `names`.
 fn command_line(args: &Args, names: &[String]) -> String {
     format!(
-        "cargo run --release -p harness --bin campaign -- --engines {} --seconds {} --seed {} --predicates {}{}{}",
+        "cargo run --release -p harness --bin campaign -- --engines {} --seconds {} --seed {} --predicates {}{}{}{}",
         names.join(","),
         args.seconds,
         args.seed,
         args.predicates,
         if args.fixtures { " --fixtures" } else { "" },
+        if args.histories { " --histories" } else { "" },
         args.cases
             .map(|c| format!(" --cases {c}"))
             .unwrap_or_default(),
@@ -262,6 +265,7 @@ fn conformance_campaign(args: &Args) -> ExitCode {
         work_dir: args.work_dir.clone(),
         out: Some(out.clone()),
         fixtures,
+        histories: args.histories,
     };
     let started = std::time::Instant::now();
     let report = conformance::run(&options, &mut adapters, &mut |table, cases| {

@@ -404,6 +404,9 @@ pub struct ConformanceOptions {
     /// Real tables run first, each with its corpus of predicates: `(name, location,
     /// predicates)`.
     pub fixtures: Vec<(String, String, Vec<String>)>,
+    /// Each generated table's log evolved (`generators::history::evolve`) and every reader
+    /// asked about every version (the table as of it, `generators::history::as_of`).
+    pub histories: bool,
 }
 
 /// Per reader: its version and the count of every verdict, overall, by writer knob (the
@@ -507,7 +510,17 @@ pub struct ConformanceReport {
     pub tables: u64,
     pub predicates: u64,
     pub engines: BTreeMap<String, EngineTally>,
+    /// With histories: the operations appended to the tables, by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub history_ops: BTreeMap<String, u64>,
+    /// With histories: the versions every reader was asked about.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub versions: u64,
     pub findings: Vec<Finding>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A table no reader was asked about: what [`validate::problems`] found.
@@ -563,6 +576,8 @@ pub fn run(
                 tree: explain_compiler::sql::parse_predicate(sql).ok(),
             })
             .collect();
+        report.tables += 1;
+        report.predicates += predicates.len() as u64;
         cases += run_table(options, adapters, &table, &predicates, &mut report);
     }
     let names: Vec<&str> = NAMES
@@ -585,8 +600,6 @@ pub fn run(
         .map_err(|e| e.to_string())?;
         let spec = named_with_seed(name, seed).ok_or("unknown spec")?;
         let written = write_table(&spec, dir.path())?;
-        let location = dir.path().to_string_lossy().into_owned();
-        let table = TableUnderTest::load(&location, name, seed)?;
         let predicates: Vec<Case> = sample_predicates(
             &Pools::from_table(&spec, &written),
             3,
@@ -599,10 +612,67 @@ pub fn run(
             tree: Some(p),
         })
         .collect();
-        cases += run_table(options, adapters, &table, &predicates, &mut report);
+        let versions = if options.histories {
+            history(&spec, &written, seed, &mut report)
+        } else {
+            vec![written.version]
+        };
+        report.tables += 1;
+        report.predicates += predicates.len() as u64;
+        let last = versions.last().copied().unwrap_or(written.version);
+        for version in versions {
+            let (_copy, table) = as_of(options, &written.root, name, seed, (version, last))?;
+            cases += run_table(options, adapters, &table, &predicates, &mut report);
+        }
     }
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// The table's log evolved as `seed` draws (`generators::history::evolve`), the operations
+/// counted in `report`: every version from the first that adds files, in order.
+fn history(
+    spec: &generators::spec::TableSpec,
+    written: &generators::writer::WrittenTable,
+    seed: u64,
+    report: &mut ConformanceReport,
+) -> Vec<u64> {
+    let (last, ops) = generators::history::evolve(spec, written, seed);
+    for op in ops {
+        *report.history_ops.entry(op.name().to_string()).or_default() += 1;
+    }
+    // From the first commit that adds files, as the explainer's histories are checked.
+    let versions: Vec<u64> = (written.version.min(1)..=last).collect();
+    report.versions += versions.len() as u64;
+    versions
+}
+
+/// The table at `root` as the readers are asked about it at `version` of its `last`: itself
+/// at its last version, else a copy whose log stops there; named `name@version` in a history.
+/// With the folder holding the copy.
+fn as_of(
+    options: &ConformanceOptions,
+    root: &Path,
+    name: &str,
+    seed: u64,
+    (version, last): (u64, u64),
+) -> Result<(Option<tempfile::TempDir>, TableUnderTest), String> {
+    let location = root.to_string_lossy().into_owned();
+    if !options.histories {
+        return Ok((None, TableUnderTest::load(&location, name, seed)?));
+    }
+    let label = format!("{name}@{version}");
+    if version >= last {
+        return Ok((None, TableUnderTest::load(&location, &label, seed)?));
+    }
+    let dir = match &options.work_dir {
+        Some(d) => tempfile::tempdir_in(d),
+        None => tempfile::tempdir(),
+    }
+    .map_err(|e| e.to_string())?;
+    generators::history::as_of(root, version, dir.path())?;
+    let table = TableUnderTest::load(&dir.path().to_string_lossy(), &label, seed)?;
+    Ok((Some(dir), table))
 }
 
 /// A predicate: its text as the readers get it, and its tree where it parses (for the
@@ -699,8 +769,6 @@ fn run_table(
     let name = table.spec.as_str();
     let features = cause::features(&table.loaded.snapshot);
     let mut cases = 0u64;
-    report.tables += 1;
-    report.predicates += predicates.len() as u64;
     // A table whose log contradicts its files blames no reader: its cases are counted as
     // `invalid-table` for every reader that would have run.
     let problems = validate::problems(table);

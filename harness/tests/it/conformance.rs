@@ -403,6 +403,7 @@ fn failing_cases_are_counted_under_their_cause() {
             table.location.clone(),
             predicates.iter().map(|p| p.to_string()).collect(),
         )],
+        histories: false,
     };
     let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(KernelAdapter::default())];
     let report = run(&options, &mut adapters, &mut |_, _| {}).unwrap();
@@ -531,6 +532,7 @@ fn a_table_whose_log_contradicts_its_files_blames_no_reader() {
             location,
             predicates.iter().map(|p| p.to_string()).collect(),
         )],
+        histories: false,
     };
     let mut adapters: Vec<Box<dyn Adapter>> = vec![
         Box::new(KernelAdapter::default()),
@@ -630,6 +632,7 @@ fn run_refusing(
             table.location.clone(),
             predicates.iter().map(|p| p.to_string()).collect(),
         )],
+        histories: false,
     };
     let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Refusing {
         kernel: KernelAdapter::default(),
@@ -728,6 +731,7 @@ fn minimizing_missing_rows_keeps_the_files_they_are_in() {
             table.location.clone(),
             vec![predicate.to_string()],
         )],
+        histories: false,
     };
     let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Dropping {
         kernel: KernelAdapter::default(),
@@ -824,6 +828,7 @@ fn run_drawn(
             dir.path().to_string_lossy().into_owned(),
             drawn,
         )],
+        histories: false,
     };
     run(&options, adapters, &mut |_, _| {}).unwrap()
 }

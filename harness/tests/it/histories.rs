@@ -109,3 +109,95 @@ fn a_history_appends_its_operations_and_every_version_is_sound() {
     }
     assert_eq!(seen.len(), 3, "every operation drawn: {seen:?}");
 }
+
+/// A table as of a version (`generators::history::as_of`) is that version for a reader that
+/// reads only the latest: the same live files, deletion vectors and protocol as the log read
+/// at that version, by the oracle and by delta_kernel, for every version of evolved tables
+/// (checkpoints, deletes and compactions among them).
+#[test]
+fn a_table_as_of_a_version_is_that_version_for_a_reader_of_the_latest() {
+    let mut compared = 0;
+    for (name, seed) in [
+        ("all-types", 3),
+        ("checkpoint-classic", 7),
+        ("clustered", 11),
+        ("partition-types", 5),
+    ] {
+        let spec = generators::catalog::named_with_seed(name, seed).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let written = generators::writer::write_table(&spec, dir.path()).unwrap();
+        let (last, _) = evolve(&spec, &written, seed);
+        let root = dir.path().to_string_lossy().into_owned();
+        for version in 0..=last {
+            let copy = tempfile::tempdir().unwrap();
+            generators::history::as_of(dir.path(), version, copy.path()).unwrap();
+            let location = copy.path().to_string_lossy().into_owned();
+            let at = oracle::log::Snapshot::open(&root, Some(version)).unwrap();
+            let latest = oracle::log::Snapshot::open(&location, None).unwrap();
+            assert_eq!(latest.version, version, "{name}@{version}");
+            let files = |s: &oracle::log::Snapshot| {
+                let mut f: Vec<String> = s
+                    .files
+                    .iter()
+                    .map(|f| format!("{} {:?}", f.path, f.deletion_vector))
+                    .collect();
+                f.sort();
+                f
+            };
+            assert_eq!(files(&latest), files(&at), "{name}@{version}");
+            assert_eq!(
+                format!("{:?}", latest.protocol),
+                format!("{:?}", at.protocol),
+                "{name}@{version}"
+            );
+            let kernel = |location: &str, v: Option<u64>| {
+                let table = ReplayedTable::open(location, v).unwrap();
+                let mut f: Vec<String> = table
+                    .paths()
+                    .zip(table.files())
+                    .map(|(path, f)| format!("{path} {}", f.deleted_records))
+                    .collect();
+                f.sort();
+                f
+            };
+            assert_eq!(
+                kernel(&location, None),
+                kernel(&root, Some(version)),
+                "{name}@{version}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 10, "{compared} versions");
+}
+
+/// The conformance campaign with histories asks every reader about every version of each
+/// evolved table (`name@version` in its tallies) and counts the operations.
+#[test]
+fn the_conformance_campaign_reads_every_version_of_a_history() {
+    use harness::conformance::kernel::KernelAdapter;
+    use harness::conformance::{Adapter, ConformanceOptions, run};
+    let options = ConformanceOptions {
+        seconds: 600,
+        max_cases: Some(60),
+        seed: 4,
+        predicates_per_table: 4,
+        work_dir: None,
+        out: None,
+        fixtures: Vec::new(),
+        histories: true,
+    };
+    let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(KernelAdapter::default())];
+    let report = run(&options, &mut adapters, &mut |_, _| {}).unwrap();
+    assert!(report.versions > report.tables, "{report:#?}");
+    assert!(!report.history_ops.is_empty(), "{report:#?}");
+    let tally = &report.engines["kernel"];
+    let versions_read = tally.by_table.keys().filter(|t| t.contains('@')).count() as u64;
+    assert_eq!(
+        versions_read,
+        report.versions,
+        "{:?}",
+        tally.by_table.keys()
+    );
+    assert_eq!(tally.cases, report.versions * 4);
+}
