@@ -270,11 +270,7 @@ fn to_logical_batch(
 
 /// The index of the file field that holds `field`: its Parquet field id under id mapping,
 /// else its physical name, else (no mapping) a case-insensitive name match.
-pub(crate) fn find_child(
-    fields: &Fields,
-    field: &DeltaField,
-    mode: ColumnMapping,
-) -> Option<usize> {
+pub fn find_child(fields: &Fields, field: &DeltaField, mode: ColumnMapping) -> Option<usize> {
     if mode == ColumnMapping::Id
         && let Some(id) = field.field_id
     {

@@ -5,8 +5,10 @@
 //! DataFusion session over the oracle's rows (`matching_rows_as_written`), pruning off, so a
 //! difference is the scan's.
 //!
-//! Under column mapping the files are read by their physical column names and each column
-//! renamed to its logical name before the predicate (as a reader's schema mapping does); a
+//! Under column mapping the files are read by their physical column names (under id mapping,
+//! by the names of each file's own fields that carry the columns' ids, as the protocol asks of
+//! readers) and each column renamed to its logical name before the predicate (as a reader's
+//! schema mapping does); a
 //! nested field with a physical name of its own is not renamed so, and such a table is
 //! skipped. Also skipped with the reason: deletion vectors (a plain Parquet scan does not apply
 //! them) and files named by absolute URLs.
@@ -15,6 +17,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Schema, UInt32Type};
+use datafusion::parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext, ident, lit};
 use datafusion::scalar::ScalarValue;
 use oracle::delta_schema::{ColumnMapping, DeltaField, DeltaType, arrow_schema};
@@ -27,18 +30,27 @@ use super::{Adapter, Reading, TableUnderTest};
 /// no live row to read them from; it is read with NULLs).
 type PartitionScalars = Vec<(String, Option<ScalarValue>)>;
 
-/// Per live file: its absolute path and its partition values.
+/// The live files, each as the scan reads it.
 struct OpenTable {
-    files: Vec<(String, PartitionScalars)>,
-    /// The data columns as the files name them (physical names under column mapping).
+    files: Vec<FileToRead>,
+}
+
+/// A live file: its absolute path, its partition values, its data columns as it names them
+/// (physical names under column mapping; under id mapping the names of the file's own fields
+/// with each column's id, as Delta readers resolve them), and under column mapping each data
+/// column's (name in the file, logical name), in schema order.
+struct FileToRead {
+    path: String,
+    partitions: PartitionScalars,
     data_schema: Arc<Schema>,
-    /// Under column mapping: each data column's (physical, logical) name, in schema order.
     renames: Vec<Rename>,
 }
 
 pub struct DataFusionParquet {
     runtime: tokio::runtime::Runtime,
     open: Option<OpenTable>,
+    /// Under id mapping, resolve columns by physical name, ignoring the files' field ids.
+    by_name: bool,
 }
 
 impl DataFusionParquet {
@@ -49,6 +61,18 @@ impl DataFusionParquet {
                 .build()
                 .map_err(|e| e.to_string())?,
             open: None,
+            by_name: false,
+        })
+    }
+
+    /// The scan resolving columns by physical name under id mapping, as delta-rs and DuckDB's
+    /// delta extension were seen to (`reports/conformance-20261207`): where a writer names the
+    /// Parquet fields unlike the physical names, every column reads as NULL. A reader wrong
+    /// whatever the predicate, for the campaign's tests.
+    pub fn resolving_by_name() -> Result<Self, String> {
+        Ok(Self {
+            by_name: true,
+            ..Self::new()?
         })
     }
 
@@ -103,21 +127,6 @@ impl Adapter for DataFusionParquet {
         if snapshot.files.iter().any(|f| f.path.contains("://")) {
             return Ok(Err("files named by absolute URLs".into()));
         }
-        let renames: Vec<Rename> = match snapshot.mapping {
-            ColumnMapping::None => Vec::new(),
-            mode @ (ColumnMapping::Name | ColumnMapping::Id) => data_fields
-                .iter()
-                .map(|f| (f.physical(mode).to_string(), f.name.clone()))
-                .collect(),
-        };
-        let physical: Vec<_> = data_fields
-            .iter()
-            .map(|f| DeltaField {
-                name: f.physical(snapshot.mapping).to_string(),
-                ..f.clone()
-            })
-            .collect();
-        let data_schema = arrow_schema(&physical);
         // Each file's partition values as the oracle typed them: from one of its rows.
         let mut values: Vec<Option<PartitionScalars>> = vec![None; snapshot.files.len()];
         for batch in table.loaded.rows() {
@@ -141,20 +150,23 @@ impl Adapter for DataFusionParquet {
             .zip(values)
             .map(|(f, v)| {
                 let path = root.join(oracle::readers::decoded(&f.path));
-                let v = v.unwrap_or_else(|| {
+                let partitions = v.unwrap_or_else(|| {
                     partition_columns
                         .iter()
                         .map(|c| (c.clone(), None))
                         .collect()
                 });
-                (path.to_string_lossy().into_owned(), v)
+                let (data_schema, renames) =
+                    file_columns(&path, &data_fields, snapshot.mapping, self.by_name)?;
+                Ok(FileToRead {
+                    path: path.to_string_lossy().into_owned(),
+                    partitions,
+                    data_schema,
+                    renames,
+                })
             })
-            .collect();
-        self.open = Some(OpenTable {
-            files,
-            data_schema,
-            renames,
-        });
+            .collect::<Result<Vec<_>, String>>()?;
+        self.open = Some(OpenTable { files });
         Ok(Ok(()))
     }
 
@@ -162,19 +174,25 @@ impl Adapter for DataFusionParquet {
         let open = self.open.as_ref().ok_or("the table is not open")?;
         let ctx = Self::session();
         let mut per_file = Vec::with_capacity(open.files.len());
-        for (path, partitions) in &open.files {
+        for FileToRead {
+            path,
+            partitions,
+            data_schema,
+            renames,
+        } in &open.files
+        {
             let extension = std::path::Path::new(path)
                 .extension()
                 .map(|e| format!(".{}", e.to_string_lossy()))
                 .unwrap_or_default();
             let answer = self.runtime.block_on(async {
                 let options = ParquetReadOptions::default()
-                    .schema(&open.data_schema)
+                    .schema(data_schema)
                     .file_extension(&extension);
                 let mut df = ctx.read_parquet(path.as_str(), options).await?;
-                if !open.renames.is_empty() {
+                if !renames.is_empty() {
                     df = df.select(
-                        open.renames
+                        renames
                             .iter()
                             .map(|(physical, logical)| ident(physical).alias(logical))
                             .collect::<Vec<_>>(),
@@ -218,6 +236,47 @@ impl Adapter for DataFusionParquet {
     }
 }
 
+/// The data columns of the file at `path` as it names them, and under column mapping each
+/// one's (name in the file, logical name): the physical name, or under id mapping the name of
+/// the file's field with the column's id where it has one (`oracle::read::find_child`, the
+/// resolution Delta's protocol asks of readers; a writer may name the Parquet fields as it
+/// likes), by physical name where `by_name` says so.
+fn file_columns(
+    path: &std::path::Path,
+    fields: &[DeltaField],
+    mode: ColumnMapping,
+    by_name: bool,
+) -> Result<(Arc<Schema>, Vec<Rename>), String> {
+    let in_file: Option<datafusion::arrow::datatypes::Fields> = match mode {
+        ColumnMapping::Id if !by_name => {
+            let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            Some(metadata.schema().fields().clone())
+        }
+        ColumnMapping::Id | ColumnMapping::None | ColumnMapping::Name => None,
+    };
+    let named: Vec<DeltaField> = fields
+        .iter()
+        .map(|f| {
+            let name = in_file
+                .as_ref()
+                .and_then(|file| oracle::read::find_child(file, f, mode).map(|i| file[i].name()))
+                .map_or_else(|| f.physical(mode).to_string(), Clone::clone);
+            DeltaField { name, ..f.clone() }
+        })
+        .collect();
+    let renames = match mode {
+        ColumnMapping::None => Vec::new(),
+        ColumnMapping::Name | ColumnMapping::Id => named
+            .iter()
+            .zip(fields)
+            .map(|(n, f)| (n.name.clone(), f.name.clone()))
+            .collect(),
+    };
+    Ok((arrow_schema(&named), renames))
+}
+
 /// The values of `columns` in row `row` of `batch`, each as a typed scalar.
 fn partition_scalars(
     batch: &RecordBatch,
@@ -240,34 +299,31 @@ fn partition_scalars(
         .collect()
 }
 
-/// A live file (its path under the table) and its partition values as SQL expressions
-/// (`CAST('3' AS INT)`), by column.
-pub type FilePartitionSql = (String, Vec<(String, String)>);
+/// A live file (its path under the table), its partition values as SQL expressions
+/// (`CAST('3' AS INT)`) by column, and under column mapping each data column's (name in the
+/// file, logical name).
+pub type FilePartitionSql = (String, Vec<(String, String)>, Vec<Rename>);
 
-/// Each live file's partition values as SQL, for a reproduction that adds them as the adapter
-/// does.
+/// A column's (name in the file, logical) name.
+pub type Rename = (String, String);
+
+/// Each live file's partition values as SQL and its renames, for a reproduction that reads
+/// each file as the adapter does.
 pub fn partition_sql(table: &TableUnderTest) -> Result<Vec<FilePartitionSql>, String> {
-    Ok(read_plan(table)?.0)
-}
-
-/// Under column mapping, each data column's (physical, logical) name, for a reproduction that
-/// renames them as the adapter does; empty otherwise.
-pub fn renames(table: &TableUnderTest) -> Result<Vec<Rename>, String> {
-    Ok(read_plan(table)?.1)
-}
-
-/// A column's (physical, logical) name.
-type Rename = (String, String);
-
-fn read_plan(table: &TableUnderTest) -> Result<(Vec<FilePartitionSql>, Vec<Rename>), String> {
     let mut adapter = DataFusionParquet::new()?;
     adapter.open(table)??;
     let open = adapter.open.take().ok_or("the table is not open")?;
     let root = std::path::Path::new(&table.location);
-    let files = open
+    Ok(open
         .files
         .into_iter()
-        .map(|(path, values)| {
+        .map(|file| {
+            let FileToRead {
+                path,
+                partitions: values,
+                renames,
+                ..
+            } = file;
             let relative = std::path::Path::new(&path)
                 .strip_prefix(root)
                 .map_or(path.clone(), |p| p.to_string_lossy().into_owned());
@@ -288,10 +344,9 @@ fn read_plan(table: &TableUnderTest) -> Result<(Vec<FilePartitionSql>, Vec<Renam
                     (column, expr)
                 })
                 .collect();
-            (relative, exprs)
+            (relative, exprs, renames)
         })
-        .collect();
-    Ok((files, open.renames))
+        .collect())
 }
 
 /// The SQL name of a partition column's type.

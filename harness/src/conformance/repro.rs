@@ -110,7 +110,6 @@ pub fn write(
             manifest: cargo_toml(&finding.engine, ""),
             test: datafusion_test(
                 &super::datafusion_parquet::partition_sql(table)?,
-                &super::datafusion_parquet::renames(table)?,
                 predicate,
                 finding.variant.as_deref(),
                 &expected,
@@ -283,7 +282,6 @@ fn raw_string(text: &str) -> String {
 /// equivalent spelling (`variant`).
 fn datafusion_test(
     files: &[super::datafusion_parquet::FilePartitionSql],
-    renames: &[(String, String)],
     predicate: &str,
     variant: Option<&str>,
     expected: &[u64],
@@ -298,31 +296,26 @@ fn datafusion_test(
             "assert_eq!(counts[0], *expected, \"{file}\");",
         ),
     };
-    let renames = format!(
-        "[{}]",
-        renames
+    let pairs = |pairs: &[(String, String)]| {
+        pairs
             .iter()
-            .map(|(p, l)| format!("({p:?}, {l:?})"))
+            .map(|(a, b)| format!("({a:?}, {b:?})"))
             .collect::<Vec<_>>()
             .join(", ")
-    );
+    };
     let cases = format!(
         "[{}]",
         files
             .iter()
             .zip(expected)
-            .map(|((f, values), n)| {
-                let values: Vec<String> = values
-                    .iter()
-                    .map(|(c, e)| format!("({c:?}, {e:?})"))
-                    .collect();
-                format!("({f:?}, &[{}], {n})", values.join(", "))
+            .map(|((f, values, renames), n)| {
+                format!("({f:?}, &[{}], &[{}], {n})", pairs(values), pairs(renames))
             })
             .collect::<Vec<_>>()
             .join(", ")
     );
     format!(
-        "// Each live file of `table/` read by DataFusion's Parquet scan with pruning and filter\n// pushdown on, its partition values added as columns: the rows matching the predicate must\n// be the rows the file holds that match.\nuse datafusion::prelude::*;\n\n/// The predicate, and its equivalent spelling where the two must agree.\nconst SPELLINGS: &[&str] = &{spellings};\n\n#[tokio::test]\nasync fn pruned_parquet_scan_matches_every_row() {{\n    let mut config = SessionConfig::new();\n    config.options_mut().execution.parquet.pushdown_filters = true;\n    config.options_mut().execution.parquet.enable_page_index = true;\n    let ctx = SessionContext::new_with_config(config);\n    let root = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table/\");\n    // (file, [(partition column, value as SQL)], matching rows)\n    let files: &[(&str, &[(&str, &str)], usize)] = &{cases};\n    // Under column mapping: each data column's (physical name in the files, logical name).\n    let renames: &[(&str, &str)] = &{renames};\n    for (file, partitions, expected) in files {{\n        let mut df = ctx.read_parquet(format!(\"{{root}}{{file}}\"), ParquetReadOptions::default()).await.unwrap();\n        if !renames.is_empty() {{\n            df = df.select(renames.iter().map(|(physical, logical)| ident(*physical).alias(*logical)).collect::<Vec<_>>()).unwrap();\n        }}\n        for (column, value) in *partitions {{\n            let value = df.parse_sql_expr(value).unwrap();\n            df = df.with_column(column, value).unwrap();\n        }}\n        let mut counts = Vec::new();\n        for spelling in SPELLINGS {{\n            let filter = df.parse_sql_expr(spelling).unwrap();\n            counts.push(df.clone().filter(filter).unwrap().count().await.unwrap());\n        }}\n        {check}\n    }}\n}}\n"
+        "// Each live file of `table/` read by DataFusion's Parquet scan with pruning and filter\n// pushdown on, its partition values added as columns: the rows matching the predicate must\n// be the rows the file holds that match.\nuse datafusion::prelude::*;\n\n/// The predicate, and its equivalent spelling where the two must agree.\nconst SPELLINGS: &[&str] = &{spellings};\n\n#[tokio::test]\nasync fn pruned_parquet_scan_matches_every_row() {{\n    let mut config = SessionConfig::new();\n    config.options_mut().execution.parquet.pushdown_filters = true;\n    config.options_mut().execution.parquet.enable_page_index = true;\n    let ctx = SessionContext::new_with_config(config);\n    let root = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table/\");\n    // (file, [(partition column, value as SQL)], under column mapping [(data column's name in\n    // the file, logical name)], matching rows)\n    let files: &[(&str, &[(&str, &str)], &[(&str, &str)], usize)] = &{cases};\n    for (file, partitions, renames, expected) in files {{\n        let mut df = ctx.read_parquet(format!(\"{{root}}{{file}}\"), ParquetReadOptions::default()).await.unwrap();\n        if !renames.is_empty() {{\n            df = df.select(renames.iter().map(|(physical, logical)| ident(*physical).alias(*logical)).collect::<Vec<_>>()).unwrap();\n        }}\n        for (column, value) in *partitions {{\n            let value = df.parse_sql_expr(value).unwrap();\n            df = df.with_column(column, value).unwrap();\n        }}\n        let mut counts = Vec::new();\n        for spelling in SPELLINGS {{\n            let filter = df.parse_sql_expr(spelling).unwrap();\n            counts.push(df.clone().filter(filter).unwrap().count().await.unwrap());\n        }}\n        {check}\n    }}\n}}\n"
     )
 }
 
@@ -386,16 +379,19 @@ mod tests {
         let files = vec![(
             "p=a/part-0.parquet".to_string(),
             vec![("p".to_string(), "CAST('a' AS VARCHAR)".to_string())],
+            vec![("col-7".to_string(), "x".to_string())],
         )];
-        let test = datafusion_test(&files, &[], "NOT (x IN (1))", Some("x NOT IN (1)"), &[3]);
+        let test = datafusion_test(&files, "NOT (x IN (1))", Some("x NOT IN (1)"), &[3]);
         assert!(
             test.contains(r#"const SPELLINGS: &[&str] = &["NOT (x IN (1))", "x NOT IN (1)"];"#),
             "{test}"
         );
         assert!(test.contains("assert_eq!(counts[0], counts[1]"), "{test}");
-        let test = datafusion_test(&files, &[], "x = 1", None, &[3]);
+        let test = datafusion_test(&files, "x = 1", None, &[3]);
         assert!(test.contains(r#"&["x = 1"];"#), "{test}");
         assert!(test.contains("assert_eq!(counts[0], *expected"), "{test}");
-        assert!(test.contains(r#"("p=a/part-0.parquet", &[("p", "CAST('a' AS VARCHAR)")], 3)"#));
+        assert!(test.contains(
+            r#"("p=a/part-0.parquet", &[("p", "CAST('a' AS VARCHAR)")], &[("col-7", "x")], 3)"#
+        ));
     }
 }

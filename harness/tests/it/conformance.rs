@@ -836,8 +836,9 @@ fn run_drawn(
 /// A reader that fails a table whatever the predicate is one cause, the table's: the kernel
 /// unable to open a table whose `_last_checkpoint` names a checkpoint past the last commit,
 /// and DataFusion's Parquet scan resolving columns by name where column mapping's ids name
-/// them (it reads NULLs, so predicates of every shape lose rows or gain them), each counted
-/// once under `(the table)` with every case it failed, minimized to the probe it fails.
+/// them, as delta-rs and DuckDB's extension do (it reads NULLs, so predicates of every shape
+/// lose rows or gain them), each counted once under `(the table)` with every case it failed,
+/// minimized to the probe it fails. Resolving by field id, the scan reads that table right.
 #[test]
 fn a_reader_that_fails_the_table_whatever_the_predicate_is_one_cause() {
     let mut kernel: Vec<Box<dyn Adapter>> = vec![Box::new(KernelAdapter::default())];
@@ -854,6 +855,14 @@ fn a_reader_that_fails_the_table_whatever_the_predicate_is_one_cause() {
     );
 
     let mut parquet: Vec<Box<dyn Adapter>> = vec![Box::new(DataFusionParquet::new().unwrap())];
+    let report = run_drawn("mapping-id-parquet-names", 5, 16, &mut parquet);
+    assert_eq!(
+        report.failing_cases, 0,
+        "by field id: {:#?}",
+        report.findings
+    );
+    let mut parquet: Vec<Box<dyn Adapter>> =
+        vec![Box::new(DataFusionParquet::resolving_by_name().unwrap())];
     let report = run_drawn("mapping-id-parquet-names", 5, 16, &mut parquet);
     assert!(report.failing_cases >= 4, "{report:#?}");
     assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
