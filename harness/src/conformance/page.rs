@@ -51,6 +51,18 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
         "Command: `{command}`. Seed {}, {:.0} s, {} generated tables, {} predicates.\n\n",
         report.seed, report.seconds, report.tables, report.predicates
     ));
+    if report.versions > 0 {
+        let ops: Vec<String> = report
+            .history_ops
+            .iter()
+            .map(|(op, n)| format!("{n} {op}"))
+            .collect();
+        md.push_str(&format!(
+            "Histories: each generated table's log evolved after it was written (operations appended: {}), and every reader read every version from the first that adds files as the table's latest (a copy whose log stops there): {} versions in all, named `table@version` in the tallies.\n\n",
+            if ops.is_empty() { "none".to_string() } else { ops.join(", ") },
+            report.versions
+        ));
+    }
     md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `unsupported`: it refused saying that it does not support the table's feature (its documented limit, not a finding); `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows; nor is `plan-dependent`: the reader raised an arithmetic error (an overflow) its engine does not raise over plain rows, where whether an engine evaluates the expression on the overflowing row depends on its plan. `invalid-table`: the table's log contradicts its own files, so no reader is asked. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
     md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | unsupported | errors | variants differ | both refused | truth refused | plan-dependent | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     readers_section(&mut md, report);

@@ -200,4 +200,11 @@ fn the_conformance_campaign_reads_every_version_of_a_history() {
         tally.by_table.keys()
     );
     assert_eq!(tally.cases, report.versions * 4);
+    let out = tempfile::tempdir().unwrap();
+    harness::conformance::page::write(out.path(), &report, "campaign --histories").unwrap();
+    let readme = std::fs::read_to_string(out.path().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("{} versions in all", report.versions)),
+        "{readme}"
+    );
 }
