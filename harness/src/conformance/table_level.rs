@@ -5,8 +5,9 @@
 //! resolves columns by name under column mapping by id and reads NULLs. Keyed per predicate,
 //! each such failure becomes a cause per shape the generator draws (thousands in a 30-minute
 //! run). So the first time a reader fails on a table, the campaign probes the table with
-//! predicates that select by no value ([`probes`]): `TRUE` (every row read), then every
-//! primitive top-level column `IS NOT NULL` together (every value read as present). A probe
+//! predicates that select by no value ([`probe`]): `TRUE` (every row read), then every
+//! primitive top-level column `IS NOT NULL` together (every value read as present), each
+//! column alone where no row has them all ([`present`]). A probe
 //! the reader fails is the table's cause (`(the table)` in its key, minimized to the probe);
 //! the table's later failing cases that the probe's failure covers ([`Probe::covers`]) are
 //! counted under it, not minimized one by one.
@@ -15,6 +16,8 @@ use explain_compiler::ast::{ColumnRef, Predicate};
 use oracle::delta_schema::DeltaType;
 
 use super::cause::message_pattern;
+use oracle::engines::Answer;
+
 use super::{Adapter, TableUnderTest, Verdict, check};
 
 /// A probe the reader failed: the predicate, the verdict, what differed.
@@ -38,11 +41,10 @@ impl Probe {
     }
 }
 
-/// The predicates that select by no value: `TRUE`, then every top-level column of a primitive
-/// type `IS NOT NULL` (a reader that reads a column as NULL loses the rows where it is not).
-pub fn probes(table: &TableUnderTest) -> Vec<String> {
-    let mut out = vec!["TRUE".to_string()];
-    let present: Vec<Predicate> = table
+/// Every top-level column of a primitive type `IS NOT NULL`, one predicate per column (a reader
+/// that reads a column as NULL loses the rows where it is not).
+pub fn present(table: &TableUnderTest) -> Vec<Predicate> {
+    table
         .loaded
         .snapshot
         .fields
@@ -55,26 +57,45 @@ pub fn probes(table: &TableUnderTest) -> Vec<String> {
             column: ColumnRef::new([f.name.clone()]),
             negated: true,
         })
-        .collect();
-    match present.len() {
-        0 => {}
-        1 => out.push(present[0].to_string()),
-        _ => out.push(Predicate::And(present).to_string()),
-    }
-    out
+        .collect()
 }
 
 /// The first probe `adapter` fails on `table` with an error, a refusal, or missing or extra
-/// rows; `None` where it reads every probe as its engine does over plain rows.
+/// rows; `None` where it reads every probe as its engine does over plain rows. The probes:
+/// `TRUE`; every column of [`present`] together; and, where no row has every column (the AND
+/// matches nothing in the truth, so it cannot show a column read as NULL), each column alone.
 pub fn probe(adapter: &mut dyn Adapter, table: &TableUnderTest) -> Option<Probe> {
-    probes(table).into_iter().find_map(|sql| {
-        let (verdict, detail) = check(adapter, table, &sql);
-        // A probe has no equivalent spelling to differ from; the rest are no failure.
-        let table_wide = verdict.has_words() || verdict.wrong_rows();
-        table_wide.then_some(Probe {
-            sql,
-            verdict,
-            detail,
-        })
+    if let Some(p) = failed(adapter, table, "TRUE".into()) {
+        return Some(p);
+    }
+    let present = present(table);
+    let all = match present.as_slice() {
+        [] => return None,
+        [one] => return failed(adapter, table, one.to_string()),
+        _ => Predicate::And(present.clone()).to_string(),
+    };
+    if let Some(p) = failed(adapter, table, all.clone()) {
+        return Some(p);
+    }
+    let says_nothing = matches!(
+        adapter.truth(table, &all),
+        Ok(Answer::Rows(rows)) if rows.iter().sum::<u64>() == 0
+    );
+    if !says_nothing {
+        return None;
+    }
+    present
+        .iter()
+        .find_map(|p| failed(adapter, table, p.to_string()))
+}
+
+/// `sql` as a probe the reader failed, if it did: an error, a refusal, missing or extra rows
+/// (a probe has no equivalent spelling to differ from; the other verdicts are no failure).
+fn failed(adapter: &mut dyn Adapter, table: &TableUnderTest, sql: String) -> Option<Probe> {
+    let (verdict, detail) = check(adapter, table, &sql);
+    (verdict.has_words() || verdict.wrong_rows()).then_some(Probe {
+        sql,
+        verdict,
+        detail,
     })
 }

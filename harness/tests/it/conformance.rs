@@ -948,3 +948,62 @@ fn an_error_that_quotes_the_query_back_is_one_cause() {
         f.cause
     );
 }
+
+/// Where no row has every column (at the first version of `mapping-id-parquet-names` the column
+/// added again later holds no value yet), the probe of every column together matches nothing
+/// and cannot show a column read as NULL: each column is probed alone, and the by-name scan's
+/// failure is still one cause, the table's.
+#[test]
+fn a_column_read_as_null_is_the_tables_cause_where_no_row_has_every_column() {
+    use harness::conformance::{ConformanceOptions, run};
+    let spec = named_with_seed("mapping-id-parquet-names", 5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write_table(&spec, dir.path()).unwrap();
+    let first = tempfile::tempdir().unwrap();
+    generators::history::as_of(dir.path(), 1, first.path()).unwrap();
+    let location = first.path().to_string_lossy().into_owned();
+    let table = TableUnderTest::load(&location, "mapping-id-parquet-names@1", 5).unwrap();
+    let all: String = harness::conformance::table_level::present(&table)
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" AND ");
+    let mut kernel = KernelAdapter::default();
+    assert_eq!(
+        kernel.truth(&table, &all).unwrap(),
+        Answer::Rows(vec![0; table.files()]),
+        "no row has every column at version 1"
+    );
+    let options = ConformanceOptions {
+        seconds: 0,
+        max_cases: None,
+        seed: 5,
+        predicates_per_table: 0,
+        work_dir: None,
+        out: None,
+        fixtures: vec![(
+            "mapping-id-parquet-names@1".into(),
+            location.clone(),
+            [
+                "y IN (-997, 3)",
+                "NOT y IN (-997)",
+                "x > 0 OR s LIKE 'a%'",
+                "d IS NOT NULL",
+            ]
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        )],
+        histories: false,
+    };
+    let mut adapters: Vec<Box<dyn Adapter>> =
+        vec![Box::new(DataFusionParquet::resolving_by_name().unwrap())];
+    let report = run(&options, &mut adapters, &mut |_, _| {}).unwrap();
+    assert!(report.failing_cases >= 2, "{report:#?}");
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let f = &report.findings[0];
+    assert!(
+        f.cause.contains("| (the table) |") && !f.minimized.contains(" AND "),
+        "{f:#?}"
+    );
+}
