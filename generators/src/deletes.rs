@@ -1,7 +1,9 @@
 //! Deletes with deletion vectors, as one commit: in up to two live files, every third row is
 //! marked deleted in a deletion vector (a `deletion_vector_<uuid>.bin` file beside the data,
 //! the protocol's format), the file's add written again with the vector and its statistics
-//! declared loose (`tightBounds: false`, as Delta Spark writes them), the old add removed, and
+//! declared loose (`tightBounds: false`, as Delta Spark writes them) and holding the data
+//! file's `numRecords` (the protocol asks it of every file with a vector, so a table written
+//! without statistics gains that count), the old add removed, and
 //! the protocol given the `deletionVectors` feature. The data files stay as they are.
 
 use std::path::Path;
@@ -64,11 +66,15 @@ pub fn delete_rows(spec: &TableSpec, table: &WrittenTable, seed: u64) -> Result<
                 "cardinality": deleted.len(),
             }),
         );
-        if let Some(stats) = fields.get("stats").and_then(Value::as_str) {
-            let mut parsed: Value = serde_json::from_str(stats).map_err(|e| e.to_string())?;
-            parsed["tightBounds"] = json!(false);
-            fields.insert("stats".into(), json!(parsed.to_string()));
-        }
+        // The protocol's writer requirement: a file with a deletion vector records its data
+        // file's `numRecords`, statistics or not.
+        let mut stats: Value = match fields.get("stats").and_then(Value::as_str) {
+            Some(stats) => serde_json::from_str(stats).map_err(|e| e.to_string())?,
+            None => json!({}),
+        };
+        stats["numRecords"] = json!(rows);
+        stats["tightBounds"] = json!(false);
+        fields.insert("stats".into(), json!(stats.to_string()));
         actions.push(delta_commit::remove(&file.path));
         actions.push(add);
     }

@@ -7,6 +7,7 @@
 //! | partition values | each file's value parses in its column's type (`0.-25` is no double) | the log, the oracle's reading of a partition value |
 //! | bounds | each data column's recorded min is at most, and its max at least, every non-NaN value of the file, as the oracle trusts the bounds (a truncated string maximum is no bound, a millisecond timestamp maximum covers its millisecond) | the log's statistics, the oracle's rows |
 //! | null counts | a recorded null count is the file's count of NULLs (files with a deletion vector aside: their counts include deleted rows) | the same |
+//! | deletion vectors | a file with a deletion vector records its data file's `numRecords` (the protocol's writer requirement for deletion vectors) | the log |
 
 use std::cmp::Ordering;
 
@@ -27,6 +28,12 @@ pub fn problems(table: &TableUnderTest) -> Vec<String> {
     let snapshot = &table.loaded.snapshot;
     let mut out = Vec::new();
     for (i, file) in snapshot.files.iter().enumerate() {
+        if file.deletion_vector.is_some() && file.num_records().is_none() {
+            out.push(format!(
+                "file {i} ({}): a deletion vector without the data file's `numRecords` in its statistics",
+                file.path
+            ));
+        }
         for name in snapshot.partition_columns() {
             let Some(field) = snapshot.field(name) else {
                 continue;

@@ -208,3 +208,50 @@ fn the_conformance_campaign_reads_every_version_of_a_history() {
         "{readme}"
     );
 }
+
+/// A file with a deletion vector records its data file's `numRecords` (the protocol's writer
+/// requirement): the generator's deletes write it on a table written without statistics, and a
+/// table whose vector file lacks it is invalid, so no reader is blamed for refusing it.
+#[test]
+fn a_file_with_a_deletion_vector_records_its_row_count() {
+    let spec = generators::catalog::named_with_seed("stats-missing", 3).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let written = generators::writer::write_table(&spec, dir.path()).unwrap();
+    let version = generators::deletes::delete_rows(&spec, &written, 3).unwrap();
+    let location = dir.path().to_string_lossy().into_owned();
+    let snapshot = oracle::log::Snapshot::open(&location, Some(version)).unwrap();
+    let with_vectors: Vec<_> = snapshot
+        .files
+        .iter()
+        .filter(|f| f.deletion_vector.is_some())
+        .collect();
+    assert!(!with_vectors.is_empty());
+    for f in &with_vectors {
+        let read = oracle::read::read_file(&snapshot, f, None).unwrap();
+        assert_eq!(f.num_records(), Some(read.physical_rows), "{}", f.path);
+    }
+    let table = harness::conformance::TableUnderTest::load(&location, "stats-missing", 3).unwrap();
+    assert!(harness::conformance::validate::problems(&table).is_empty());
+    // The same commit without the counts.
+    let commit = dir.path().join(format!("_delta_log/{version:020}.json"));
+    let text = std::fs::read_to_string(&commit).unwrap();
+    let stripped: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut action: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Some(add) = action.get_mut("add").and_then(|a| a.as_object_mut()) {
+                add.remove("stats");
+            }
+            action.to_string()
+        })
+        .collect();
+    std::fs::write(&commit, stripped.join("\n") + "\n").unwrap();
+    let table = harness::conformance::TableUnderTest::load(&location, "stats-missing", 3).unwrap();
+    let problems = harness::conformance::validate::problems(&table);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("without the data file's `numRecords`")),
+        "{problems:?}"
+    );
+}
