@@ -99,9 +99,41 @@ pub fn write_commit(log: &Path, version: u64, actions: &[Value]) -> std::io::Res
     Ok(path)
 }
 
+/// The actions of commit `version` of the table whose log folder is `log`, in order; `None`
+/// where the log holds no such commit (not written, or cleaned up).
+pub fn read_commit(log: &Path, version: u64) -> Result<Option<Vec<Value>>, String> {
+    let path = commit_path(log, version);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).map_err(|e| format!("{}: {e}", path.display())))
+        .collect::<Result<Vec<Value>, String>>()
+        .map(Some)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_commit_reads_back_as_written_and_a_missing_one_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("_delta_log");
+        let actions = vec![protocol(&[], &[]), remove("a.parquet")];
+        write_commit(&log, 3, &actions).unwrap();
+        assert_eq!(read_commit(&log, 3).unwrap(), Some(actions));
+        assert_eq!(read_commit(&log, 4).unwrap(), None);
+        std::fs::write(commit_path(&log, 5), "{\"add\": \n").unwrap();
+        assert!(
+            read_commit(&log, 5)
+                .unwrap_err()
+                .contains("00000000000000000005.json")
+        );
+    }
 
     #[test]
     fn a_commit_is_one_action_a_line_named_by_its_version() {

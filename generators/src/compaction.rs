@@ -22,12 +22,13 @@ pub fn compact(root: &Path, from: u64, to: u64) -> Result<PathBuf, String> {
     let mut keyed: Vec<(String, Value)> = Vec::new();
     let mut files: Vec<(String, Value)> = Vec::new();
     for version in from..=to {
-        let path = log.join(format!("{version:020}.json"));
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let action: Value =
-                serde_json::from_str(line).map_err(|e| format!("{}: {e}", path.display()))?;
+        let actions = delta_commit::read_commit(&log, version)?.ok_or_else(|| {
+            format!(
+                "{}: no such commit",
+                delta_commit::commit_path(&log, version).display()
+            )
+        })?;
+        for action in actions {
             reconcile(action, &mut protocol, &mut metadata, &mut keyed, &mut files);
         }
     }

@@ -109,12 +109,7 @@ fn vector_file(deleted: &RoaringTreemap) -> Result<(usize, Vec<u8>), String> {
 fn protocol_with_deletion_vectors(log: &Path, version: u64) -> Result<Value, String> {
     let mut newest: Option<Value> = None;
     for v in 0..=version {
-        let path = delta_commit::commit_path(log, v);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        for line in text.lines() {
-            let action: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        for action in delta_commit::read_commit(log, v)?.unwrap_or_default() {
             if let Some(p) = action.get("protocol") {
                 newest = Some(p.clone());
             }
