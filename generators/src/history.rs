@@ -112,8 +112,8 @@ pub fn as_of(root: &Path, version: u64, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// `from` copied into `to`, folders and files alike.
-fn copy(from: &Path, to: &Path) -> Result<(), String> {
+/// `from` copied into `to`, folders and files alike (a table and its log, say).
+pub fn copy(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
     for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
         let entry = entry.map_err(|e| e.to_string())?;

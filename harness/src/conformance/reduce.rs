@@ -73,7 +73,7 @@ pub fn reduce(
 fn build(table: &TableUnderTest, keep: &[usize]) -> Result<Reduced, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let source = Path::new(&table.location);
-    super::repro::copy_dir(source, dir.path())?;
+    generators::history::copy(source, dir.path())?;
     let snapshot = &table.loaded.snapshot;
     let mut actions = Vec::new();
     let ict = snapshot

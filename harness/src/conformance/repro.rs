@@ -55,7 +55,7 @@ pub fn write(
     let name = format!("{n:03}-{}-{}", finding.engine, finding.verdict.name());
     let dir = out.join("repro").join(&name);
     let copy = dir.join("table");
-    copy_dir(Path::new(&table.location), &copy)?;
+    generators::history::copy(Path::new(&table.location), &copy)?;
     let predicate = &finding.minimized;
     let expected = match adapter.truth(table, predicate)? {
         Answer::Rows(rows) => rows,
@@ -317,22 +317,6 @@ fn datafusion_test(
     format!(
         "// Each live file of `table/` read by DataFusion's Parquet scan with pruning and filter\n// pushdown on, its partition values added as columns: the rows matching the predicate must\n// be the rows the file holds that match.\nuse datafusion::prelude::*;\n\n/// The predicate, and its equivalent spelling where the two must agree.\nconst SPELLINGS: &[&str] = &{spellings};\n\n#[tokio::test]\nasync fn pruned_parquet_scan_matches_every_row() {{\n    let mut config = SessionConfig::new();\n    config.options_mut().execution.parquet.pushdown_filters = true;\n    config.options_mut().execution.parquet.enable_page_index = true;\n    let ctx = SessionContext::new_with_config(config);\n    let root = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/table/\");\n    // (file, [(partition column, value as SQL)], under column mapping [(data column's name in\n    // the file, logical name)], matching rows)\n    let files: &[(&str, &[(&str, &str)], &[(&str, &str)], usize)] = &{cases};\n    for (file, partitions, renames, expected) in files {{\n        let mut df = ctx.read_parquet(format!(\"{{root}}{{file}}\"), ParquetReadOptions::default()).await.unwrap();\n        if !renames.is_empty() {{\n            df = df.select(renames.iter().map(|(physical, logical)| ident(*physical).alias(*logical)).collect::<Vec<_>>()).unwrap();\n        }}\n        for (column, value) in *partitions {{\n            let value = df.parse_sql_expr(value).unwrap();\n            df = df.with_column(column, value).unwrap();\n        }}\n        let mut counts = Vec::new();\n        for spelling in SPELLINGS {{\n            let filter = df.parse_sql_expr(spelling).unwrap();\n            counts.push(df.clone().filter(filter).unwrap().count().await.unwrap());\n        }}\n        {check}\n    }}\n}}\n"
     )
-}
-
-/// `from`'s files and folders copied under `to`.
-pub(super) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let target = to.join(entry.file_name());
-        if entry.file_type().map_err(|e| e.to_string())?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)
-                .map_err(|e| format!("{}: {e}", target.display()))?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
