@@ -129,6 +129,29 @@ fn the_workers_read_the_tables_themselves() {
     assert_eq!(verdict, Verdict::Correct, "delta-rs: {detail}");
 }
 
+/// An overflow that depends on DuckDB's plan: `abs(i64)` overflows on the table's
+/// `i64::MIN` row, and under `abs(i64) > 0 AND i8 IS NULL` whether DuckDB evaluates `abs` on
+/// that row (whose `i8` is not NULL) is its plan's choice. DuckDB over the plain rows answers;
+/// its delta extension, scanning file by file, raises. Neither is wrong: `plan-dependent`, not
+/// a finding. The control shows the row is there: `abs(i64) > 0` alone raises in both.
+#[test]
+#[ignore = "external tier: DuckDB's delta extension (bash oracle/engines/setup.sh)"]
+fn an_overflow_only_the_readers_plan_reaches_is_plan_dependent() {
+    let (_dir, table) = table("edge-values", 7);
+    let mut duckdb = WorkerAdapter::start(DeltaReader::DuckdbDelta);
+    let version = duckdb.version();
+    assert!(version.is_ok(), "{version:?} (run oracle/engines/setup.sh)");
+    assert_eq!(duckdb.open(&table).unwrap(), Ok(()));
+    let (verdict, detail) = check(&mut duckdb, &table, "abs(i64) > 0 AND i8 IS NULL");
+    assert_eq!(verdict, Verdict::PlanDependent, "{detail}");
+    assert!(detail.contains("Overflow"), "{detail}");
+    assert!(!verdict.is_finding());
+    let (verdict, detail) = check(&mut duckdb, &table, "abs(i64) > 0");
+    assert_eq!(verdict, Verdict::BothRefused, "{detail}");
+    let (verdict, detail) = check(&mut duckdb, &table, "i8 IS NULL");
+    assert_eq!(verdict, Verdict::Correct, "{detail}");
+}
+
 /// A reader whose environment is missing checked nothing: the campaign says so and fails.
 #[test]
 fn an_unavailable_reader_is_never_a_pass() {
