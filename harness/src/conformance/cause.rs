@@ -14,7 +14,9 @@
 //! An error or a refusal is keyed by its words, not by the predicate's shape: the words name
 //! what failed, and the generator spells the same failure in many shapes (Polars' `cannot
 //! compare string with numeric type (f64)` from `x > 'NaN'` and from `x + 1.0 > 'NaN'`).
-//! Missing and extra rows have no words: their shape is the cause's.
+//! Missing and extra rows have no words: their shape is the cause's, unless a float hazard
+//! (NaN, a signed zero) can account for every row the reader got wrong: then the hazard is
+//! (`hazard.rs`).
 //!
 //! The campaign counts every case under its cause (`seen`), minimizes the first case of a
 //! cause it has not seen (the minimized predicate's shape is the cause's), and lists causes,

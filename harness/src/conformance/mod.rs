@@ -19,6 +19,7 @@
 
 pub mod cause;
 pub mod datafusion_parquet;
+pub mod hazard;
 pub mod kernel;
 pub mod locked;
 pub mod pack;
@@ -337,26 +338,47 @@ pub fn check(
     table: &TableUnderTest,
     predicate: &str,
 ) -> (Verdict, String) {
-    let (verdict, detail, _) = checked(adapter, table, predicate);
-    (verdict, detail)
+    let c = checked(adapter, table, predicate);
+    (c.verdict, c.detail)
 }
 
-/// [`check`], and the reader's reading when it gave one (the metamorphic check compares an
-/// equivalent spelling with it rather than reading the predicate again).
-pub fn checked(
-    adapter: &mut dyn Adapter,
-    table: &TableUnderTest,
-    predicate: &str,
-) -> (Verdict, String, Option<Reading>) {
+/// One case's outcome: the verdict, what differs, the reader's reading and the truth where
+/// each was given.
+pub struct Checked {
+    pub verdict: Verdict,
+    pub detail: String,
+    pub reading: Option<Reading>,
+    pub truth: Option<Answer>,
+}
+
+/// [`check`], with the reader's reading and the truth (the metamorphic check compares an
+/// equivalent spelling with the reading rather than reading the predicate again; a hazard's
+/// cause is decided by what the reading got wrong against the truth).
+pub fn checked(adapter: &mut dyn Adapter, table: &TableUnderTest, predicate: &str) -> Checked {
     let reading = match adapter.read(table, predicate) {
         Ok(r) => r,
-        Err(e) => return (failed(adapter, table, predicate), e, None),
+        Err(e) => {
+            return Checked {
+                verdict: failed(adapter, table, predicate),
+                detail: e,
+                reading: None,
+                truth: None,
+            };
+        }
     };
-    let (verdict, detail) = match adapter.truth(table, predicate) {
-        Ok(truth) => classify(&reading, &truth),
-        Err(e) => (Verdict::Error, format!("the truth failed: {e}")),
+    let (verdict, detail, truth) = match adapter.truth(table, predicate) {
+        Ok(truth) => {
+            let (verdict, detail) = classify(&reading, &truth);
+            (verdict, detail, Some(truth))
+        }
+        Err(e) => (Verdict::Error, format!("the truth failed: {e}"), None),
     };
-    (verdict, detail, Some(reading))
+    Checked {
+        verdict,
+        detail,
+        reading: Some(reading),
+        truth,
+    }
 }
 
 /// The verdict of a reader that failed on `predicate`: `error`, unless its engine refuses the
@@ -803,7 +825,17 @@ fn run_table(
         for case in predicates {
             let sql = &case.sql;
             let timer = Instant::now();
-            let (mut verdict, mut detail, reading) = checked(adapter.as_mut(), table, sql);
+            let Checked {
+                mut verdict,
+                mut detail,
+                reading,
+                truth,
+            } = checked(adapter.as_mut(), table, sql);
+            // What the reader got wrong, for a hazard's cause.
+            let mut wrong = reading
+                .as_ref()
+                .zip(truth.as_ref())
+                .and_then(|(r, t)| hazard::wrong(r, t));
             // The metamorphic check: one equivalent spelling against the reading just made,
             // where the first is not a finding already.
             if !verdict.is_finding()
@@ -815,6 +847,7 @@ fn run_table(
             {
                 verdict = Verdict::VariantsDiffer;
                 detail = format!("`{variant}` gives {why}");
+                wrong = hazard::between(a, &b);
             }
             let spent = timer.elapsed().as_secs_f64();
             cases += 1;
@@ -848,16 +881,35 @@ fn run_table(
             let probe = probed
                 .get_or_insert_with(|| table_level::probe(adapter.as_mut(), table))
                 .clone();
+            // Rows wrong only where a float column holds NaN or a signed zero: the hazard's
+            // cause, whatever the predicate's shape.
+            let hazard = match verdict {
+                Verdict::MissingRows | Verdict::ExtraRows | Verdict::VariantsDiffer => wrong
+                    .as_ref()
+                    .zip(case.tree.as_ref())
+                    .and_then(|(w, p)| hazard::hazard(table, p, w)),
+                Verdict::Correct
+                | Verdict::Refused
+                | Verdict::Error
+                | Verdict::Unsupported
+                | Verdict::BothRefused
+                | Verdict::TruthRefused
+                | Verdict::InvalidTable
+                | Verdict::PlanDependent => None,
+            };
             record_failure(
                 options,
                 adapter,
                 table,
                 case,
-                verdict,
-                detail,
-                version,
+                Failure {
+                    verdict,
+                    detail,
+                    version,
+                    hazard,
+                    probe: probe.as_ref(),
+                },
                 &features,
-                probe.as_ref(),
                 report,
             );
         }
@@ -865,24 +917,40 @@ fn run_table(
     cases
 }
 
+/// A failing case's outcome, as [`record_failure`] counts it.
+struct Failure<'p> {
+    verdict: Verdict,
+    detail: String,
+    /// The reader's version.
+    version: String,
+    /// The float hazard that accounts for every row the reader got wrong ([`hazard`]).
+    hazard: Option<String>,
+    /// The table's probe, where the reader failed one ([`table_level`]).
+    probe: Option<&'p table_level::Probe>,
+}
+
 /// A failing case, counted under its cause: under the table's where the reader fails the
-/// table whatever the predicate (`probe`, [`table_level`]); at once where its own shape, or
-/// one of its parts shown failing alone, is a listed cause's; else minimized (within
+/// table whatever the predicate (`probe`, [`table_level`]); under its float hazard where one
+/// accounts for every row it got wrong ([`hazard`]); at once where its own shape, or one of
+/// its parts shown failing alone, is a listed cause's; else minimized (within
 /// [`MINIMIZED_PER_KIND`]) and counted under the minimized shape's cause, or listed as a new
 /// cause with its reproduction (`options.out`).
-#[allow(clippy::too_many_arguments)]
 fn record_failure(
     options: &ConformanceOptions,
     adapter: &mut Box<dyn Adapter>,
     table: &TableUnderTest,
     case: &Case,
-    verdict: Verdict,
-    detail: String,
-    version: String,
+    failure: Failure,
     features: &str,
-    probe: Option<&table_level::Probe>,
     report: &mut ConformanceReport,
 ) {
+    let Failure {
+        verdict,
+        detail,
+        version,
+        hazard,
+        probe,
+    } = failure;
     let engine = adapter.name().to_string();
     let sql = &case.sql;
     report.failing_cases += 1;
@@ -905,11 +973,14 @@ fn record_failure(
         let mark = mark_of(adapter.as_mut(), table, &p.sql, p.verdict, &p.detail);
         return listed(options, adapter, table, finding, &mark, report);
     }
-    // Counted under its cause where the case's own shape is one already listed.
+    // Counted under its cause where the case's own shape (or its hazard) is one already
+    // listed.
     let first = cause::cause(
         &engine,
         verdict,
-        &shape_of(table, sql, case.tree.as_ref()),
+        &hazard
+            .clone()
+            .unwrap_or_else(|| shape_of(table, sql, case.tree.as_ref())),
         features,
         &detail,
     );
@@ -921,15 +992,17 @@ fn record_failure(
         f.seen += 1;
         return;
     }
-    if counted_by_part(
-        adapter.as_mut(),
-        table,
-        case,
-        verdict,
-        features,
-        &first,
-        report,
-    ) {
+    if hazard.is_none()
+        && counted_by_part(
+            adapter.as_mut(),
+            table,
+            case,
+            verdict,
+            features,
+            &first,
+            report,
+        )
+    {
         return;
     }
     // What the minimizer keeps, so the reproduction shows the failure found, not another one
@@ -950,18 +1023,22 @@ fn record_failure(
         .as_ref()
         .map_or_else(|| sql.clone(), ToString::to_string);
     // The cause is the minimized predicate's: another case that minimizes to its
-    // shape is the same cause.
-    let shape = shape_of(table, &minimized, shrunk.as_ref());
+    // shape is the same cause. A hazard's cause is the hazard's, however it is spelled.
+    let shape = hazard.unwrap_or_else(|| shape_of(table, &minimized, shrunk.as_ref()));
     let found = cause::cause(&engine, verdict, &shape, features, &detail);
     if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
         f.seen += 1;
-        f.aliases.push(first);
+        if f.cause != first {
+            f.aliases.push(first);
+        }
         return;
     }
     let mut finding = first_case(
         found, &engine, version, verdict, table, sql, minimized, detail,
     );
-    finding.aliases.push(first);
+    if finding.cause != first {
+        finding.aliases.push(first);
+    }
     // The spelling the shrinker kept differing from it.
     finding.variant = match (verdict, &shrunk) {
         (Verdict::VariantsDiffer, Some(p)) => VARIANTS
