@@ -31,6 +31,17 @@ pub enum DeltaType {
     },
 }
 
+impl DeltaType {
+    /// Whether the type holds one value per row (a primitive or a decimal), not a struct, an
+    /// array or a map.
+    pub fn is_primitive(&self) -> bool {
+        match self {
+            DeltaType::Primitive(_) | DeltaType::Decimal { .. } => true,
+            DeltaType::Struct(_) | DeltaType::Array { .. } | DeltaType::Map { .. } => false,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeltaField {
     pub name: String,

@@ -9,7 +9,7 @@ use explain_advise::layout::Layout;
 use explain_advise::{Advice, LayoutResult};
 use pictures::{Svg, rect, text};
 
-use super::html::{ERRORS, STYLE, esc};
+use super::html::{close_page, esc, open_page};
 use super::text::human_bytes;
 
 /// Layouts drawn with a chart of their own (the best first; the current layout always).
@@ -36,11 +36,7 @@ pub fn to_html(advice: &Advice, text: &str, top: usize) -> String {
 }
 
 fn write_page(advice: &Advice, text: &str, top: usize, out: &mut String) -> std::fmt::Result {
-    write!(
-        out,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Layout advice: {}</title><style>{STYLE}</style><script>{ERRORS}</script></head><body>",
-        esc(&advice.table)
-    )?;
+    open_page(&format!("Layout advice: {}", advice.table), out)?;
     write!(
         out,
         "<h1>Layout advice</h1><p class=\"meta\">{} (version {}): {} predicate(s), {} of {} live rows read.</p>",
@@ -85,8 +81,7 @@ fn write_page(advice: &Advice, text: &str, top: usize, out: &mut String) -> std:
     for layout in drawn {
         layout_chart(advice, layout, current, out)?;
     }
-    write!(out, "<h2>The page as text</h2><pre>{}</pre>", esc(text))?;
-    write!(out, "<script>{SCRIPT}</script></body></html>")
+    close_page(text, SCRIPT, out)
 }
 
 /// A bar per layout, its length the bytes read, best first.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use explain_core::diff::{Counts, Diff};
 use pictures::{Svg, rect, text};
 
-use super::html::{ERRORS, STYLE, esc};
+use super::html::{close_page, esc, open_page};
 
 /// Records what was drawn on `<body>`, for the browser test.
 const SCRIPT: &str = "(function(){var b=document.body;\
@@ -28,11 +28,7 @@ pub fn to_html(d: &Diff, text_page: &str) -> String {
 }
 
 fn write_page(d: &Diff, text_page: &str, out: &mut String) -> std::fmt::Result {
-    write!(
-        out,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Diff: {}</title><style>{STYLE}</style><script>{ERRORS}</script></head><body>",
-        esc(&d.from.table)
-    )?;
+    open_page(&format!("Diff: {}", d.from.table), out)?;
     write!(
         out,
         "<h1>Skipping before and after</h1><p class=\"meta\"><code>{}</code>: {} version {} (grey) against {} version {} (blue). Files pruned {:+.1} points, bytes pruned {:+.1} points{}.</p>",
@@ -49,12 +45,7 @@ fn write_page(d: &Diff, text_page: &str, out: &mut String) -> std::fmt::Result {
     chart(d, "files", |c| c.files as f64, out);
     write!(out, "<h2>Bytes kept, per phase</h2>")?;
     chart(d, "bytes", |c| c.bytes as f64, out);
-    write!(
-        out,
-        "<h2>The page as text</h2><pre>{}</pre>",
-        esc(text_page)
-    )?;
-    write!(out, "<script>{SCRIPT}</script></body></html>")
+    close_page(text_page, SCRIPT, out)
 }
 
 /// Two bars per phase (and for the snapshot): `value` of the side before and after.

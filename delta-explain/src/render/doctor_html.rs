@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use explain_core::doctor::Doctor;
 use pictures::{Svg, rect, text};
 
-use super::html::{ERRORS, STYLE, esc};
+use super::html::{close_page, esc, open_page};
 
 /// Records what was drawn on `<body>`, for the browser test.
 const SCRIPT: &str = "(function(){var b=document.body;\
@@ -34,11 +34,7 @@ pub fn to_html(d: &Doctor, text_page: &str) -> String {
 }
 
 fn write_page(d: &Doctor, text_page: &str, out: &mut String) -> std::fmt::Result {
-    write!(
-        out,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Doctor: {}</title><style>{STYLE}</style><script>{ERRORS}</script></head><body>",
-        esc(&d.table)
-    )?;
+    open_page(&format!("Doctor: {}", d.table), out)?;
     write!(
         out,
         "<h1>Why the table skips as it does</h1><p class=\"meta\">{} (version {}): {} live files.</p>",
@@ -100,12 +96,7 @@ fn write_page(d: &Doctor, text_page: &str, out: &mut String) -> std::fmt::Result
         }
         write!(out, "</ul>")?;
     }
-    write!(
-        out,
-        "<h2>The page as text</h2><pre>{}</pre>",
-        esc(text_page)
-    )?;
-    write!(out, "<script>{SCRIPT}</script></body></html>")
+    close_page(text_page, SCRIPT, out)
 }
 
 /// A bar per column: the files recording its min/max, out of the live files.

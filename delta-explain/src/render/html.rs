@@ -351,6 +351,26 @@ svg text.head{font-weight:bold}.ok{color:#276749}.bad{color:#c53030}";
 pub(crate) const ERRORS: &str = "window.dxErrors=0;window.addEventListener('error',function(){window.dxErrors++;\
 if(document.body){document.body.dataset.errors=String(window.dxErrors);}});";
 
+/// The opening of a page of one command's result (the diff, the doctor, the advice): the
+/// document's head, titled `title`, with the shared style and the script-error counter.
+pub(crate) fn open_page(title: &str, out: &mut String) -> std::fmt::Result {
+    write!(
+        out,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style><script>{ERRORS}</script></head><body>",
+        esc(title)
+    )
+}
+
+/// The close of such a page: the text page itself (so the figures and the text cannot
+/// disagree), then `script`, which records on `<body>` what was drawn for the browser test.
+pub(crate) fn close_page(text_page: &str, script: &str, out: &mut String) -> std::fmt::Result {
+    write!(
+        out,
+        "<h2>The page as text</h2><pre>{}</pre><script>{script}</script></body></html>",
+        esc(text_page)
+    )
+}
+
 /// Records what was drawn and the script errors so far on `<body>`, for the browser test.
 const SCRIPT: &str = "(function(){var b=document.body;\
 b.dataset.errors=String(window.dxErrors||0);\

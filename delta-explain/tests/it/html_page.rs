@@ -50,6 +50,54 @@ fn headless(profile: &Path, page: &Path, args: &[&str]) -> testkit::Run {
         .unwrap_or_else(|| panic!("{} did not finish within two minutes", browser.display()))
 }
 
+/// A page as Chromium rendered it: its document, what its script recorded on `<body>`.
+struct Rendered {
+    dom: testkit::Run,
+    /// Where the page was written (and a screenshot can be taken of it).
+    page: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Rendered {
+    /// The value of `data-NAME` on the rendered `<body>`; a missing one fails the test.
+    fn data(&self, name: &str) -> String {
+        let dom = &self.dom.stdout;
+        body_data(dom, name)
+            .unwrap_or_else(|| panic!("data-{name} on <body>: {}", &dom[..dom.len().min(2000)]))
+            .to_string()
+    }
+}
+
+/// `html` written to a file and rendered headless: a self-contained page (nothing fetched)
+/// whose script ran to its end without an error.
+fn render(html: &str) -> Rendered {
+    for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
+        assert!(!html.contains(external), "the page fetches `{external}`");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, html).unwrap();
+    let dom = headless(&dir.path().join("profile-dom"), &page, &["--dump-dom"]);
+    assert_eq!(dom.code, 0, "{}", dom.stderr);
+    let rendered = Rendered {
+        dom,
+        page,
+        _dir: dir,
+    };
+    assert_eq!(
+        rendered.data("rendered"),
+        "ok",
+        "the page's script ran to its end"
+    );
+    assert_eq!(rendered.data("errors"), "0", "script errors");
+    assert!(
+        !rendered.dom.stderr.contains("Uncaught"),
+        "console errors: {}",
+        rendered.dom.stderr
+    );
+    rendered
+}
+
 /// The value of `data-NAME` on the rendered `<body>`.
 fn body_data<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
     let body = &dom[dom.find("<body")?..];
@@ -64,39 +112,23 @@ fn body_data<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
 fn the_page_renders_in_chromium_with_its_figures() {
     let r = run(&[&taxi(), "-w", PREDICATE, "--verify", "--format", "html"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let html = r.stdout;
-    // Self-contained: nothing is fetched.
-    for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
-        assert!(!html.contains(external), "the page fetches `{external}`");
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("page.html");
-    std::fs::write(&page, &html).unwrap();
-
-    let dom = headless(&dir.path().join("profile-dom"), &page, &["--dump-dom"]);
-    assert_eq!(dom.code, 0, "{}", dom.stderr);
-    let data = |name: &str| {
-        body_data(&dom.stdout, name).unwrap_or_else(|| {
-            panic!(
-                "data-{name} on <body>: {}",
-                &dom.stdout[..dom.stdout.len().min(2000)]
-            )
-        })
-    };
-    assert_eq!(data("rendered"), "ok", "the page's script ran to its end");
-    assert_eq!(data("errors"), "0", "script errors");
-    assert!(
-        !dom.stderr.contains("Uncaught"),
-        "console errors: {}",
-        dom.stderr
-    );
+    let page = render(&r.stdout);
+    let data = |name: &str| page.data(name);
     // Five stages, three bars each (files, bytes, rows).
     assert_eq!(data("funnel-bars"), "15");
     // Two referenced columns, a bar per taxi file each.
     assert_eq!(data("range-bars"), "40");
     assert!(data("depth-bars").parse::<usize>().unwrap() >= 2);
-    assert!(dom.stdout.contains("Ranges of <code>fare_amount</code>"));
-    assert!(dom.stdout.contains("Ranges of <code>pickup_date</code>"));
+    assert!(
+        page.dom
+            .stdout
+            .contains("Ranges of <code>fare_amount</code>")
+    );
+    assert!(
+        page.dom
+            .stdout
+            .contains("Ranges of <code>pickup_date</code>")
+    );
     // What the figures say, read off the rendered page: pickup_date is a string column (its
     // order is drawn, not a time scale); each depth bucket names the depths it holds, none
     // deeper than the table's 20 files; the bytes that become row groups' say so.
@@ -112,11 +144,12 @@ fn the_page_renders_in_chromium_with_its_figures() {
         "the two row-group stages' bytes"
     );
 
+    let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("page.png");
     let screenshot = format!("--screenshot={}", shot.display());
     let r = headless(
         &dir.path().join("profile-shot"),
-        &page,
+        &page.page,
         &[&screenshot, "--window-size=1100,1600"],
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -165,23 +198,8 @@ fn the_advice_page_renders_in_chromium_with_a_chart_per_layout() {
         "html",
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
-        assert!(
-            !r.stdout.contains(external),
-            "the page fetches `{external}`"
-        );
-    }
-    let page = dir.path().join("advice.html");
-    std::fs::write(&page, &r.stdout).unwrap();
-    let dom = headless(&dir.path().join("profile"), &page, &["--dump-dom"]);
-    assert_eq!(dom.code, 0, "{}", dom.stderr);
-    let data = |name: &str| {
-        body_data(&dom.stdout, name)
-            .unwrap_or_else(|| panic!("data-{name}: {}", &dom.stdout[..dom.stdout.len().min(2000)]))
-            .to_string()
-    };
-    assert_eq!(data("rendered"), "ok");
-    assert_eq!(data("errors"), "0");
+    let page = render(&r.stdout);
+    let data = |name: &str| page.data(name);
     assert_eq!(data("layout-bars"), shown.to_string());
     assert_eq!(data("layout-charts"), shown.to_string());
     // Two bars per predicate and chart (the current layout's own chart draws both too), each
@@ -189,10 +207,11 @@ fn the_advice_page_renders_in_chromium_with_a_chart_per_layout() {
     assert_eq!(data("predicate-bars"), (shown * 3 * 2).to_string());
     assert_eq!(data("predicate-counts"), (shown * 3 * 2).to_string());
     assert_eq!(data("axis-titles"), shown.to_string());
-    assert!(dom.stdout.contains("Recommended:"));
+    assert!(page.dom.stdout.contains("Recommended:"));
     // What to run, or why nothing is worth it.
     assert!(
-        dom.stdout.contains("class=\"statement\"") || dom.stdout.contains("keep the current one"),
+        page.dom.stdout.contains("class=\"statement\"")
+            || page.dom.stdout.contains("keep the current one"),
         "the page says what to run"
     );
 }
@@ -214,37 +233,16 @@ fn the_doctors_page_renders_in_chromium_with_its_charts() {
         "html",
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
-        assert!(
-            !r.stdout.contains(external),
-            "the page fetches `{external}`"
-        );
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("doctor.html");
-    std::fs::write(&page, &r.stdout).unwrap();
-    let dom = headless(&dir.path().join("profile"), &page, &["--dump-dom"]);
-    assert_eq!(dom.code, 0, "{}", dom.stderr);
-    let data = |name: &str| {
-        body_data(&dom.stdout, name)
-            .unwrap_or_else(|| panic!("data-{name}: {}", &dom.stdout[..dom.stdout.len().min(2000)]))
-            .to_string()
-    };
-    assert_eq!(data("rendered"), "ok");
-    assert_eq!(data("errors"), "0");
-    assert!(
-        !dom.stderr.contains("Uncaught"),
-        "console errors: {}",
-        dom.stderr
-    );
+    let page = render(&r.stdout);
+    let data = |name: &str| page.data(name);
     // taxi-nyc: ten data columns, five partitions of four tiny files each.
     assert_eq!(data("column-bars"), "10");
     assert_eq!(data("partition-bars"), "5");
     assert_eq!(data("tiny-bars"), "5");
     // The OR's reasons (OR_FAN_OUT among them) and the float comparison's.
     assert!(data("reasons").parse::<usize>().unwrap() >= 3);
-    assert!(dom.stdout.contains("OR_FAN_OUT"));
-    assert!(dom.stdout.contains("Files per partition"));
+    assert!(page.dom.stdout.contains("OR_FAN_OUT"));
+    assert!(page.dom.stdout.contains("Files per partition"));
 }
 
 /// `delta-explain diff --format html`: both charts render, two bars per row, without script
@@ -265,18 +263,8 @@ fn the_diff_page_renders_in_chromium_with_both_versions() {
         "html",
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("diff.html");
-    std::fs::write(&page, &r.stdout).unwrap();
-    let dom = headless(&dir.path().join("profile"), &page, &["--dump-dom"]);
-    assert_eq!(dom.code, 0, "{}", dom.stderr);
-    let data = |name: &str| {
-        body_data(&dom.stdout, name)
-            .unwrap_or_else(|| panic!("data-{name}: {}", &dom.stdout[..dom.stdout.len().min(2000)]))
-            .to_string()
-    };
-    assert_eq!(data("rendered"), "ok");
-    assert_eq!(data("errors"), "0");
+    let page = render(&r.stdout);
+    let data = |name: &str| page.data(name);
     assert_eq!(data("charts"), "2");
     assert_eq!(data("from-bars"), data("to-bars"));
     assert!(data("from-bars").parse::<usize>().unwrap() >= 4);

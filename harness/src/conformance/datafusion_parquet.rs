@@ -20,7 +20,7 @@ use datafusion::arrow::datatypes::{Schema, UInt32Type};
 use datafusion::parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext, ident, lit};
 use datafusion::scalar::ScalarValue;
-use oracle::delta_schema::{ColumnMapping, DeltaField, DeltaType, arrow_schema};
+use oracle::delta_schema::{ColumnMapping, DeltaField, arrow_schema};
 use oracle::engines::Answer;
 use oracle::matching::FILE_COLUMN;
 
@@ -108,12 +108,7 @@ impl Adapter for DataFusionParquet {
             .cloned()
             .collect();
         if snapshot.mapping != ColumnMapping::None
-            && data_fields.iter().any(|f| {
-                !matches!(
-                    f.data_type,
-                    DeltaType::Primitive(_) | DeltaType::Decimal { .. }
-                )
-            })
+            && data_fields.iter().any(|f| !f.data_type.is_primitive())
         {
             return Ok(Err(
                 "column mapping of nested fields (their physical names are not renamed by a Parquet scan)".into(),

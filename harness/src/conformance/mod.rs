@@ -952,6 +952,7 @@ fn record_failure(
         probe,
     } = failure;
     let engine = adapter.name().to_string();
+    let hazard = confirmed_hazard(adapter.as_mut(), table, case, verdict, hazard);
     let sql = &case.sql;
     report.failing_cases += 1;
     if let Some(p) = probe.filter(|p| p.covers(verdict, &detail)) {
@@ -1048,6 +1049,40 @@ fn record_failure(
         _ => None,
     };
     listed(options, adapter, table, finding, &mark, report);
+}
+
+/// The hazard a failing case is counted under ([`hazard`]), where `candidate`'s bound holds and
+/// the hazard is what failed: the predicate reads float columns only, or (for missing or extra
+/// rows) one of its parts that reads floats only shows the same verdict alone, its wrong rows
+/// covered by the hazard too (at most [`PARTS_TRIED`] parts asked). A predicate that also reads
+/// another column may have lost rows for another reason that only happen to fit the bound.
+fn confirmed_hazard(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    case: &Case,
+    verdict: Verdict,
+    candidate: Option<String>,
+) -> Option<String> {
+    let candidate = candidate?;
+    let tree = case.tree.as_ref()?;
+    if hazard::reads_only_floats(table, tree) {
+        return Some(candidate);
+    }
+    if !verdict.wrong_rows() {
+        return None;
+    }
+    parts(tree)
+        .into_iter()
+        .filter(|p| hazard::reads_only_floats(table, p))
+        .take(PARTS_TRIED)
+        .find_map(|part| {
+            let alone = checked(adapter, table, &part.to_string());
+            if alone.verdict != verdict {
+                return None;
+            }
+            let wrong = hazard::wrong(alone.reading.as_ref()?, alone.truth.as_ref()?)?;
+            hazard::hazard(table, part, &wrong)
+        })
 }
 
 /// How many parts of a case the reader is asked about alone before it is minimized.

@@ -13,7 +13,6 @@
 //! counted under it, not minimized one by one.
 
 use explain_compiler::ast::{ColumnRef, Predicate};
-use oracle::delta_schema::DeltaType;
 
 use super::cause::message_pattern;
 use oracle::engines::Answer;
@@ -49,10 +48,7 @@ pub fn present(table: &TableUnderTest) -> Vec<Predicate> {
         .snapshot
         .fields
         .iter()
-        .filter(|f| match f.data_type {
-            DeltaType::Primitive(_) | DeltaType::Decimal { .. } => true,
-            DeltaType::Struct(_) | DeltaType::Array { .. } | DeltaType::Map { .. } => false,
-        })
+        .filter(|f| f.data_type.is_primitive())
         .map(|f| Predicate::IsNull {
             column: ColumnRef::new([f.name.clone()]),
             negated: true,

@@ -13,7 +13,7 @@ use std::cmp::Ordering;
 
 use arrow::array::{Array, UInt32Array};
 use datafusion::scalar::ScalarValue;
-use oracle::delta_schema::{DeltaType, arrow_type};
+use oracle::delta_schema::arrow_type;
 use oracle::matching::FILE_COLUMN;
 use oracle::partition::typed_value;
 use oracle::pruning::{logged_bound, logged_null_count};
@@ -57,10 +57,7 @@ pub fn problems(table: &TableUnderTest) -> Vec<String> {
             .partition_columns()
             .iter()
             .any(|p| p == &field.name)
-            || !matches!(
-                field.data_type,
-                DeltaType::Primitive(_) | DeltaType::Decimal { .. }
-            )
+            || !field.data_type.is_primitive()
         {
             continue;
         }
