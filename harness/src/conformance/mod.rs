@@ -1024,7 +1024,14 @@ fn record_failure(
         .as_ref()
         .map_or_else(|| sql.clone(), ToString::to_string);
     // The cause is the minimized predicate's: another case that minimizes to its
-    // shape is the same cause. A hazard's cause is the hazard's, however it is spelled.
+    // shape is the same cause. A hazard's cause is the hazard's, however it is spelled; so is
+    // a minimized predicate's that reads floats only and whose wrong rows a hazard covers.
+    let hazard = hazard.or_else(|| {
+        shrunk
+            .as_ref()
+            .filter(|p| verdict.wrong_rows() && hazard::reads_only_floats(table, p))
+            .and_then(|p| hazard_alone(adapter.as_mut(), table, p, verdict))
+    });
     let shape = hazard.unwrap_or_else(|| shape_of(table, &minimized, shrunk.as_ref()));
     let found = cause::cause(&engine, verdict, &shape, features, &detail);
     if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
@@ -1075,14 +1082,23 @@ fn confirmed_hazard(
         .into_iter()
         .filter(|p| hazard::reads_only_floats(table, p))
         .take(PARTS_TRIED)
-        .find_map(|part| {
-            let alone = checked(adapter, table, &part.to_string());
-            if alone.verdict != verdict {
-                return None;
-            }
-            let wrong = hazard::wrong(alone.reading.as_ref()?, alone.truth.as_ref()?)?;
-            hazard::hazard(table, part, &wrong)
-        })
+        .find_map(|part| hazard_alone(adapter, table, part, verdict))
+}
+
+/// The hazard that covers the rows the reader gets wrong reading `p` alone, where it shows
+/// `verdict` on it too.
+fn hazard_alone(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    p: &Predicate,
+    verdict: Verdict,
+) -> Option<String> {
+    let alone = checked(adapter, table, &p.to_string());
+    if alone.verdict != verdict {
+        return None;
+    }
+    let wrong = hazard::wrong(alone.reading.as_ref()?, alone.truth.as_ref()?)?;
+    hazard::hazard(table, p, &wrong)
 }
 
 /// How many parts of a case the reader is asked about alone before it is minimized.
