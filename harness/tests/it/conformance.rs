@@ -11,6 +11,25 @@ use harness::conformance::{Adapter, Reading, TableUnderTest, Verdict, check, cla
 use oracle::engines::Answer;
 use oracle::readers::DeltaReader;
 
+/// A campaign over one table at `location` and the `predicates` given (seed 1, no
+/// reproductions written).
+fn fixture(
+    name: &str,
+    location: String,
+    predicates: Vec<String>,
+) -> harness::conformance::ConformanceOptions {
+    harness::conformance::ConformanceOptions {
+        seconds: 0,
+        max_cases: None,
+        seed: 1,
+        predicates_per_table: 0,
+        work_dir: None,
+        out: None,
+        fixtures: vec![(name.to_string(), location, predicates)],
+        histories: false,
+    }
+}
+
 fn table(name: &str, seed: u64) -> (tempfile::TempDir, TableUnderTest) {
     let dir = tempfile::tempdir().unwrap();
     write_table(&named_with_seed(name, seed).unwrap(), dir.path()).unwrap();
@@ -406,7 +425,7 @@ fn the_parquet_scan_reads_column_mapped_fixtures_by_their_logical_names() {
 /// names.
 #[test]
 fn failing_cases_are_counted_under_their_cause() {
-    use harness::conformance::{ConformanceOptions, new_findings, run};
+    use harness::conformance::{new_findings, run};
     let (_dir, table) = table("all-types", 11);
     let predicates = [
         "i32 IS NOT NULL",
@@ -415,20 +434,11 @@ fn failing_cases_are_counted_under_their_cause() {
         "i64 IS NOT NULL",
         "i64 > 100000000000000000",
     ];
-    let options = ConformanceOptions {
-        seconds: 0,
-        max_cases: None,
-        seed: 1,
-        predicates_per_table: 0,
-        work_dir: None,
-        out: None,
-        fixtures: vec![(
-            "all-types".into(),
-            table.location.clone(),
-            predicates.iter().map(|p| p.to_string()).collect(),
-        )],
-        histories: false,
-    };
+    let options = fixture(
+        "all-types",
+        table.location.clone(),
+        predicates.iter().map(|p| p.to_string()).collect(),
+    );
     // Drops the first file wherever a column is read as not NULL.
     let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Dropping {
         kernel: KernelAdapter::default(),
@@ -487,23 +497,14 @@ fn failing_cases_are_counted_under_their_cause() {
 /// cause.
 #[test]
 fn a_float_hazard_is_one_cause_whatever_the_operator() {
-    use harness::conformance::{ConformanceOptions, run};
+    use harness::conformance::run;
     let run_on = |name: &str, seed: u64, predicates: &[&str], adapter: Box<dyn Adapter>| {
         let (_dir, table) = table(name, seed);
-        let options = ConformanceOptions {
-            seconds: 0,
-            max_cases: None,
-            seed: 1,
-            predicates_per_table: 0,
-            work_dir: None,
-            out: None,
-            fixtures: vec![(
-                name.into(),
-                table.location.clone(),
-                predicates.iter().map(|p| p.to_string()).collect(),
-            )],
-            histories: false,
-        };
+        let options = fixture(
+            name,
+            table.location.clone(),
+            predicates.iter().map(|p| p.to_string()).collect(),
+        );
         run(&options, &mut [adapter], &mut |_, _| {}).unwrap()
     };
     let zero = run_on(
@@ -667,7 +668,7 @@ fn contradict(root: &std::path::Path, column: &str, value: &str) {
 /// `invalid-table`, none a finding.
 #[test]
 fn a_table_whose_log_contradicts_its_files_blames_no_reader() {
-    use harness::conformance::{ConformanceOptions, run, validate};
+    use harness::conformance::{run, validate};
     let (dir, table) = table("signed-zero-partitions", 7_870_161_820_730_376_918);
     assert!(validate::problems(&table).is_empty(), "valid as written");
     drop(table);
@@ -688,20 +689,11 @@ fn a_table_whose_log_contradicts_its_files_blames_no_reader() {
         "{problems:#?}"
     );
     let predicates = ["pf = 0", "pf > 1", "i64 > 5"];
-    let options = ConformanceOptions {
-        seconds: 0,
-        max_cases: None,
-        seed: 1,
-        predicates_per_table: 0,
-        work_dir: None,
-        out: None,
-        fixtures: vec![(
-            "signed-zero-partitions".into(),
-            location,
-            predicates.iter().map(|p| p.to_string()).collect(),
-        )],
-        histories: false,
-    };
+    let options = fixture(
+        "signed-zero-partitions",
+        location,
+        predicates.iter().map(|p| p.to_string()).collect(),
+    );
     let mut adapters: Vec<Box<dyn Adapter>> = vec![
         Box::new(KernelAdapter::default()),
         Box::new(DataFusionParquet::new().unwrap()),
@@ -786,22 +778,13 @@ fn run_refusing(
     refuse: fn(&str) -> Option<String>,
     predicates: &[&str],
 ) -> harness::conformance::ConformanceReport {
-    use harness::conformance::{ConformanceOptions, run};
+    use harness::conformance::run;
     let (_dir, table) = table("all-types", 11);
-    let options = ConformanceOptions {
-        seconds: 0,
-        max_cases: None,
-        seed: 1,
-        predicates_per_table: 0,
-        work_dir: None,
-        out: None,
-        fixtures: vec![(
-            "all-types".into(),
-            table.location.clone(),
-            predicates.iter().map(|p| p.to_string()).collect(),
-        )],
-        histories: false,
-    };
+    let options = fixture(
+        "all-types",
+        table.location.clone(),
+        predicates.iter().map(|p| p.to_string()).collect(),
+    );
     let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Refusing {
         kernel: KernelAdapter::default(),
         refuse,
@@ -884,23 +867,14 @@ impl Adapter for Dropping {
 /// smaller predicate that drops another file shows another failure, and is not taken for it.
 #[test]
 fn minimizing_missing_rows_keeps_the_files_they_are_in() {
-    use harness::conformance::{ConformanceOptions, run};
+    use harness::conformance::run;
     let (_dir, table) = table("all-types", 11);
     let predicate = "i32 IS NOT NULL AND s IS NOT NULL";
-    let options = ConformanceOptions {
-        seconds: 0,
-        max_cases: None,
-        seed: 1,
-        predicates_per_table: 0,
-        work_dir: None,
-        out: None,
-        fixtures: vec![(
-            "all-types".into(),
-            table.location.clone(),
-            vec![predicate.to_string()],
-        )],
-        histories: false,
-    };
+    let options = fixture(
+        "all-types",
+        table.location.clone(),
+        vec![predicate.to_string()],
+    );
     let mut adapters: Vec<Box<dyn Adapter>> = vec![Box::new(Dropping {
         kernel: KernelAdapter::default(),
         // The whole predicate drops file 0; `s IS NOT NULL` alone drops file 1.
@@ -1143,14 +1117,9 @@ fn a_column_read_as_null_is_the_tables_cause_where_no_row_has_every_column() {
         "no row has every column at version 1"
     );
     let options = ConformanceOptions {
-        seconds: 0,
-        max_cases: None,
         seed: 5,
-        predicates_per_table: 0,
-        work_dir: None,
-        out: None,
-        fixtures: vec![(
-            "mapping-id-parquet-names@1".into(),
+        ..fixture(
+            "mapping-id-parquet-names@1",
             location.clone(),
             [
                 "y IN (-997, 3)",
@@ -1161,8 +1130,7 @@ fn a_column_read_as_null_is_the_tables_cause_where_no_row_has_every_column() {
             .iter()
             .map(ToString::to_string)
             .collect(),
-        )],
-        histories: false,
+        )
     };
     let mut adapters: Vec<Box<dyn Adapter>> =
         vec![Box::new(DataFusionParquet::resolving_by_name().unwrap())];
