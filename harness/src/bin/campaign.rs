@@ -284,6 +284,7 @@ fn conformance_campaign(args: &Args) -> ExitCode {
     // The upstream issue of each known cause, in the report.
     if let Some(known) = &known {
         conformance::annotate_known(&mut report, known);
+        report.group_bugs();
     }
     let names: Vec<String> = adapters.iter().map(|a| a.name().to_string()).collect();
     let command = command_line(args, &names);

@@ -125,14 +125,52 @@ impl Hazard {
 /// A float column the predicate reads: its kind, its values per loaded batch, whether a zero
 /// is a hazard in it (the column holds a negative zero, or the predicate spells one).
 struct FloatColumn {
+    name: String,
     kind: String,
     values: Vec<Vec<Option<f64>>>,
     zero: bool,
 }
 
-/// The cause's middle part for a case whose wrong rows (`wrong`) a float hazard of the
-/// columns `tree` reads can account for (`NaN in double`), or `None` where no hazard can.
-pub fn hazard(table: &TableUnderTest, tree: &Predicate, wrong: &Wrong) -> Option<String> {
+/// A hazard that can account for a case's wrong rows: its label (the cause's middle part,
+/// `NaN in double`), the hazard and the columns holding it in the files the reader got wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub label: String,
+    hazard: Hazard,
+    /// The columns (as the predicate names them) holding the hazard where rows went wrong.
+    pub columns: Vec<String>,
+}
+
+impl Found {
+    /// Whether `p` still reads one of the hazard's columns.
+    pub fn read_by(&self, p: &Predicate) -> bool {
+        p.columns().iter().any(|c| {
+            c.path.len() == 1
+                && self
+                    .columns
+                    .iter()
+                    .any(|h| h.eq_ignore_ascii_case(&c.path[0]))
+        })
+    }
+
+    /// The rows that hold the hazard in its columns, to remove from a copy of the table
+    /// ([`super::surgery`]): removing them must remove the failure.
+    pub fn rows(&self) -> super::surgery::DropRows {
+        super::surgery::DropRows {
+            columns: self.columns.clone(),
+            holds: match self.hazard {
+                Hazard::NaN => f64::is_nan,
+                Hazard::SignedZero => |v| v == 0.0,
+                Hazard::Either => |v| v.is_nan() || v == 0.0,
+            },
+        }
+    }
+}
+
+/// The hazard of the columns `tree` reads that can account for a case's wrong rows (`wrong`),
+/// or `None` where no hazard can. A candidate only: [`Found::rows`] removed from the table must
+/// remove the failure too (`confirm` in `mod.rs`).
+pub fn hazard(table: &TableUnderTest, tree: &Predicate, wrong: &Wrong) -> Option<Found> {
     let total = match wrong {
         Wrong::PerFile(per_file) => per_file.iter().sum(),
         Wrong::Total(n) => *n,
@@ -156,14 +194,14 @@ pub fn hazard(table: &TableUnderTest, tree: &Predicate, wrong: &Wrong) -> Option
         .find_map(|h| covered(h, &columns, batches, files, wrong))
 }
 
-/// `hazard`'s name and the kinds of its columns where `h`'s rows cover every wrong row.
+/// `h` with the kinds and names of its columns where `h`'s rows cover every wrong row.
 fn covered(
     h: Hazard,
     columns: &[FloatColumn],
     batches: &[RecordBatch],
     files: usize,
     wrong: &Wrong,
-) -> Option<String> {
+) -> Option<Found> {
     // Per file, the rows holding `h` in some column; per column, whether it holds `h` in a
     // file the reader got wrong.
     let mut rows = vec![0u64; files];
@@ -208,7 +246,17 @@ fn covered(
     if kinds.is_empty() {
         return None;
     }
-    Some(format!("{} in {}", h.name(), kinds.join(", ")))
+    let names = columns
+        .iter()
+        .zip(&named)
+        .filter(|(_, n)| **n)
+        .map(|(c, _)| c.name.clone())
+        .collect();
+    Some(Found {
+        label: format!("{} in {}", h.name(), kinds.join(", ")),
+        hazard: h,
+        columns: names,
+    })
 }
 
 /// Whether `column` is a top-level float or double column of the table (a hazard's column).
@@ -257,6 +305,7 @@ fn float_column(
             .flatten()
             .any(|v| v.is_some_and(|v| v == 0.0 && v.is_sign_negative()));
     Some(FloatColumn {
+        name: name.clone(),
         kind: cause::kind_of(&table.loaded.snapshot, column),
         values,
         zero,

@@ -21,11 +21,13 @@ pub mod cause;
 pub mod datafusion_parquet;
 pub mod hazard;
 pub mod kernel;
+pub mod localize;
 pub mod locked;
 pub mod pack;
 pub mod page;
 pub mod reduce;
 pub mod repro;
+pub mod surgery;
 pub mod table_level;
 pub mod validate;
 pub mod workers;
@@ -494,6 +496,9 @@ pub struct Finding {
     /// Why no reproduction could be written, where one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreproduced: Option<String>,
+    /// Where the fault lies ([`localize`]): the component, the layer, the experiments run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localization: Option<localize::Localization>,
 }
 
 fn one() -> u64 {
@@ -539,6 +544,74 @@ pub struct ConformanceReport {
     #[serde(skip_serializing_if = "is_zero")]
     pub versions: u64,
     pub findings: Vec<Finding>,
+    /// The distinct bugs the findings hold ([`ConformanceReport::group_bugs`]): each cause
+    /// placed in its component, the same fault met through several readers once.
+    pub bugs: Vec<Bug>,
+}
+
+/// A distinct bug: one fault of one component, with every reader it reaches.
+#[derive(Clone, Debug, Serialize)]
+pub struct Bug {
+    /// `component | layer | fault` ([`localize::Localization::bug`]).
+    pub bug: String,
+    pub component: String,
+    pub layer: String,
+    /// The readers it was met through.
+    pub readers: Vec<String>,
+    /// The findings (1-based, as the report lists them) it holds.
+    pub findings: Vec<usize>,
+    /// The failing cases counted under those findings.
+    pub seen: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<String>,
+}
+
+impl ConformanceReport {
+    /// Groups the findings into [`Bug`]s by their localization (a finding not localized, such
+    /// as a reader that cannot open a table, is placed in its reader, in reading).
+    pub fn group_bugs(&mut self) {
+        let mut bugs: Vec<Bug> = Vec::new();
+        for (i, f) in self.findings.iter().enumerate() {
+            let (bug, component, layer) = match &f.localization {
+                Some(l) => (l.bug.clone(), l.component.clone(), l.layer.clone()),
+                None => {
+                    let component = localize::component_of(&f.engine).to_string();
+                    let layer = localize::Layer::Reading.name().to_string();
+                    let fault = f
+                        .cause
+                        .strip_prefix(&f.engine)
+                        .map_or(f.cause.as_str(), str::trim_start);
+                    (format!("{component} | {layer} | {fault}"), component, layer)
+                }
+            };
+            let at = match bugs.iter().position(|b| b.bug == bug) {
+                Some(at) => at,
+                None => {
+                    bugs.push(Bug {
+                        bug,
+                        component,
+                        layer,
+                        readers: Vec::new(),
+                        findings: Vec::new(),
+                        seen: 0,
+                        upstream: None,
+                    });
+                    bugs.len() - 1
+                }
+            };
+            let b = &mut bugs[at];
+            if !b.readers.contains(&f.engine) {
+                b.readers.push(f.engine.clone());
+            }
+            b.findings.push(i + 1);
+            b.seen += f.seen;
+            if b.upstream.is_none() {
+                b.upstream.clone_from(&f.upstream);
+            }
+        }
+        bugs.sort_by_key(|b| std::cmp::Reverse(b.seen));
+        self.bugs = bugs;
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -648,6 +721,7 @@ pub fn run(
         }
     }
     report.seconds = started.elapsed().as_secs_f64();
+    report.group_bugs();
     Ok(report)
 }
 
@@ -777,6 +851,7 @@ fn count_unopened(
         detail,
         reproduction: None,
         unreproduced: None,
+        localization: None,
     });
 }
 
@@ -923,8 +998,9 @@ struct Failure<'p> {
     detail: String,
     /// The reader's version.
     version: String,
-    /// The float hazard that accounts for every row the reader got wrong ([`hazard`]).
-    hazard: Option<String>,
+    /// The float hazard that may account for every row the reader got wrong ([`hazard`]): a
+    /// candidate, confirmed in [`record_failure`].
+    hazard: Option<hazard::Found>,
     /// The table's probe, where the reader failed one ([`table_level`]).
     probe: Option<&'p table_level::Probe>,
 }
@@ -972,16 +1048,21 @@ fn record_failure(
             p.detail.clone(),
         );
         let mark = mark_of(adapter.as_mut(), table, &p.sql, p.verdict, &p.detail);
-        return listed(options, adapter, table, finding, &mark, report);
+        let shape = Shape {
+            shape: cause::THE_TABLE,
+            features,
+        };
+        return listed(options, adapter, table, finding, &mark, &shape, report);
     }
     // Counted under its cause where the case's own shape (or its hazard) is one already
     // listed.
     let first = cause::cause(
         &engine,
         verdict,
-        &hazard
-            .clone()
-            .unwrap_or_else(|| shape_of(table, sql, case.tree.as_ref())),
+        &hazard.as_ref().map_or_else(
+            || shape_of(table, sql, case.tree.as_ref()),
+            |h| h.label.clone(),
+        ),
         features,
         &detail,
     );
@@ -1026,13 +1107,16 @@ fn record_failure(
     // The cause is the minimized predicate's: another case that minimizes to its
     // shape is the same cause. A hazard's cause is the hazard's, however it is spelled; so is
     // a minimized predicate's that reads floats only and whose wrong rows a hazard covers.
-    let hazard = hazard.or_else(|| {
-        shrunk
-            .as_ref()
-            .filter(|p| verdict.wrong_rows() && hazard::reads_only_floats(table, p))
-            .and_then(|p| hazard_alone(adapter.as_mut(), table, p, verdict))
-    });
-    let shape = hazard.unwrap_or_else(|| shape_of(table, &minimized, shrunk.as_ref()));
+    // The case's hazard stands only where the minimized predicate still reads its column.
+    let hazard = hazard
+        .filter(|h| shrunk.as_ref().is_none_or(|p| h.read_by(p)))
+        .or_else(|| {
+            shrunk
+                .as_ref()
+                .filter(|p| verdict.wrong_rows() && hazard::reads_only_floats(table, p))
+                .and_then(|p| hazard_alone(adapter.as_mut(), table, p, verdict))
+        });
+    let shape = hazard.map_or_else(|| shape_of(table, &minimized, shrunk.as_ref()), |h| h.label);
     let found = cause::cause(&engine, verdict, &shape, features, &detail);
     if let Some(f) = report.findings.iter_mut().find(|f| f.cause == found) {
         f.seen += 1;
@@ -1055,7 +1139,11 @@ fn record_failure(
             .map(|v| v.to_string()),
         _ => None,
     };
-    listed(options, adapter, table, finding, &mark, report);
+    let shape = Shape {
+        shape: &shape,
+        features,
+    };
+    listed(options, adapter, table, finding, &mark, &shape, report);
 }
 
 /// The hazard a failing case is counted under ([`hazard`]), where `candidate`'s bound holds and
@@ -1068,12 +1156,12 @@ fn confirmed_hazard(
     table: &TableUnderTest,
     case: &Case,
     verdict: Verdict,
-    candidate: Option<String>,
-) -> Option<String> {
+    candidate: Option<hazard::Found>,
+) -> Option<hazard::Found> {
     let candidate = candidate?;
     let tree = case.tree.as_ref()?;
     if hazard::reads_only_floats(table, tree) {
-        return Some(candidate);
+        return confirm(adapter, table, tree, verdict, candidate);
     }
     if !verdict.wrong_rows() {
         return None;
@@ -1092,13 +1180,54 @@ fn hazard_alone(
     table: &TableUnderTest,
     p: &Predicate,
     verdict: Verdict,
-) -> Option<String> {
+) -> Option<hazard::Found> {
     let alone = checked(adapter, table, &p.to_string());
     if alone.verdict != verdict {
         return None;
     }
     let wrong = hazard::wrong(alone.reading.as_ref()?, alone.truth.as_ref()?)?;
-    hazard::hazard(table, p, &wrong)
+    let found = hazard::hazard(table, p, &wrong)?;
+    confirm(adapter, table, p, verdict, found)
+}
+
+/// `found`, where removing its rows from a copy of the table ([`surgery`]) removes the failure
+/// of `p` (`verdict`); `None` where the failure stays or the copy cannot be made (a deletion
+/// vector numbers the rows): then the rows the hazard covers only happen to fit.
+fn confirm(
+    adapter: &mut dyn Adapter,
+    table: &TableUnderTest,
+    p: &Predicate,
+    verdict: Verdict,
+    found: hazard::Found,
+) -> Option<hazard::Found> {
+    if !found.read_by(p) {
+        return None;
+    }
+    let cut = surgery::Cut {
+        drop_rows: Some(found.rows()),
+        ..surgery::Cut::default()
+    };
+    let copy = surgery::copy(table, &cut).ok()?;
+    let opened = matches!(adapter.open(&copy.table), Ok(Ok(())));
+    let sql = p.to_string();
+    let variant = match verdict {
+        Verdict::VariantsDiffer => VARIANTS
+            .iter()
+            .find_map(|v| apply(*v, p))
+            .map(|v| v.to_string()),
+        _ => None,
+    };
+    let gone = opened
+        && !shows(
+            adapter,
+            &copy.table,
+            &sql,
+            variant.as_deref(),
+            verdict,
+            &Mark::Verdict,
+        );
+    let _ = adapter.open(table);
+    gone.then_some(found)
 }
 
 /// How many parts of a case the reader is asked about alone before it is minimized.
@@ -1207,6 +1336,7 @@ fn first_case(
         detail,
         reproduction: None,
         unreproduced: None,
+        localization: None,
     }
 }
 
@@ -1218,13 +1348,14 @@ fn listed(
     table: &TableUnderTest,
     mut finding: Finding,
     mark: &Mark,
+    shape: &Shape,
     report: &mut ConformanceReport,
 ) {
-    if let Some(out) = &options.out {
-        let n = report.findings.len() + 1;
-        let verdict = finding.verdict;
-        // The table shrunk too, for the predicate the shrinker kept.
-        let reduced = reduce::reduce(adapter.as_mut(), table, &|a, t| {
+    let n = report.findings.len() + 1;
+    let verdict = finding.verdict;
+    // The table shrunk too, for the predicate the shrinker kept (for a reproduction).
+    let reduced = options.out.as_ref().and_then(|_| {
+        reduce::reduce(adapter.as_mut(), table, &|a, t| {
             shows(
                 a,
                 t,
@@ -1233,14 +1364,30 @@ fn listed(
                 verdict,
                 mark,
             )
-        });
-        let shown = match &reduced {
-            Some(r) => {
-                let _ = adapter.open(&r.table);
-                &r.table
-            }
-            None => table,
-        };
+        })
+    });
+    let shown = match &reduced {
+        Some(r) => {
+            let _ = adapter.open(&r.table);
+            &r.table
+        }
+        None => table,
+    };
+    // Where the fault lies, before the finding is listed.
+    let localization = localize::localize(
+        adapter.as_mut(),
+        &localize::Case {
+            table: shown,
+            predicate: &finding.minimized,
+            variant: finding.variant.as_deref(),
+            verdict,
+            cause: &finding.cause,
+            shape: shape.shape,
+            features: shape.features,
+        },
+    );
+    finding.localization = Some(localization);
+    if let Some(out) = &options.out {
         match repro::write(out, n, &finding, shown, table.files(), adapter.as_mut()) {
             Ok(written) => finding.reproduction = Some(written),
             Err(why) => {
@@ -1251,10 +1398,17 @@ fn listed(
                 finding.unreproduced = Some(why);
             }
         }
-        // The campaign goes on with the table it was given.
-        let _ = adapter.open(table);
     }
+    // The campaign goes on with the table it was given.
+    let _ = adapter.open(table);
     report.findings.push(finding);
+}
+
+/// A new cause's shape (the middle of its identity: the predicate's shape, a hazard or the
+/// table) and the table's features, for its localization.
+struct Shape<'a> {
+    shape: &'a str,
+    features: &'a str,
 }
 
 /// The shape of `sql` on `table` ([`cause::shape`]), from its tree where it has one.

@@ -255,6 +255,7 @@ fn kernel_finding(
         detail,
         reproduction: None,
         unreproduced: None,
+        localization: None,
     }
 }
 
@@ -1142,4 +1143,353 @@ fn a_column_read_as_null_is_the_tables_cause_where_no_row_has_every_column() {
         f.cause.contains("| (the table) |") && !f.minimized.contains(" AND "),
         "{f:#?}"
     );
+}
+
+/// The DataFusion scan's truth asks the scan's question in the scan's shape: partition values
+/// supplied as the read supplies them (literal columns DataFusion folds into the predicate).
+/// With the partition value as a real column in the truth, `NOT 18 != p OR ...` folded in the
+/// read and not in the truth, and `y IN (0.0, ...)` simplified two ways: one extra row that
+/// was the harness's, not the scan's (finding 80 of reports/conformance-20261207c).
+#[test]
+fn the_parquet_scans_truth_supplies_partition_values_as_the_read_does() {
+    let (_dir, table) = table("nan-negative", 5_356_952_367_710_001_266);
+    let mut scan = DataFusionParquet::new().unwrap();
+    scan.open(&table).unwrap().unwrap();
+    for predicate in [
+        "NOT 18 != p OR y NOT BETWEEN 'NaN' AND 0.0 AND y IN (0.0, -390.853729248046875)",
+        "p IN ('11') OR NOT 18 != p OR y NOT BETWEEN 'NaN' AND 0.0 AND y IN (0.0, -390.853729248046875) AND p + 1 > 4",
+    ] {
+        let (verdict, detail) = check(&mut scan, &table, predicate);
+        assert_eq!(verdict, Verdict::Correct, "{predicate}: {detail}");
+    }
+}
+
+/// Polars' truth counts as its read counts (`select(len())`), so a term its grouped count's
+/// optimizer dropped is refused by both: no finding (finding 76 of
+/// reports/conformance-20261207c was this).
+#[test]
+#[ignore = "external tier: Polars (bash oracle/engines/setup.sh)"]
+fn polars_truth_counts_as_its_read_does() {
+    let (_dir, table) = table("nan-negative", 5_807_426_607_634_286_098);
+    let mut polars = WorkerAdapter::start(DeltaReader::Polars);
+    polars
+        .version()
+        .expect("polars (bash oracle/engines/setup.sh)");
+    polars.open(&table).unwrap().unwrap();
+    let (verdict, detail) = check(
+        &mut polars,
+        &table,
+        "NOT (id IS NOT NULL OR x = 'NaN' OR id IS NULL)",
+    );
+    assert!(!verdict.is_finding(), "{verdict:?}: {detail}");
+    assert_eq!(verdict, Verdict::BothRefused, "{detail}");
+}
+
+/// A hazard label stands only where removing the hazard's rows removes the failure: delta-rs'
+/// extra row for `pf + 1 > 5` (a partition filter answered from the log) fits the NaN rows of
+/// `x` the first predicate reads, but stays with them removed, and the minimized predicate
+/// reads no `x` at all (finding 21 of reports/conformance-20261207c, `NaN in double`).
+#[test]
+#[ignore = "external tier: delta-rs (bash oracle/engines/setup.sh)"]
+fn a_hazard_label_needs_the_hazard_rows_to_make_the_failure() {
+    use harness::conformance::run;
+    let (_dir, table) = table("signed-zero-partitions", 11_150_833_409_990_627_753);
+    let options = fixture(
+        "signed-zero-partitions",
+        table.location.clone(),
+        vec!["(pf + 1 > 5 AND pf IN (-0)) AND x IN (-0.0, 0, 988.4761188030848)".into()],
+    );
+    let delta_rs = WorkerAdapter::start(DeltaReader::DeltaRs);
+    delta_rs
+        .version()
+        .expect("delta-rs (bash oracle/engines/setup.sh)");
+    let report = run(&options, &mut [Box::new(delta_rs)], &mut |_, _| {}).unwrap();
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let f = &report.findings[0];
+    assert!(
+        !f.cause.contains("NaN") && !f.cause.contains("signed zero"),
+        "{}",
+        f.cause
+    );
+    assert!(f.cause.contains("partition double"), "{}", f.cause);
+    let l = f.localization.as_ref().unwrap();
+    assert_eq!(
+        l.layer, "partition filter answered from the log, not applied",
+        "{l:#?}"
+    );
+}
+
+/// The experiments place each fault: the kernel's signed-zero drop in partition pruning (it
+/// stays without statistics and goes with the partition values as columns), its negative-NaN
+/// drop in Delta statistics skipping, the Parquet scan's NaN drop in Parquet statistics
+/// pruning.
+#[test]
+fn the_experiments_place_each_fault_in_its_layer() {
+    use harness::conformance::run;
+    let run_on = |name: &str, seed: u64, predicate: &str, adapter: Box<dyn Adapter>| {
+        let (_dir, table) = table(name, seed);
+        let options = fixture(name, table.location.clone(), vec![predicate.into()]);
+        run(&options, &mut [adapter], &mut |_, _| {}).unwrap()
+    };
+    let zero = run_on(
+        "signed-zero-partitions",
+        7_870_161_820_730_376_918,
+        "pf = 0",
+        Box::<KernelAdapter>::default(),
+    );
+    let l = zero.findings[0].localization.clone().unwrap();
+    assert_eq!(
+        (l.component.as_str(), l.layer.as_str()),
+        ("delta_kernel", "partition pruning"),
+        "{l:#?}"
+    );
+    let outcome = |l: &harness::conformance::localize::Localization, name: &str| {
+        l.experiments
+            .iter()
+            .find(|e| e.name == name)
+            .map(|e| e.outcome.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(outcome(&l, "Delta statistics removed"), "still fails");
+    assert_eq!(outcome(&l, "partition values written as columns"), "gone");
+    let nan = run_on(
+        "nan-negative",
+        4_746_479_065_444_327_403,
+        "y <= -0.906",
+        Box::<KernelAdapter>::default(),
+    );
+    let l = nan.findings[0].localization.clone().unwrap();
+    assert_eq!(
+        (l.component.as_str(), l.layer.as_str()),
+        ("delta_kernel", "Delta statistics skipping"),
+        "{l:#?}"
+    );
+    assert_eq!(
+        l.bug,
+        "delta_kernel | Delta statistics skipping | missing-rows | NaN in float | partitioned"
+    );
+    let scan = run_on(
+        "nan-negative",
+        4_746_479_065_444_327_403,
+        "y <= -0.906",
+        Box::new(DataFusionParquet::new().unwrap()),
+    );
+    if let Some(f) = scan.findings.first() {
+        let l = f.localization.clone().unwrap();
+        assert_eq!(l.component, "DataFusion", "{l:#?}");
+        assert_eq!(l.layer, "Parquet statistics pruning", "{l:#?}");
+    }
+}
+
+/// A reader that embeds delta_kernel and fails as it does is one bug with the kernel: the
+/// bug lists both readers (a reader standing for DuckDB's delta extension: the kernel's
+/// survivor set, read as rows).
+#[test]
+fn one_kernel_fault_met_through_two_readers_is_one_bug() {
+    use harness::conformance::run;
+    let (_dir, table) = table("nan-negative", 4_746_479_065_444_327_403);
+    let options = fixture(
+        "nan-negative",
+        table.location.clone(),
+        vec!["y <= -0.906".into(), "NOT y >= -0.9".into()],
+    );
+    let report = run(
+        &options,
+        &mut [
+            Box::<KernelAdapter>::default(),
+            Box::new(EmbedsKernel::default()),
+        ],
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(report.findings.len(), 2, "{:#?}", report.findings);
+    assert_eq!(report.bugs.len(), 1, "{:#?}", report.bugs);
+    let bug = &report.bugs[0];
+    assert_eq!(bug.component, "delta_kernel");
+    assert_eq!(bug.readers, vec!["kernel", "duckdb-delta"]);
+    assert_eq!(bug.findings, vec![1, 2]);
+}
+
+/// Stands for a reader that embeds delta_kernel (named as DuckDB's delta extension): the rows
+/// of the files the kernel keeps.
+#[derive(Default)]
+struct EmbedsKernel {
+    kernel: KernelAdapter,
+}
+
+impl Adapter for EmbedsKernel {
+    fn name(&self) -> &'static str {
+        "duckdb-delta"
+    }
+    fn version(&self) -> Result<String, String> {
+        Ok("test".into())
+    }
+    fn open(&mut self, table: &TableUnderTest) -> Result<Result<(), String>, String> {
+        self.kernel.open(table)
+    }
+    fn read(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Reading, String> {
+        let Reading::Survivors(kept) = self.kernel.read(table, predicate)? else {
+            return Err("no survivor set".into());
+        };
+        let Answer::Rows(rows) = self.kernel.truth(table, predicate)? else {
+            return Err("the truth refused".into());
+        };
+        let per_file: Vec<u64> = rows
+            .iter()
+            .zip(&kept)
+            .map(|(n, k)| if *k { *n } else { 0 })
+            .collect();
+        Ok(Reading::Rows {
+            total: per_file.iter().sum(),
+            per_file: Some(per_file),
+        })
+    }
+    fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String> {
+        self.kernel.truth(table, predicate)
+    }
+}
+
+/// The copies the experiments read: the same live rows with the Delta statistics gone, with
+/// the Parquet statistics gone, with partition values as columns; and with a hazard's rows
+/// gone, those rows alone.
+#[test]
+fn a_copy_takes_away_one_layer_and_keeps_the_rows() {
+    use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
+    use harness::conformance::surgery::{Cut, DropRows, copy};
+    let (_dir, table) = table("nan-negative", 4_746_479_065_444_327_403);
+    let rows =
+        |t: &TableUnderTest, p: &str| -> u64 { t.loaded.matching_rows(p).unwrap().iter().sum() };
+    let all = rows(&table, "TRUE");
+    assert!(table.files() > 1 && all > 0);
+    assert!(!table.loaded.snapshot.metadata.partition_columns.is_empty());
+
+    let no_delta = copy(
+        &table,
+        &Cut {
+            delta_stats: true,
+            ..Cut::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rows(&no_delta.table, "TRUE"), all);
+    assert!(
+        no_delta
+            .table
+            .loaded
+            .snapshot
+            .files
+            .iter()
+            .all(|f| f.stats.is_none())
+    );
+
+    let no_parquet = copy(
+        &table,
+        &Cut {
+            parquet_stats: true,
+            ..Cut::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rows(&no_parquet.table, "TRUE"), all);
+    assert_eq!(
+        rows(&no_parquet.table, "y <= -0.906"),
+        rows(&table, "y <= -0.906")
+    );
+    for f in &no_parquet.table.loaded.snapshot.files {
+        assert!(f.stats.is_some(), "the Delta statistics stay");
+        let path = std::path::Path::new(&no_parquet.table.location).join(&f.path);
+        let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+        for g in reader.metadata().row_groups() {
+            assert!(
+                g.columns().iter().all(|c| c.statistics().is_none()),
+                "{}",
+                f.path
+            );
+        }
+    }
+
+    let as_columns = copy(
+        &table,
+        &Cut {
+            partitions_as_columns: true,
+            ..Cut::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        as_columns
+            .table
+            .loaded
+            .snapshot
+            .metadata
+            .partition_columns
+            .is_empty()
+    );
+    let p = &table.loaded.snapshot.metadata.partition_columns[0];
+    for value in ["IS NULL", "= 3", "> 10"] {
+        let q = format!("{p} {value}");
+        assert_eq!(rows(&as_columns.table, &q), rows(&table, &q), "{q}");
+    }
+
+    let nan = rows(&table, "isnan(y)");
+    assert!(nan > 0);
+    let dropped = copy(
+        &table,
+        &Cut {
+            drop_rows: Some(DropRows {
+                columns: vec!["y".into()],
+                holds: f64::is_nan,
+            }),
+            ..Cut::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rows(&dropped.table, "isnan(y)"), 0);
+    assert_eq!(rows(&dropped.table, "TRUE"), all - nan);
+}
+
+/// One fault met through several readers is one bug listing them: the `_last_checkpoint`
+/// hint past the log's end fails delta_kernel and every reader embedding it (DuckDB's
+/// extension, delta-rs, Polars through delta-rs), and DataFusion's NaN drop in its Parquet
+/// pruning reaches delta-rs too (findings 14 to 17, 24 and 25 of
+/// reports/conformance-20261207c, six causes: two bugs).
+#[test]
+#[ignore = "external tier: delta-rs, Polars, DuckDB's delta extension (bash oracle/engines/setup.sh)"]
+fn a_fault_of_an_embedded_component_is_one_bug_listing_its_readers() {
+    use harness::conformance::{ReaderName, adapters, run};
+    let (_dir, hint) = table("checkpoint-hint-ahead", 10_779_522_661_732_518_902);
+    let options = fixture(
+        "checkpoint-hint-ahead",
+        hint.location.clone(),
+        vec!["s IS NULL".into()],
+    );
+    let mut readers = adapters(&[ReaderName::All]).unwrap();
+    let report = run(&options, &mut readers, &mut |_, _| {}).unwrap();
+    let bug = report
+        .bugs
+        .iter()
+        .find(|b| b.bug.contains("_last_checkpoint") || b.bug.contains("Checkpoint"))
+        .unwrap_or_else(|| panic!("{:#?}", report.bugs));
+    assert_eq!(bug.component, "delta_kernel", "{bug:#?}");
+    for r in ["kernel", "duckdb-delta", "delta-rs", "polars"] {
+        assert!(bug.readers.contains(&r.to_string()), "{r}: {bug:#?}");
+    }
+
+    let (_dir, nan) = table("nan-negative", 17_000_601_771_070_357_801);
+    let options = fixture(
+        "nan-negative",
+        nan.location.clone(),
+        vec!["x <= -987.261060561305".into()],
+    );
+    let mut readers = adapters(&[ReaderName::DatafusionParquet, ReaderName::DeltaRs]).unwrap();
+    let report = run(&options, &mut readers, &mut |_, _| {}).unwrap();
+    assert_eq!(report.findings.len(), 2, "{:#?}", report.findings);
+    assert_eq!(report.bugs.len(), 1, "{:#?}", report.bugs);
+    let bug = &report.bugs[0];
+    assert_eq!(
+        (bug.component.as_str(), bug.layer.as_str()),
+        ("DataFusion", "Parquet statistics pruning"),
+        "{bug:#?}"
+    );
+    assert_eq!(bug.readers, vec!["datafusion-parquet", "delta-rs"]);
 }
