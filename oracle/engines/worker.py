@@ -319,7 +319,14 @@ class DeltaRs:
                 self.builders = {k: v for k, v in self.builders.items() if k == self.rows}
             builder = dl.QueryBuilder().register("t", dl.DeltaTable(table))
             self.builders[table] = builder
-        return builder.execute(sql).read_all()
+        result = builder.execute(sql)
+        import pyarrow as pa
+
+        # deltalake 1.x answers a reader of the Arrow stream interface; 0.2x a result whose
+        # `fetchall()` gives record batches.
+        if hasattr(result, "fetchall"):
+            return pa.Table.from_batches(result.fetchall())
+        return pa.table(result)
 
     def match(self, predicate, ansi):
         result = self.query(

@@ -187,18 +187,23 @@ pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 impl Worker {
     pub(crate) fn start(kind: WorkerKind) -> Result<Worker, Unavailable> {
+        Self::start_in(kind, &engines_python())
+    }
+
+    /// [`Worker::start`] with the Python of another environment (a reader pinned at a
+    /// version: `oracle/engines/reader-env.sh`).
+    pub(crate) fn start_in(kind: WorkerKind, python: &Path) -> Result<Worker, Unavailable> {
         let unavailable = |reason: String| Unavailable {
             engine: kind.arg(),
             reason,
         };
-        let python = engines_python();
         if !python.exists() {
             return Err(unavailable(format!(
                 "no engines environment at {} (run oracle/engines/setup.sh)",
                 python.display()
             )));
         }
-        let mut child = Command::new(&python)
+        let mut child = Command::new(python)
             .arg(worker_script())
             .arg(kind.arg())
             .stdin(Stdio::piped())
@@ -462,7 +467,7 @@ fn spark_columns(table: &LoadedTable) -> serde_json::Value {
 
 /// The loaded rows as one Parquet file: the file column as a 64-bit integer (Spark reads no
 /// unsigned Parquet integers), every other column as loaded.
-pub(crate) fn write_rows(table: &LoadedTable, path: &Path) -> Result<(), OracleError> {
+pub fn write_rows(table: &LoadedTable, path: &Path) -> Result<(), OracleError> {
     let fail =
         |e: String| OracleError::Usage(format!("cannot write the rows for the engines: {e}"));
     let widen = |batch: &RecordBatch| -> Result<RecordBatch, OracleError> {

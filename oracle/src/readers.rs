@@ -68,6 +68,8 @@ pub enum ReaderAnswer {
 /// One reader's worker, started once and asked about any number of tables.
 pub struct ReaderWorker {
     pub reader: DeltaReader,
+    /// The Python of the worker's environment.
+    python: std::path::PathBuf,
     worker: Result<Worker, Unavailable>,
     /// The oracle's rows of the table loaded for the truth, while the worker may read them.
     rows: Option<tempfile::TempDir>,
@@ -75,9 +77,16 @@ pub struct ReaderWorker {
 
 impl ReaderWorker {
     pub fn start(reader: DeltaReader) -> ReaderWorker {
+        Self::start_in(reader, crate::engines::engines_python())
+    }
+
+    /// The reader in the environment whose Python is `python` (a version of its own:
+    /// `oracle/engines/reader-env.sh`).
+    pub fn start_in(reader: DeltaReader, python: std::path::PathBuf) -> ReaderWorker {
         ReaderWorker {
             reader,
-            worker: Worker::start(reader.kind()),
+            worker: Worker::start_in(reader.kind(), &python),
+            python,
             rows: None,
         }
     }
@@ -138,7 +147,7 @@ impl ReaderWorker {
             Err(u) => return Err(OracleError::Usage(u.to_string())),
         };
         if answer.is_err() {
-            self.worker = Worker::start(self.reader.kind());
+            self.worker = Worker::start_in(self.reader.kind(), &self.python);
             self.rows = None;
         }
         answer

@@ -75,14 +75,31 @@ struct Args {
     /// of each finding; exit 1 on a finding.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "READER")]
     engines: Vec<ReaderName>,
-    /// With --engines: run the shared fixtures with their corpora (`corpora/`) first.
-    #[arg(long, requires = "engines")]
+    /// The conformance campaign with a reader pinned at a version from PyPI, in an
+    /// environment of its own made once and reused offline (`oracle/engines/reader-env.sh`):
+    /// `delta-rs==1.1.4`, `polars==1.27.1`, `duckdb-delta==1.5.1` (the version of
+    /// `duckdb-extension-delta`, which pins its DuckDB). Repeatable; it takes the place of the
+    /// same reader in --engines.
+    #[arg(long = "reader", value_name = "NAME==VERSION")]
+    readers: Vec<conformance::Pin>,
+    /// With --engines or --reader: run the shared fixtures with their corpora (`corpora/`)
+    /// first.
+    #[arg(long)]
     fixtures: bool,
-    /// With --engines: the known findings (a conformance `report.json`, or a file of known
-    /// causes holding a `findings` array; repeatable: their union); the run fails only on a
-    /// finding whose reader, verdict and table are not among them.
-    #[arg(long, value_name = "REPORT_JSON", requires = "engines")]
+    /// With --engines or --reader: the known findings (a conformance `report.json`, or a file
+    /// of known causes holding a `findings` array; repeatable: their union); the run fails
+    /// only on a finding whose cause is not among them.
+    #[arg(long, value_name = "REPORT_JSON")]
     known: Vec<PathBuf>,
+    /// Recall on known bugs instead: each bug of the list (harness/known-bugs.json) has its
+    /// reader run the conformance campaign at the version with the bug and at the version
+    /// with the fix, --minutes each; the report (recall.json, README.md in --out, default
+    /// reports/recall-seed-<SEED>) says which were found and how long it took.
+    #[arg(long, value_name = "FILE")]
+    known_bugs: Option<PathBuf>,
+    /// With --known-bugs: minutes of campaign per version.
+    #[arg(long, default_value_t = 2, requires = "known_bugs")]
+    minutes: u64,
 }
 
 fn main() -> ExitCode {
@@ -101,8 +118,14 @@ fn main() -> ExitCode {
         eprintln!("campaign: --work-dir {} is not a directory", dir.display());
         return ExitCode::from(2);
     }
-    if !args.engines.is_empty() {
+    if let Some(file) = &args.known_bugs {
+        return recall(&args, file);
+    }
+    if !args.engines.is_empty() || !args.readers.is_empty() {
         return conformance_campaign(&args);
+    } else if args.fixtures || !args.known.is_empty() {
+        eprintln!("campaign: --fixtures and --known go with --engines or --reader");
+        return ExitCode::from(2);
     }
     let out = args.out.clone().unwrap_or_else(|| {
         corpora_dir()
@@ -202,10 +225,73 @@ fn known_causes(paths: &[PathBuf]) -> Result<Option<Vec<conformance::Finding>>, 
     Ok(Some(all))
 }
 
+/// `campaign --known-bugs FILE`: the recall of the conformance campaign on known bugs.
+fn recall(args: &Args, file: &std::path::Path) -> ExitCode {
+    let bugs = match conformance::recall::read(file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("campaign: --known-bugs {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = args.out.clone().unwrap_or_else(|| {
+        corpora_dir()
+            .join("..")
+            .join("reports")
+            .join(format!("recall-seed-{}", args.seed))
+    });
+    let options = ConformanceOptions {
+        seconds: args.minutes * 60,
+        max_cases: args.cases,
+        seed: args.seed,
+        predicates_per_table: args.predicates,
+        work_dir: args.work_dir.clone(),
+        out: None,
+        fixtures: Vec::new(),
+        histories: args.histories,
+    };
+    let started = std::time::Instant::now();
+    let recall = conformance::recall::run(
+        &bugs,
+        &options,
+        &mut |pin| conformance::workers::WorkerAdapter::pinned(pin.reader, &pin.version),
+        &mut |what| {
+            eprintln!(
+                "campaign: {:>5} s, known bug {what}",
+                started.elapsed().as_secs()
+            );
+        },
+    );
+    let command = format!(
+        "cargo run --release -p harness --bin campaign -- --known-bugs {} --minutes {} --seed {} --predicates {}",
+        file.display(),
+        args.minutes,
+        args.seed,
+        args.predicates
+    );
+    if let Err(e) = conformance::recall::write(&out, &recall, &command) {
+        eprintln!("campaign: cannot write the report: {e}");
+        return ExitCode::from(3);
+    }
+    eprintln!(
+        "campaign: recall {:.0}% of {} known bugs ({:.0}% of those reachable); report in {}",
+        recall.recall * 100.0,
+        recall.bugs.len(),
+        recall.recall_reachable * 100.0,
+        out.display()
+    );
+    ExitCode::SUCCESS
+}
+
 /// The command that reruns this campaign with the readers `names`.
 fn command_line(args: &Args, names: &[String]) -> String {
+    let pins: String = args
+        .readers
+        .iter()
+        .map(|p| format!(" --reader {p}"))
+        .collect();
     format!(
-        "cargo run --release -p harness --bin campaign -- --engines {} --seconds {} --seed {} --predicates {}{}{}{}",
+        "cargo run --release -p harness --bin campaign -- --engines {}{pins} --seconds {} --seed {} --predicates {}{}{}{}",
         names.join(","),
         args.seconds,
         args.seed,
@@ -233,6 +319,15 @@ fn conformance_campaign(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A pinned reader takes the place of the same reader named by --engines.
+    adapters.retain(|a| !args.readers.iter().any(|p| p.reader.name() == a.name()));
+    for pin in &args.readers {
+        eprintln!("campaign: {pin}: its environment (made once)");
+        adapters.push(conformance::workers::WorkerAdapter::pinned(
+            pin.reader,
+            &pin.version,
+        ));
+    }
     for a in &adapters {
         match a.version() {
             Ok(v) => eprintln!("campaign: {} {v}", a.name()),

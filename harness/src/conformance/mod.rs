@@ -25,6 +25,7 @@ pub mod localize;
 pub mod locked;
 pub mod pack;
 pub mod page;
+pub mod recall;
 pub mod reduce;
 pub mod repro;
 pub mod surgery;
@@ -499,6 +500,9 @@ pub struct Finding {
     /// Where the fault lies ([`localize`]): the component, the layer, the experiments run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub localization: Option<localize::Localization>,
+    /// Seconds into the campaign when the cause was first listed (the time to find it).
+    #[serde(default)]
+    pub found_after: f64,
 }
 
 fn one() -> u64 {
@@ -526,6 +530,9 @@ impl Finding {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ConformanceReport {
     pub seed: u64,
+    /// When the campaign started, for each finding's `found_after`.
+    #[serde(skip)]
+    started: Option<Instant>,
     /// Causes minimized per reader and verdict.
     #[serde(skip)]
     minimized: BTreeMap<String, usize>,
@@ -567,6 +574,11 @@ pub struct Bug {
 }
 
 impl ConformanceReport {
+    /// Seconds since the campaign started.
+    fn since_start(&self) -> f64 {
+        self.started.map_or(0.0, |s| s.elapsed().as_secs_f64())
+    }
+
     /// Groups the findings into [`Bug`]s by their localization (a finding not localized, such
     /// as a reader that cannot open a table, is placed in its reader, in reading).
     pub fn group_bugs(&mut self) {
@@ -642,6 +654,7 @@ pub fn run(
     let started = Instant::now();
     let mut report = ConformanceReport {
         seed: options.seed,
+        started: Some(started),
         ..ConformanceReport::default()
     };
     for adapter in adapters.iter() {
@@ -835,13 +848,15 @@ fn count_unopened(
         f.seen += 1;
         return;
     }
+    let version = tally.version.clone();
+    let found_after = report.since_start();
     report.findings.push(Finding {
         cause,
         seen: 1,
         upstream: None,
         aliases: Vec::new(),
         engine: engine.to_string(),
-        version: tally.version.clone(),
+        version,
         verdict: Verdict::Error,
         table: table.spec.clone(),
         seed: table.seed,
@@ -852,6 +867,7 @@ fn count_unopened(
         reproduction: None,
         unreproduced: None,
         localization: None,
+        found_after,
     });
 }
 
@@ -1337,6 +1353,7 @@ fn first_case(
         reproduction: None,
         unreproduced: None,
         localization: None,
+        found_after: 0.0,
     }
 }
 
@@ -1401,6 +1418,7 @@ fn listed(
     }
     // The campaign goes on with the table it was given.
     let _ = adapter.open(table);
+    finding.found_after = report.since_start();
     report.findings.push(finding);
 }
 
@@ -1615,6 +1633,49 @@ pub enum ReaderName {
     DeltaRs,
     Polars,
     All,
+}
+
+/// A reader pinned at a version from the package registry: `campaign --reader NAME==VERSION`
+/// (`duckdb-delta`: the version of `duckdb-extension-delta`, which pins its DuckDB).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pin {
+    pub reader: oracle::readers::DeltaReader,
+    pub version: String,
+}
+
+impl std::str::FromStr for Pin {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Pin, String> {
+        use oracle::readers::DeltaReader;
+        let (name, version) = text.split_once("==").ok_or_else(|| {
+            format!("`{text}`: a reader pinned as NAME==VERSION (delta-rs==1.1.4)")
+        })?;
+        let reader = DeltaReader::ALL
+            .into_iter()
+            .find(|r| r.name() == name.trim())
+            .ok_or_else(|| {
+                format!("`{name}`: the readers pinned from PyPI are duckdb-delta, polars, delta-rs")
+            })?;
+        let version = version.trim();
+        if version.is_empty()
+            || !version
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || ".+-".contains(c))
+        {
+            return Err(format!("`{version}`: not a version"));
+        }
+        Ok(Pin {
+            reader,
+            version: version.to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for Pin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}=={}", self.reader.name(), self.version)
+    }
 }
 
 /// The adapters `names` ask for, each once, in the order named; the workers start here.

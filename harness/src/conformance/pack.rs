@@ -1,5 +1,6 @@
 //! The reproductions' tables in one archive beside the report: `repro-tables.tar.gz` holds
-//! every `repro/NNN-.../table/` folder (Parquet files and logs, most of a report's files), so
+//! every `repro/NNN-.../table/` folder (Parquet files and logs, most of a report's files) and
+//! each reproduction's `rows.parquet` (the live rows its script's truth reads), so
 //! that a report adds a handful of files to the tree; `tar -xzf repro-tables.tar.gz` in the
 //! report's folder puts each table back beside its script.
 
@@ -10,6 +11,9 @@ use flate2::write::GzEncoder;
 
 /// The archive's name, in the report's folder.
 pub const ARCHIVE: &str = "repro-tables.tar.gz";
+
+/// A Python reproduction's live rows, packed beside its table.
+pub const ROWS: &str = "rows.parquet";
 
 /// Moves every `out/repro/*/table` into `out/ARCHIVE`; returns how many tables it holds
 /// (none: no archive is written).
@@ -36,6 +40,12 @@ pub fn pack_tables(out: &Path) -> Result<usize, String> {
         archive
             .append_dir_all(format!("repro/{name}/table"), &dir)
             .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let rows = repro.join(name).join(ROWS);
+        if rows.is_file() {
+            archive
+                .append_path_with_name(&rows, format!("repro/{name}/{ROWS}"))
+                .map_err(|e| format!("{}: {e}", rows.display()))?;
+        }
     }
     archive
         .into_inner()
@@ -44,6 +54,10 @@ pub fn pack_tables(out: &Path) -> Result<usize, String> {
     for name in &tables {
         let dir = repro.join(name).join("table");
         std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let rows = repro.join(name).join(ROWS);
+        if rows.is_file() {
+            std::fs::remove_file(&rows).map_err(|e| format!("{}: {e}", rows.display()))?;
+        }
     }
     Ok(tables.len())
 }

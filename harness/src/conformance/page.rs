@@ -66,6 +66,7 @@ pub fn write(out: &Path, report: &ConformanceReport, command: &str) -> Result<()
     md.push_str("Each reader reads every generated table itself (log, pruning, data); its truth is the same engine's reading of the predicate over the table's live rows read without Delta (the oracle's replay), so a difference is the reader's. `missing-rows`: fewer rows than match, or a matching file not kept (unsound skipping); `extra-rows`: rows that do not match; `refused`: the reader refused a predicate its own engine runs over plain rows; `unsupported`: it refused saying that it does not support the table's feature (its documented limit, not a finding); `error`: the reader failed; `variants-differ`: two equivalent spellings gave different rows. `both-refused` and `truth-refused` are not findings: the engine itself does not run the predicate over plain rows; nor is `plan-dependent`: the reader raised an arithmetic error (an overflow) its engine does not raise over plain rows, where whether an engine evaluates the expression on the overflowing row depends on its plan. `invalid-table`: the table's log contradicts its own files, so no reader is asked. A reader that is unavailable is listed as such, never as passed.\n\n![verdicts](verdicts.svg)\n\n");
     md.push_str("| reader | version | cases | cases per second | correct | missing rows | extra rows | refused | unsupported | errors | variants differ | both refused | truth refused | plan-dependent | skipped (table unreadable by the reader) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     readers_section(&mut md, report);
+    bugs_section(&mut md, report);
     findings_section(&mut md, report);
     // The reproductions' tables, packed into one archive (the tree keeps the scripts).
     let packed = super::pack::pack_tables(out)?;
@@ -124,11 +125,40 @@ fn readers_section(md: &mut String, report: &ConformanceReport) {
             }
         }
     }
-    md.push_str("\nCases per second: the reader's own time and its truth's (both engine calls of a case, and the variant's), on the catalog's small tables.\n\n## Findings\n\n");
+    md.push_str("\nCases per second: the reader's own time and its truth's (both engine calls of a case, and the variant's), on the catalog's small tables.\n\n");
+}
+
+/// The distinct bugs: each placed in its component and layer, with every reader it reaches.
+fn bugs_section(md: &mut String, report: &ConformanceReport) {
+    md.push_str(&format!(
+        "## Bugs\n\n{} cause(s) hold {} distinct bug(s). Each cause's minimized case was localized before it was listed: the reader's engine over the plain rows in every spelling compared (a difference there is the engine's expressions, whichever reader met it); the table copied without its Delta statistics, without its Parquet statistics, without both, with its partition values written as columns (the first copy on which the failure goes names the layer); the component the reader embeds (delta_kernel, DataFusion) alone on the same case (where it fails the same way the bug is its, listing every reader it reaches).\n\n",
+        report.findings.len(),
+        report.bugs.len()
+    ));
+    if report.bugs.is_empty() {
+        return;
+    }
+    md.push_str("| component | layer | fault | readers | causes | cases | upstream |\n|---|---|---|---|---|---:|---|\n");
+    for b in &report.bugs {
+        let fault = b.bug.splitn(3, " | ").nth(2).unwrap_or_default();
+        let causes: Vec<String> = b.findings.iter().map(|n| format!("#{n}")).collect();
+        md.push_str(&format!(
+            "| {} | {} | `{}` | {} | {} | {} | {} |\n",
+            b.component,
+            b.layer,
+            fault.replace('|', "\\|"),
+            b.readers.join(", "),
+            causes.join(" "),
+            b.seen,
+            b.upstream.as_deref().unwrap_or("none known"),
+        ));
+    }
+    md.push('\n');
 }
 
 /// The findings by cause, each with its reproduction, and the case lists.
 fn findings_section(md: &mut String, report: &ConformanceReport) {
+    md.push_str("## Findings\n\n");
     if report.findings.is_empty() {
         md.push_str("None.\n");
     }
@@ -139,9 +169,10 @@ fn findings_section(md: &mut String, report: &ConformanceReport) {
             report.findings.len()
         ));
     }
-    for f in &report.findings {
+    for (n, f) in report.findings.iter().enumerate() {
         md.push_str(&format!(
-            "- **{}** {} `{}`, seen {} time(s), first on `{}` (seed {}): `{}`\n  - minimized: `{}`\n  - {}\n",
+            "- #{} **{}** {} `{}`, seen {} time(s), first on `{}` (seed {}): `{}`\n  - minimized: `{}`\n  - {}\n",
+            n + 1,
             f.engine,
             f.version,
             f.verdict.name(),
@@ -157,6 +188,19 @@ fn findings_section(md: &mut String, report: &ConformanceReport) {
         }
         if let Some(u) = &f.upstream {
             md.push_str(&format!("  - upstream: {u}\n"));
+        }
+        if let Some(l) = &f.localization {
+            let experiments: Vec<String> = l
+                .experiments
+                .iter()
+                .map(|e| format!("{}: {}", e.name, e.outcome))
+                .collect();
+            md.push_str(&format!(
+                "  - at fault: {}, {} ({})\n",
+                l.component,
+                l.layer,
+                experiments.join("; ")
+            ));
         }
         if let Some(r) = &f.reproduction {
             md.push_str(&format!("  - reproduction: [{r}]({r}/README.md)\n"));

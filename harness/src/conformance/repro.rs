@@ -87,49 +87,46 @@ pub fn write(
         },
         finding.predicate,
     );
-    let script = match finding.engine.as_str() {
-        "duckdb-delta" => Reproduction::Python(python_script(
-            predicate,
-            finding.variant.as_deref(),
-            expected_total,
-            "import duckdb, duckdb_extension_delta, glob, os\next = glob.glob(os.path.join(os.path.dirname(duckdb_extension_delta.__file__), 'extensions', '*', '*.duckdb_extension'))[0]\ncon = duckdb.connect(config={'allow_unsigned_extensions': 'true'})\ncon.execute(f\"LOAD '{ext}'\")\n\ndef count(predicate):\n    return con.execute(f\"SELECT count(*) FROM delta_scan('{TABLE}') WHERE {predicate}\").fetchone()[0]",
-        )),
-        "polars" => Reproduction::Python(python_script(
-            predicate,
-            finding.variant.as_deref(),
-            expected_total,
-            "import polars as pl\n\ndef count(predicate):\n    return pl.scan_delta(TABLE).filter(pl.sql_expr(predicate)).select(pl.len()).collect().item()",
-        )),
-        "delta-rs" => Reproduction::Python(python_script(
-            predicate,
-            finding.variant.as_deref(),
-            expected_total,
-            "from deltalake import DeltaTable, QueryBuilder\n\ndef count(predicate):\n    result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()\n    return result.column('n')[0].as_py()",
-        )),
-        "datafusion-parquet" => Reproduction::Crate {
-            manifest: cargo_toml(&finding.engine, ""),
-            test: datafusion_test(
-                &super::datafusion_parquet::partition_sql(table)?,
+    let script = match python_reader(&finding.engine) {
+        Some(reader) => {
+            // The table's live rows, read without Delta: the script's truth is the reader's
+            // engine over them.
+            oracle::engines::write_rows(&table.loaded, &dir.join(super::pack::ROWS))
+                .map_err(|e| e.to_string())?;
+            Reproduction::Python(python_script(
+                &reader,
+                &finding.version,
                 predicate,
                 finding.variant.as_deref(),
-                &expected,
-            ),
-        },
-        "kernel" => {
-            // `None`: nothing of the predicate lowers to the kernel, and the adapter's scan had
-            // no predicate (a finding there is the scan failing on the table).
-            let text = super::kernel::predicate_text(&table.location, predicate)?;
-            let must_keep: Vec<&str> = matching.iter().map(|(path, _)| *path).collect();
-            Reproduction::Crate {
-                manifest: cargo_toml(&finding.engine, &kernel_predicate_reader(text.as_ref())),
-                test: kernel_test(text.as_ref(), &must_keep),
+                finding.localization.as_ref(),
+            ))
+        }
+        None => match finding.engine.as_str() {
+            "datafusion-parquet" => Reproduction::Crate {
+                manifest: cargo_toml(&finding.engine, ""),
+                test: datafusion_test(
+                    &super::datafusion_parquet::partition_sql(table)?,
+                    predicate,
+                    finding.variant.as_deref(),
+                    &expected,
+                ),
+            },
+            "kernel" => {
+                // `None`: nothing of the predicate lowers to the kernel, and the adapter's scan had
+                // no predicate (a finding there is the scan failing on the table).
+                let text = super::kernel::predicate_text(&table.location, predicate)?;
+                let must_keep: Vec<&str> = matching.iter().map(|(path, _)| *path).collect();
+                Reproduction::Crate {
+                    manifest: cargo_toml(&finding.engine, &kernel_predicate_reader(text.as_ref())),
+                    test: kernel_test(text.as_ref(), &must_keep),
+                }
             }
-        }
-        other => {
-            return Err(format!(
-                "no reproduction is written for the reader `{other}`"
-            ));
-        }
+            other => {
+                return Err(format!(
+                    "no reproduction is written for the reader `{other}`"
+                ));
+            }
+        },
     };
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let write = |file: &str, text: &str| {
@@ -138,10 +135,18 @@ pub fn write(
     };
     match &script {
         Reproduction::Python(script) => {
-            readme.push_str(
-                "Run: `python repro.py` (exits 1 while the reader returns other rows).\n",
-            );
+            readme.push_str(&format!(
+                "Run: `pip install -r requirements.txt` (the versions the campaign ran), then `python repro.py`: it counts the rows with the reader and with the same engine over the table's live rows read without Delta (`rows.parquet`), and exits 1 while they differ (0 on a reader without the bug).{}\n",
+                if finding.localization.as_ref().is_some_and(|l| l.layer == super::localize::Layer::Expressions.name()) {
+                    " The engine alone disagrees with itself on the predicate's equivalent spellings over the plain rows: the script shows that first, with no Delta table involved."
+                } else {
+                    ""
+                }
+            ));
             write("repro.py", script)?;
+            if let Some(reader) = python_reader(&finding.engine) {
+                write("requirements.txt", &reader.requirements(&finding.version))?;
+            }
         }
         Reproduction::Crate { manifest, test } => {
             readme.push_str("Run: `cargo test` here (`Cargo.toml` and `repro.rs`: the test fails while the reader is wrong).\n");
@@ -171,18 +176,77 @@ enum Reproduction {
     Crate { manifest: String, test: String },
 }
 
-/// A script that counts with the reader (`body` defines `count(predicate)`): the predicate's
-/// rows against the expected count, or, for variants that differ, the rows of both spellings
-/// against each other (they must be equal whatever the data).
-fn python_script(predicate: &str, variant: Option<&str>, expected: u64, body: &str) -> String {
-    let check = match variant {
-        Some(variant) => format!(
-            "# Two spellings of one predicate, equal in SQL's three-valued logic: the reader must\n# read the same rows for both.\nVARIANT = {variant:?}\na, b = count(PREDICATE), count(VARIANT)\nprint(f'{{a}} row(s) for the predicate, {{b}} for its equivalent spelling')\nsys.exit(0 if a == b else 1)\n"
-        ),
-        None => "got = count(PREDICATE)\nprint(f'{got} row(s), expected {EXPECTED}')\nsys.exit(0 if got == EXPECTED else 1)\n".to_string(),
+/// A reader users run from Python: how the script counts with it, how it counts with the
+/// same engine over the plain rows, the packages it pins.
+struct PythonReader {
+    /// Defines `count(predicate)` (through the reader) and `truth(predicate)` (the engine
+    /// over `ROWS`, the table's live rows as a Parquet file).
+    body: &'static str,
+    /// The packages and how their versions are read back from the campaign's version string.
+    packages: fn(&str) -> Vec<String>,
+}
+
+impl PythonReader {
+    fn requirements(&self, version: &str) -> String {
+        let mut out: Vec<String> = (self.packages)(version);
+        out.push("pyarrow".into());
+        out.join("\n") + "\n"
+    }
+}
+
+/// The Python reader named `engine`.
+fn python_reader(engine: &str) -> Option<PythonReader> {
+    Some(match engine {
+        "duckdb-delta" => PythonReader {
+            body: "import duckdb, duckdb_extension_delta, glob\next = glob.glob(os.path.join(os.path.dirname(duckdb_extension_delta.__file__), 'extensions', '*', '*.duckdb_extension'))[0]\ncon = duckdb.connect(config={'allow_unsigned_extensions': 'true'})\ncon.execute(f\"LOAD '{ext}'\")\nVERSIONS = f'duckdb {duckdb.__version__}'\n\ndef count(predicate):\n    return con.execute(f\"SELECT count(*) FROM delta_scan('{TABLE}') WHERE {predicate}\").fetchone()[0]\n\ndef truth(predicate):\n    return con.execute(f\"SELECT count(*) FROM read_parquet('{ROWS}') WHERE {predicate}\").fetchone()[0]",
+            // `1.5.5 (delta extension 1.5.5)`: the extension pins its DuckDB.
+            packages: |v| match v.split("delta extension ").nth(1) {
+                Some(ext) => vec![format!(
+                    "duckdb-extension-delta=={}",
+                    ext.trim_end_matches(')')
+                )],
+                None => vec!["duckdb-extension-delta".into()],
+            },
+        },
+        "polars" => PythonReader {
+            body: "import polars as pl\nVERSIONS = f'polars {pl.__version__}'\n\ndef count(predicate):\n    return pl.scan_delta(TABLE).filter(pl.sql_expr(predicate)).select(pl.len()).collect().item()\n\ndef truth(predicate):\n    return pl.read_parquet(ROWS).lazy().filter(pl.sql_expr(predicate)).select(pl.len()).collect().item()",
+            packages: |v| vec![format!("polars=={v}"), "deltalake".into()],
+        },
+        "delta-rs" => PythonReader {
+            body: "import tempfile\nimport deltalake, pyarrow.parquet as pq\nfrom deltalake import DeltaTable, QueryBuilder, write_deltalake\nVERSIONS = f'deltalake {deltalake.__version__}'\n\ndef count(predicate):\n    result = QueryBuilder().register('t', DeltaTable(TABLE)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()\n    return result.column('n')[0].as_py()\n\n# The same query builder over the live rows, as a Delta table of one file without\n# statistics: nothing to prune, delta-rs' reading of the SQL alone.\nPLAIN = tempfile.mkdtemp()\nwrite_deltalake(PLAIN, pq.read_table(ROWS), configuration={'delta.dataSkippingNumIndexedCols': '0'})\n\ndef truth(predicate):\n    result = QueryBuilder().register('t', DeltaTable(PLAIN)).execute(f'SELECT count(*) AS n FROM t WHERE {predicate}').read_all()\n    return result.column('n')[0].as_py()",
+            packages: |v| vec![format!("deltalake=={v}")],
+        },
+        _ => return None,
+    })
+}
+
+/// A script that counts with the reader and with its engine over the plain rows, computed in
+/// the script (no number fixed by the campaign): the two must agree; for variants that differ,
+/// the reader's rows of both spellings must agree too. Where the fault is the engine's
+/// expressions, the engine alone on both spellings comes first.
+fn python_script(
+    reader: &PythonReader,
+    version: &str,
+    predicate: &str,
+    variant: Option<&str>,
+    localization: Option<&super::localize::Localization>,
+) -> String {
+    let engine_alone = localization
+        .filter(|l| l.layer == super::localize::Layer::Expressions.name())
+        .map(|l| {
+            format!(
+                "# The engine alone ({}), over the plain rows: no Delta table involved.\nfor spelling in SPELLINGS[1:]:\n    if truth(spelling) != truth(PREDICATE):\n        print(f'the engine alone: {{truth(PREDICATE)}} row(s) for the predicate, {{truth(spelling)}} for `{{spelling}}`')\n        failed = True\n",
+                l.component
+            )
+        })
+        .unwrap_or_default();
+    let spellings = match variant {
+        Some(v) => format!("[PREDICATE, {v:?}]"),
+        None => "[PREDICATE]".to_string(),
     };
     format!(
-        "# A reproduction: the reader returns other rows than the table holds for this predicate.\nimport os, sys\n\nTABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'table')\nPREDICATE = {predicate:?}\nEXPECTED = {expected}\n\n{body}\n\n{check}"
+        "# A reproduction: the reader returns other rows than its own engine finds in the table's\n# live rows for this predicate. Ran by the campaign with {version}.\nimport os, sys\n\nHERE = os.path.dirname(os.path.abspath(__file__))\nTABLE = os.path.join(HERE, 'table')\nROWS = os.path.join(HERE, 'rows.parquet')\nPREDICATE = {predicate:?}\n# The predicate and its equivalent spellings (equal in SQL's three-valued logic).\nSPELLINGS = {spellings}\n\n{body}\n\nprint(VERSIONS)\nfailed = False\n{engine_alone}for spelling in SPELLINGS:\n    got, expected = count(spelling), truth(spelling)\n    print(f'`{{spelling}}`: the reader {{got}} row(s), the engine over the plain rows {{expected}}')\n    failed |= got != expected\nif len(SPELLINGS) > 1 and count(SPELLINGS[0]) != count(SPELLINGS[1]):\n    print('the reader reads the equivalent spellings differently')\n    failed = True\nsys.exit(1 if failed else 0)\n",
+        body = reader.body
     )
 }
 
@@ -321,7 +385,7 @@ fn datafusion_test(
 
 #[cfg(test)]
 mod tests {
-    use super::{datafusion_test, python_script, raw_string};
+    use super::{PythonReader, datafusion_test, python_reader, python_script, raw_string};
 
     #[test]
     fn a_raw_string_holds_any_text() {
@@ -331,12 +395,20 @@ mod tests {
         assert_eq!(raw_string("\"x\"#\""), "r##\"\"x\"#\"\"##");
     }
 
-    /// Runs a generated script whose reader counts a predicate by its length.
-    fn exit_code(variant: Option<&str>, expected: u64) -> Option<i32> {
+    /// Runs a generated script whose reader counts a predicate by its length and whose engine
+    /// over the plain rows counts it as `truth` says.
+    fn exit_code(variant: Option<&str>, truth: &'static str) -> Option<i32> {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("repro.py");
-        let body = "def count(predicate):\n    return len(predicate)";
-        std::fs::write(&script, python_script("a = 1", variant, expected, body)).unwrap();
+        let reader = PythonReader {
+            body: truth,
+            packages: |_| Vec::new(),
+        };
+        std::fs::write(
+            &script,
+            python_script(&reader, "test", "a = 1", variant, None),
+        )
+        .unwrap();
         std::process::Command::new("python3")
             .arg(&script)
             .output()
@@ -345,15 +417,34 @@ mod tests {
             .code()
     }
 
+    const AGREES: &str =
+        "VERSIONS = 'test'\ndef count(p):\n    return len(p)\n\ndef truth(p):\n    return len(p)";
+    const ONE_MORE: &str = "VERSIONS = 'test'\ndef count(p):\n    return len(p)\n\ndef truth(p):\n    return len(p) + 1";
+
     #[test]
     #[ignore = "external tier: Python 3 runs the generated script"]
-    fn a_variants_script_compares_both_spellings() {
+    fn a_script_computes_its_truth_and_compares_both_spellings() {
+        // The reader against the engine's count, computed in the script.
+        assert_eq!(exit_code(None, AGREES), Some(0));
+        assert_eq!(exit_code(None, ONE_MORE), Some(1));
         // `NOT (a != 1)` reads 12 "rows", `a = 1` 5: the reader differs, the script says so.
-        assert_eq!(exit_code(Some("NOT (a != 1)"), 0), Some(1));
-        assert_eq!(exit_code(Some("1 = a"), 0), Some(0));
-        // Without a variant, the rows against the expected count.
-        assert_eq!(exit_code(None, 5), Some(0));
-        assert_eq!(exit_code(None, 4), Some(1));
+        assert_eq!(exit_code(Some("NOT (a != 1)"), AGREES), Some(1));
+        assert_eq!(exit_code(Some("1 = a"), AGREES), Some(0));
+    }
+
+    #[test]
+    fn a_reproduction_pins_the_versions_the_campaign_ran() {
+        let duckdb = python_reader("duckdb-delta").unwrap();
+        assert_eq!(
+            duckdb.requirements("1.5.5 (delta extension 1.5.5)"),
+            "duckdb-extension-delta==1.5.5\npyarrow\n"
+        );
+        let polars = python_reader("polars").unwrap();
+        assert_eq!(
+            polars.requirements("2.2.0"),
+            "polars==2.2.0\ndeltalake\npyarrow\n"
+        );
+        assert!(python_reader("kernel").is_none());
     }
 
     /// DataFusion's test of a `variants-differ` finding counts both spellings in each file and

@@ -17,6 +17,71 @@ impl WorkerAdapter {
             worker: ReaderWorker::start(reader),
         }
     }
+
+    /// The reader at `version` from PyPI, in an environment of its own made once by
+    /// `oracle/engines/reader-env.sh` (the installer's words on stderr); unavailable, with
+    /// why, where that environment cannot be made.
+    pub fn pinned(reader: DeltaReader, version: &str) -> Box<dyn Adapter> {
+        match reader_env(reader, version) {
+            Ok(python) => Box::new(Self {
+                worker: ReaderWorker::start_in(reader, python),
+            }),
+            Err(why) => Box::new(Unavailable {
+                name: reader.name(),
+                why,
+            }),
+        }
+    }
+}
+
+/// The Python of the environment holding `reader` at `version`.
+fn reader_env(reader: DeltaReader, version: &str) -> Result<std::path::PathBuf, String> {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../oracle/engines/reader-env.sh"
+    );
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(reader.name())
+        .arg(version)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {script}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} {version} could not be installed from PyPI (oracle/engines/reader-env.sh)",
+            reader.name()
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .last()
+        .map(|l| std::path::PathBuf::from(l.trim()))
+        .ok_or_else(|| "reader-env.sh printed no python".to_string())
+}
+
+/// A reader that cannot run: every call says why (never a pass).
+pub struct Unavailable {
+    pub name: &'static str,
+    pub why: String,
+}
+
+impl Adapter for Unavailable {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn version(&self) -> Result<String, String> {
+        Err(self.why.clone())
+    }
+    fn open(&mut self, _table: &TableUnderTest) -> Result<Result<(), String>, String> {
+        Err(self.why.clone())
+    }
+    fn read(&mut self, _table: &TableUnderTest, _predicate: &str) -> Result<Reading, String> {
+        Err(self.why.clone())
+    }
+    fn truth(&mut self, _table: &TableUnderTest, _predicate: &str) -> Result<Answer, String> {
+        Err(self.why.clone())
+    }
 }
 
 impl Adapter for WorkerAdapter {

@@ -256,6 +256,7 @@ fn kernel_finding(
         reproduction: None,
         unreproduced: None,
         localization: None,
+        found_after: 0.0,
     }
 }
 
