@@ -304,19 +304,14 @@ fn command_line(args: &Args, names: &[String]) -> String {
     )
 }
 
-/// `campaign --engines ...`: the conformance campaign of the readers named.
-fn conformance_campaign(args: &Args) -> ExitCode {
-    let out = args.out.clone().unwrap_or_else(|| {
-        corpora_dir()
-            .join("..")
-            .join("reports")
-            .join(format!("conformance-seed-{}", args.seed))
-    });
+/// The readers `--engines` and `--reader` name, started, each one's version said on stderr;
+/// `None` where they cannot be (said too).
+fn readers(args: &Args) -> Option<Vec<Box<dyn conformance::Adapter>>> {
     let mut adapters = match conformance::adapters(&args.engines) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("campaign: {e}");
-            return ExitCode::from(2);
+            return None;
         }
     };
     // A pinned reader takes the place of the same reader named by --engines.
@@ -334,6 +329,20 @@ fn conformance_campaign(args: &Args) -> ExitCode {
             Err(why) => eprintln!("campaign: {} is unavailable: {why}", a.name()),
         }
     }
+    Some(adapters)
+}
+
+/// `campaign --engines ...`: the conformance campaign of the readers named.
+fn conformance_campaign(args: &Args) -> ExitCode {
+    let out = args.out.clone().unwrap_or_else(|| {
+        corpora_dir()
+            .join("..")
+            .join("reports")
+            .join(format!("conformance-seed-{}", args.seed))
+    });
+    let Some(mut adapters) = readers(args) else {
+        return ExitCode::from(2);
+    };
     let known = match known_causes(&args.known) {
         Ok(known) => known,
         Err(e) => {
@@ -380,6 +389,9 @@ fn conformance_campaign(args: &Args) -> ExitCode {
     if let Some(known) = &known {
         conformance::annotate_known(&mut report, known);
         report.group_bugs();
+    }
+    if let Err(e) = conformance::repro::note_upstream(&out, &report.findings) {
+        eprintln!("campaign: cannot note the upstream issues in the reproductions: {e}");
     }
     let names: Vec<String> = adapters.iter().map(|a| a.name().to_string()).collect();
     let command = command_line(args, &names);
