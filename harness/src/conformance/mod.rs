@@ -250,6 +250,8 @@ pub const DOCUMENTED_UNSUPPORTED: &[(&str, &str)] = &[
     ("polars", "which polars does not support"),
     // "Transaction failed: Unsupported table features required: [TypeWideningPreview]".
     ("delta-rs", "Unsupported table features required"),
+    // Older releases (1.1): "Unsupported reader features required: [ColumnMapping]".
+    ("delta-rs", "Unsupported reader features required"),
 ];
 
 /// Whether `why`, a refusal, is the reader's own word that it does not support the table.

@@ -1494,3 +1494,48 @@ fn a_fault_of_an_embedded_component_is_one_bug_listing_its_readers() {
     );
     assert_eq!(bug.readers, vec!["datafusion-parquet", "delta-rs"]);
 }
+
+/// `--reader NAME==VERSION` names a Python reader and a version, and nothing else.
+#[test]
+fn a_pinned_reader_is_a_reader_and_a_version() {
+    use harness::conformance::Pin;
+    let pin: Pin = "delta-rs==1.1.4".parse().unwrap();
+    assert_eq!(
+        (pin.reader, pin.version.as_str()),
+        (DeltaReader::DeltaRs, "1.1.4")
+    );
+    assert_eq!(pin.to_string(), "delta-rs==1.1.4");
+    let pin: Pin = "duckdb-delta==1.5.1".parse().unwrap();
+    assert_eq!(pin.reader, DeltaReader::DuckdbDelta);
+    for bad in [
+        "delta-rs",
+        "kernel==0.30",
+        "polars==",
+        "polars==1.0; rm -rf /",
+        "polars==1 0",
+    ] {
+        assert!(bad.parse::<Pin>().is_err(), "{bad}");
+    }
+}
+
+/// A reader pinned at an older version runs that version, from an environment of its own
+/// (`oracle/engines/reader-env.sh`), and reads the tables as any reader does: delta-rs 1.1.4
+/// drops the row whose timestamp lies past a maximum truncated to the millisecond
+/// (`timestamps-truncated`), which 1.6.6 keeps.
+#[test]
+#[ignore = "external tier: delta-rs 1.1.4 from PyPI (oracle/engines/reader-env.sh)"]
+fn a_reader_pinned_at_a_version_runs_that_version() {
+    let mut old = WorkerAdapter::pinned(DeltaReader::DeltaRs, "1.1.4");
+    assert_eq!(old.version().unwrap(), "1.1.4");
+    let (_dir, table) = table("timestamps-truncated", 947_256_048_266_721_898);
+    let predicate = "ts BETWEEN '2023-09-23 10:25:41.683296' AND '2023-09-23 10:25:41.683297'";
+    old.open(&table).unwrap().unwrap();
+    let (verdict, detail) = check(old.as_mut(), &table, predicate);
+    assert_eq!(verdict, Verdict::MissingRows, "{detail}");
+    let (verdict, detail) = check(old.as_mut(), &table, "ts IS NOT NULL");
+    assert_eq!(verdict, Verdict::Correct, "{detail}");
+    let mut new = WorkerAdapter::start(DeltaReader::DeltaRs);
+    new.open(&table).unwrap().unwrap();
+    let (verdict, detail) = check(&mut new, &table, predicate);
+    assert_eq!(verdict, Verdict::Correct, "{detail}");
+}
