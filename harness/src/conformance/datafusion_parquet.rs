@@ -193,15 +193,7 @@ impl Adapter for DataFusionParquet {
                             .collect::<Vec<_>>(),
                     )?;
                 }
-                for (name, value) in partitions {
-                    let value = match value {
-                        Some(v) => lit(v.clone()),
-                        None => lit(ScalarValue::Null),
-                    };
-                    df = df.with_column(name, value)?;
-                }
-                let filter = df.parse_sql_expr(predicate)?;
-                df.filter(filter)?.count().await
+                count_matching(df, partitions, predicate).await
             });
             match answer {
                 Ok(n) => per_file.push(n as u64),
@@ -235,16 +227,8 @@ impl Adapter for DataFusionParquet {
                     None => Arc::new(data_only(table)),
                 };
                 let memory = datafusion::datasource::MemTable::try_new(schema, vec![rows])?;
-                let mut df = ctx.read_table(Arc::new(memory))?;
-                for (name, value) in &file.partitions {
-                    let value = match value {
-                        Some(v) => lit(v.clone()),
-                        None => lit(ScalarValue::Null),
-                    };
-                    df = df.with_column(name, value)?;
-                }
-                let filter = df.parse_sql_expr(predicate)?;
-                df.filter(filter)?.count().await
+                let df = ctx.read_table(Arc::new(memory))?;
+                count_matching(df, &file.partitions, predicate).await
             });
             match answer {
                 Ok(n) => per_file.push(n as u64),
@@ -253,6 +237,24 @@ impl Adapter for DataFusionParquet {
         }
         Ok(Answer::Rows(per_file))
     }
+}
+
+/// The rows of `df` (a file's data columns) matching `predicate`, its partition values added as
+/// literal columns: the one question the read and its truth both ask.
+async fn count_matching(
+    mut df: datafusion::dataframe::DataFrame,
+    partitions: &PartitionScalars,
+    predicate: &str,
+) -> datafusion::error::Result<usize> {
+    for (name, value) in partitions {
+        let value = match value {
+            Some(v) => lit(v.clone()),
+            None => lit(ScalarValue::Null),
+        };
+        df = df.with_column(name, value)?;
+    }
+    let filter = df.parse_sql_expr(predicate)?;
+    df.filter(filter)?.count().await
 }
 
 /// The logical data columns (no partition columns, no file column) of `table`.
