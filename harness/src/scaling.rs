@@ -8,7 +8,7 @@
 //! - (c) [`delta_explain`]: the tool itself, in process: one replay, both phase scans over the
 //!   cached rows, and the JSON report.
 //!
-//! The criterion benches (`harness/benches/scaling.rs`) and the scaling report
+//! The criterion benches (`benchmarks/benches/scaling.rs`) and the scaling report
 //! (`src/bin/scaling.rs`) run these same functions, so the two cannot measure different things.
 
 use std::collections::BTreeSet;

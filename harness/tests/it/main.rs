@@ -16,7 +16,6 @@ mod oracle_semantics;
 mod phase_scans;
 mod remote_requests;
 mod replay_agreement;
-mod scaling;
 mod schema_history;
 mod streaming;
 mod tightness;

@@ -1,4 +1,4 @@
-//! Criterion benchmarks of the performance claims (`cargo bench -p harness`; not run in CI).
+//! Criterion benchmarks of the performance claims (`cargo bench -p benchmarks`; not run in CI).
 //!
 //! - `explain/<layout>/<partitioning>`: per table size, (a) one kernel scan with the full
 //!   predicate, (b) three independent kernel scans, (c) delta-explain, side by side;

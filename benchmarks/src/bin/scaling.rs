@@ -5,7 +5,7 @@
 //! delta-explain on each, every measurement in a child process of its own so its peak memory
 //! is its own; then the `--predicates` throughput on taxi and the oracle against a plain
 //! DataFusion count. It writes `report.json`, `README.md` and SVG plots. Build it in release:
-//! `cargo run --release -p harness --bin scaling -- report --out DIR`.
+//! `cargo run --release -p benchmarks --bin scaling -- report --out DIR`.
 //!
 //! `scaling measure` is that child: one mode, once, one JSON line on stdout.
 
@@ -1163,7 +1163,7 @@ fn markdown(report: &ScalingReport, charts: &[String]) -> String {
     let mut md = String::from("# Scaling report\n\n");
     let _ = writeln!(
         md,
-        "Regenerate: `cargo run --release -p harness --bin scaling -- report --out <this folder>`.\n"
+        "Regenerate: `cargo run --release -p benchmarks --bin scaling -- report --out <this folder>`.\n"
     );
     let _ = writeln!(
         md,

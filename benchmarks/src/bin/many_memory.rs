@@ -12,7 +12,7 @@
 //! - `many`: `explain_many` (the entry point `--predicates` and `--budget` use) with every
 //!   predicate of the set, each report built and serialized as the command writes it.
 //!
-//! Build it in release: `cargo run --release -p harness --bin many_memory -- report ...`.
+//! Build it in release: `cargo run --release -p benchmarks --bin many_memory -- report ...`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -348,7 +348,7 @@ fn write_report(out: &Path, report: &ManyReport) -> Result<(), String> {
 
     let mut md = String::from("# Many predicates against one streamed replay: memory\n\n");
     md.push_str(&format!(
-        "Regenerate: `cargo run --release -p harness --bin many_memory -- report --out <this folder>`.\n\nCommand: `{}`. CPUs: {}.\n\n",
+        "Regenerate: `cargo run --release -p benchmarks --bin many_memory -- report --out <this folder>`.\n\nCommand: `{}`. CPUs: {}.\n\n",
         report.command, report.cpus
     ));
     md.push_str(&format!(

@@ -5,7 +5,7 @@
 //! the same endpoint options).
 //!
 //! ```text
-//! cargo run --release -p harness --bin remote_bench -- --out reports/remote-20261201 [--files 100000] [--delay-ms 20] [--runs 3] [--peer BIN]
+//! cargo run --release -p benchmarks --bin remote_bench -- --out reports/remote-20261201 [--files 100000] [--delay-ms 20] [--runs 3] [--peer BIN]
 //! ```
 
 use std::path::PathBuf;
@@ -210,7 +210,7 @@ fn run(args: &Args) -> Result<(), String> {
     std::fs::write(args.out.join("report.json"), json + "\n").map_err(|e| e.to_string())?;
     write_chart(args, &rows)?;
     let mut page = format!(
-        "# An explanation behind a slow object store\n\n{} files per table, metadata only, on the S3-compatible test server on 127.0.0.1 with {} ms added to every request; median of {} runs.\n\n```text\ncargo run --release -p harness --bin remote_bench -- --out {} --files {} --delay-ms {} --runs {}\n```\n\n![wall time](wall.svg)\n\n| table | files kept | kernel scan: requests | kernel scan: wall | delta-explain: requests | delta-explain: wall | ratio |{}\n|---|---|---|---|---|---|---|{}\n",
+        "# An explanation behind a slow object store\n\n{} files per table, metadata only, on the S3-compatible test server on 127.0.0.1 with {} ms added to every request; median of {} runs.\n\n```text\ncargo run --release -p benchmarks --bin remote_bench -- --out {} --files {} --delay-ms {} --runs {}\n```\n\n![wall time](wall.svg)\n\n| table | files kept | kernel scan: requests | kernel scan: wall | delta-explain: requests | delta-explain: wall | ratio |{}\n|---|---|---|---|---|---|---|{}\n",
         args.files,
         args.delay_ms,
         args.runs,
