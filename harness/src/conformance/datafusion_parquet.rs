@@ -33,6 +33,9 @@ type PartitionScalars = Vec<(String, Option<ScalarValue>)>;
 /// The live files, each as the scan reads it.
 struct OpenTable {
     files: Vec<FileToRead>,
+    /// Each live file's live rows (the oracle's), split once when the table is opened: the
+    /// truth of every case reads them.
+    rows: Vec<Vec<RecordBatch>>,
 }
 
 /// A live file: its absolute path, its partition values, its data columns as it names them
@@ -161,7 +164,8 @@ impl Adapter for DataFusionParquet {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        self.open = Some(OpenTable { files });
+        let rows = rows_by_file(table, files.len())?;
+        self.open = Some(OpenTable { files, rows });
         Ok(Ok(()))
     }
 
@@ -217,10 +221,9 @@ impl Adapter for DataFusionParquet {
     /// difference of the harness, not of the scan.
     fn truth(&mut self, table: &TableUnderTest, predicate: &str) -> Result<Answer, String> {
         let open = self.open.as_ref().ok_or("the table is not open")?;
-        let per_file_rows = rows_by_file(table, open)?;
         let ctx = Self::session();
         let mut per_file = Vec::with_capacity(open.files.len());
-        for (file, rows) in open.files.iter().zip(per_file_rows) {
+        for (file, rows) in open.files.iter().zip(open.rows.iter().cloned()) {
             let answer = self.runtime.block_on(async {
                 let schema = match rows.first() {
                     Some(b) => b.schema(),
@@ -271,11 +274,11 @@ fn data_only(table: &TableUnderTest) -> Schema {
 
 /// Each live file's live rows (the oracle's), with the data columns under their logical names
 /// in the order a read gives them (no partition columns, no file column).
-fn rows_by_file(table: &TableUnderTest, open: &OpenTable) -> Result<Vec<Vec<RecordBatch>>, String> {
+fn rows_by_file(table: &TableUnderTest, files: usize) -> Result<Vec<Vec<RecordBatch>>, String> {
     use datafusion::arrow::array::UInt32Array;
     use datafusion::arrow::compute::filter_record_batch;
     let data = data_only(table);
-    let mut out: Vec<Vec<RecordBatch>> = vec![Vec::new(); open.files.len()];
+    let mut out: Vec<Vec<RecordBatch>> = vec![Vec::new(); files];
     for batch in table.loaded.rows() {
         let schema = batch.schema();
         let file_column = schema.index_of(FILE_COLUMN).map_err(|e| e.to_string())?;
